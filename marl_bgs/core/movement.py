@@ -1,0 +1,208 @@
+"""Charge relocation, ordinary movement with body blocking, and clearing an ending shield.
+
+All three resolve every agent at once from symmetric pairwise tests on exact integer
+positions, so listing the agents in another order permutes the result and nothing else.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .geometry import (
+    CONTACT,
+    I32,
+    body_overlap,
+    pair_sq_distances,
+    scaled,
+    sight_blocked,
+    slide_move,
+    sq,
+)
+from .state import MILLI, NUM_SLOTS, MapArrays
+
+EYE = np.eye(NUM_SLOTS, dtype=bool)
+CONTACT_SQ = CONTACT * CONTACT
+
+_DIAG = np.sqrt(0.5)
+# Move codes: 0 stay, 1 N, 2 S, 3 E, 4 W, 5 NE, 6 NW, 7 SE, 8 SW; every move has unit length.
+MOVE_DIRECTIONS = np.asarray(
+    [[0, 0], [0, 1], [0, -1], [1, 0], [-1, 0],
+     [_DIAG, _DIAG], [-_DIAG, _DIAG], [_DIAG, -_DIAG], [-_DIAG, -_DIAG]],
+    np.float64,
+)  # fmt: skip
+
+
+def overlapping_pairs(xp: Any, pos: Any, bodies: Any) -> Any:
+    """(10, 10) pairs of distinct blocking bodies closer than touching."""
+    close = pair_sq_distances(xp, pos, pos) < CONTACT_SQ
+    return close & bodies[:, None] & bodies[None, :] & ~xp.asarray(EYE)
+
+
+def _hits_bodies(xp: Any, pts: Any, pos: Any, bodies: Any) -> Any:
+    """Whether points (10, S, 2), one row per agent, overlap another agent's blocking body."""
+    d = sq(
+        xp, pts[:, :, None, 0] - pos[None, None, :, 0], pts[:, :, None, 1] - pos[None, None, :, 1]
+    )
+    others = bodies[None, None, :] & ~xp.asarray(EYE)[:, None, :]
+    return xp.any((d < CONTACT_SQ) & others, axis=-1)
+
+
+CHARGE_COARSE = 64
+CHARGE_FINE = 16
+
+
+def charge_landing(xp: Any, start: Any, goal: Any, charging: Any, bodies: Any, m: MapArrays) -> Any:
+    """Where each charging Warrior lands on its straight line toward `goal`.
+
+    It takes the farthest point, up to touching the target, where its body overlaps no
+    obstacle and no blocking body as it stood at the start of the tick: 64 samples along the
+    line, refined to 1/1024 of it between the best sample and the next.
+    """
+    line = goal - start
+    if xp is np and not charging.any():
+        return start  # no Charge this tick; the array code below would change nothing
+
+    def free(steps, den):
+        pts = start[:, None, :] + scaled(xp, line[:, None, :], steps[..., None], den)
+        to_goal = sq(xp, pts[..., 0] - goal[:, None, 0], pts[..., 1] - goal[:, None, 1])
+        ok = ~body_overlap(xp, pts, m).any & ~_hits_bodies(xp, pts, start, bodies)
+        return ok & (to_goal >= CONTACT_SQ)
+
+    k = xp.arange(CHARGE_COARSE + 1, dtype=I32)
+    coarse_ok = free(xp.broadcast_to(k, (NUM_SLOTS, k.shape[0])), CHARGE_COARSE)
+    best = xp.max(xp.where(coarse_ok | (k == 0), k, 0), axis=1)
+    j = xp.arange(CHARGE_FINE, dtype=I32)
+    fine_steps = best[:, None] * CHARGE_FINE + j[None, :]
+    fine_ok = free(fine_steps, CHARGE_COARSE * CHARGE_FINE) | (j == 0)
+    steps = xp.max(xp.where(fine_ok, fine_steps, 0), axis=1)
+    landing = start + scaled(xp, line, steps[:, None], CHARGE_COARSE * CHARGE_FINE)
+    landing = xp.where(charging[:, None], landing, start)
+    # Two Charges that would land overlapping each other both stay where they were.
+    clash = xp.any(overlapping_pairs(xp, landing, charging), axis=1)
+    return xp.where((charging & ~clash)[:, None], landing, start)
+
+
+TIME_STEPS = 32  # samples of each leg of a move for body contacts
+BODY_PASSES = 10
+
+
+def move_bodies(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays) -> Any:
+    """Ordinary movement: obstacles and edges slide, blocking bodies cut moves at contact.
+
+    Each move is two straight legs (toward the goal, then along the surface that stopped
+    it), sampled at 2 * TIME_STEPS + 1 shared instants. A pair of blocking bodies that would
+    overlap at some instant both stop at the instant before; passes repeat so every pair
+    settles, and any pair still overlapping after that (a rare chain) stays where it started.
+    """
+    mv = slide_move(xp, start, stride, m)
+    n = xp.arange(TIME_STEPS + 1, dtype=I32) * (256 // TIME_STEPS)
+    leg1 = start[:, None, :] + scaled(
+        xp, mv.leg1[:, None, :], xp.minimum(n[None, :], mv.reach1[:, None])[..., None], 256
+    )
+    leg2 = mv.contact[:, None, :] + scaled(
+        xp, mv.leg2[:, None, :], xp.minimum(n[None, 1:], mv.reach2[:, None])[..., None], 256
+    )
+    path = xp.concatenate([leg1, leg2], axis=1)  # (10, T, 2)
+    last = path.shape[1] - 1
+    times = xp.arange(path.shape[1], dtype=I32)
+    pairs = blocking[:, None] & blocking[None, :] & ~xp.asarray(EYE)
+    limit = xp.full((NUM_SLOTS,), last, dtype=I32)
+
+    def at(lim):  # (10, T, 2): each agent's position at each instant, stopped at its limit
+        idx = xp.minimum(times[None, :], lim[:, None])
+        return xp.take_along_axis(path, idx[:, :, None], axis=1)
+
+    for _ in range(BODY_PASSES):
+        q = at(limit)
+        d = sq(xp, q[:, None, :, 0] - q[None, :, :, 0], q[:, None, :, 1] - q[None, :, :, 1])
+        hit = (d < CONTACT_SQ) & pairs[:, :, None]
+        first = xp.argmax(hit, axis=2)
+        cut = xp.where(xp.any(hit, axis=2), xp.maximum(first - 1, 0), last)
+        if xp is np and not (cut < limit[:, None]).any():
+            break  # settled: further passes would change nothing
+        limit = xp.minimum(limit, xp.min(cut, axis=1)).astype(I32)
+    for _ in range(BODY_PASSES):
+        now = at(limit)[:, -1, :]
+        stuck = xp.any(overlapping_pairs(xp, now, blocking), axis=1)
+        if xp is np and not stuck.any():
+            break
+        limit = xp.where(stuck, 0, limit).astype(I32)
+    return at(limit)[:, -1, :]
+
+
+def _ring() -> np.ndarray:
+    angles = np.arange(16) * (2 * np.pi / 16)
+    radii = np.arange(1, 9) * 250
+    pts = [(0, 0)] + [(round(r * np.cos(a)), round(r * np.sin(a))) for r in radii for a in angles]
+    return np.asarray(pts, np.int32)
+
+
+RING = _ring()  # candidate offsets nearest first: the spot itself, then 8 rings out to 2 units
+RING_COST = (RING.astype(np.int64) ** 2).sum(axis=1).astype(np.int32)
+CLEAR_PASSES = 4
+_NONE = np.iinfo(np.int32).max
+
+
+def clear_of_bodies(xp: Any, pos: Any, leaving: Any, others: Any, m: MapArrays) -> Any:
+    """Move each agent whose shield ends (`leaving`) off any body it overlaps.
+
+    It goes to the nearest candidate (rings of 16 points every 0.25 units, out to 2) that
+    overlaps no body or obstacle and has a clear line from where it stood. One agent moves
+    per pass, westmost first (then southmost), so the order depends on where agents stand,
+    never on their slots; up to CLEAR_PASSES agents are cleared in one tick.
+    """
+    ring = xp.asarray(RING)
+    bodies = others | leaving
+    slots = xp.arange(NUM_SLOTS)
+    for _ in range(CLEAR_PASSES):
+        needs = leaving & xp.any(overlapping_pairs(xp, pos, bodies), axis=1)
+        if xp is np and not needs.any():
+            break  # nothing left to clear; the array code below would change nothing
+        order = pos[:, 0] * 16384 + pos[:, 1]
+        k = xp.argmin(xp.where(needs, order, _NONE))
+        here = pos[k]
+        cand = here[None, :] + ring
+        gap = sq(xp, cand[:, None, 0] - pos[None, :, 0], cand[:, None, 1] - pos[None, :, 1])
+        crowded = xp.any((gap < CONTACT_SQ) & (bodies & (slots != k))[None, :], axis=1)
+        start = xp.broadcast_to(here[None, :], cand.shape)
+        ok = ~body_overlap(xp, cand, m).any & ~crowded & ~sight_blocked(xp, start, cand, m)
+        best = xp.argmin(xp.where(ok, xp.asarray(RING_COST), _NONE))
+        move = needs[k] & xp.any(ok)
+        pos = xp.where(((slots == k) & move)[:, None], cand[best][None, :], pos)
+    return pos
+
+
+def stride_table() -> np.ndarray:
+    """Integer move vectors (milli-units) for every speed the rules can produce, per move.
+
+    Indexed [speed_index, move]; see `speed_index`. Built once on the host so that both
+    engines look up the same integers instead of multiplying floats.
+    """
+    from . import classes as C
+
+    speeds = []
+    for cls in range(len(C.CLASSES)):
+        for slows in range(8):
+            for blessed in range(2):
+                factor = 1.0
+                for bit, effect in enumerate((C.SLOW_HUNTER, C.SLOW_CHARGE, C.SLOW_POISON)):
+                    if slows >> bit & 1:
+                        factor *= C.SLOW_FACTORS[effect]
+                factor = max(factor, C.SLOW_FLOOR)
+                if blessed:
+                    factor = max(factor, C.BLESSING_SPEED_FLOOR)
+                speeds.append(C.CLASSES[cls].speed * factor)
+    speeds.append(C.SHIELD_SPEED)
+    table = np.asarray(speeds)[:, None, None] * MOVE_DIRECTIONS[None, :, :] * MILLI
+    return np.round(table).astype(np.int32)
+
+
+STRIDES = stride_table()
+SHIELD_SPEED_INDEX = STRIDES.shape[0] - 1
+
+
+def speed_index(xp: Any, cls: Any, slow_bits: Any, blessed: Any, shielded: Any) -> Any:
+    idx = (cls * 8 + slow_bits) * 2 + blessed.astype(I32)
+    return xp.where(shielded, SHIELD_SPEED_INDEX, idx).astype(I32)

@@ -1,0 +1,119 @@
+"""A referee for one game, on the NumPy engine or the JAX engine, with the same answers.
+
+The NumPy backend imports no JAX, so this module runs in Pyodide in the browser.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from functools import cache
+from typing import Literal
+
+import numpy as np
+
+from .core.events import tick_events
+from .core.observe import (
+    NUM_MOVES,
+    NUM_TARGETS,
+    compute_sight,
+    head_masks,
+    joint_mask,
+    legal_masks,
+)
+from .core.position import parse_position, position_dict
+from .core.state import NUM_SLOTS, RESULT_NAMES, RESULT_OPEN, TEAM_SIZE, State
+from .core.tick import TickInfo
+from .core.tick import step as tick_step
+
+Backend = Literal["numpy", "jax"]
+
+
+@cache
+def _jax_step():
+    import jax
+    import jax.numpy as jnp
+
+    return jax.jit(lambda state, actions, m: tick_step(jnp, state, actions, m))
+
+
+class Game:
+    """One game from an authored position; `step` plays one tick of both teams' actions."""
+
+    def __init__(self, position: dict, backend: Backend = "numpy") -> None:
+        if backend not in ("numpy", "jax"):
+            raise ValueError(f"backend: must be 'numpy' or 'jax', got {backend!r}")
+        parsed = parse_position(copy.deepcopy(position))
+        self.backend = backend
+        self.map_ref = parsed.map_ref
+        self.obstacles = parsed.obstacles
+        self.map_arrays = parsed.map_arrays
+        self.state: State = parsed.state
+        self.sizes = [
+            int(parsed.state.present[t * TEAM_SIZE : (t + 1) * TEAM_SIZE].sum()) for t in range(2)
+        ]
+
+    @property
+    def done(self) -> bool:
+        return int(self.state.result) != RESULT_OPEN
+
+    @property
+    def result(self) -> str | None:
+        return RESULT_NAMES[int(self.state.result)]
+
+    def state_dict(self) -> dict:
+        return position_dict(self.state, copy.deepcopy(self.map_ref))
+
+    def _masks(self):
+        sight = compute_sight(np, self.state, self.map_arrays)
+        return legal_masks(np, self.state, sight)
+
+    def legal_actions(self) -> np.ndarray:
+        """Exact joint masks, shape (2, 5, 198)."""
+        return joint_mask(np, self._masks()).reshape(2, TEAM_SIZE, -1)
+
+    def legal_heads(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per-head masks, shapes (2, 5, 9), (2, 5, 11) and (2, 5, 2)."""
+        return tuple(h.reshape(2, TEAM_SIZE, -1) for h in head_masks(np, self._masks()))
+
+    def encode_actions(self, actions: Sequence[Sequence[Sequence[int]]]) -> np.ndarray:
+        """Check `[[team 0 actions], [team 1 actions]]` and lay them out over the 10 slots."""
+        if not isinstance(actions, (list, tuple)) or len(actions) != 2:
+            raise ValueError("actions: expected a list of two lists, one per team")
+        out = np.zeros((NUM_SLOTS, 3), np.int32)
+        limits = (NUM_MOVES, NUM_TARGETS, 2)
+        for t, team_actions in enumerate(actions):
+            if not isinstance(team_actions, (list, tuple)) or len(team_actions) != self.sizes[t]:
+                raise ValueError(
+                    f"actions[{t}]: expected {self.sizes[t]} actions, one per agent of the team"
+                )
+            for k, act in enumerate(team_actions):
+                where = f"actions[{t}][{k}]"
+                if not isinstance(act, (list, tuple, np.ndarray)) or len(act) != 3:
+                    raise ValueError(f"{where}: expected (move, target, ultimate)")
+                for h, (v, limit) in enumerate(zip(act, limits, strict=True)):
+                    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+                        raise ValueError(f"{where}[{h}]: expected a whole number, got {v!r}")
+                    if not 0 <= int(v) < limit:
+                        raise ValueError(f"{where}[{h}]: {int(v)} is outside 0..{limit - 1}")
+                out[t * TEAM_SIZE + k] = [int(v) for v in act]
+        return out
+
+    def step(self, actions: Sequence[Sequence[Sequence[int]]]) -> list[dict]:
+        """Play one tick; returns its events. Raises if the game is over or actions are bad."""
+        if self.done:
+            raise RuntimeError("the game is finished; no more ticks can be played")
+        before = self.state
+        info = self.step_slots(self.encode_actions(actions))
+        return tick_events(before, info, self.state)
+
+    def step_slots(self, slots: np.ndarray) -> TickInfo:
+        """One tick from actions already laid out per slot, shape (10, 3); returns its info."""
+        if self.done:
+            raise RuntimeError("the game is finished; no more ticks can be played")
+        if self.backend == "numpy":
+            self.state, info = tick_step(np, self.state, slots, self.map_arrays)
+            return info
+        new_state, info = _jax_step()(self.state, slots, self.map_arrays)
+        self.state = State(*(np.asarray(x) for x in new_state))
+        return TickInfo(*(np.asarray(x) for x in info))
