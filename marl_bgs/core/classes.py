@@ -109,6 +109,15 @@ EFFECT_DURATION: tuple[int, ...] = (1, 4, 1, 5, 5, 4, 5, 1)
 SLOW_FACTORS: dict[int, float] = {SLOW_HUNTER: 0.85, SLOW_CHARGE: 0.5, SLOW_POISON: 0.5}
 
 
+def speed_factor(slows: tuple[float, ...], blessed: bool) -> float:
+    """Share of base speed left under these slows: they multiply, floor 20%; Blessing 85%."""
+    factor = 1.0
+    for slow in slows:
+        factor *= slow
+    factor = max(factor, SLOW_FLOOR)
+    return max(factor, BLESSING_SPEED_FLOOR) if blessed else factor
+
+
 def _column(field: str, dtype: type) -> np.ndarray:
     return np.asarray([getattr(c, field) for c in CLASSES], dtype=dtype)
 

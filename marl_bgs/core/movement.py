@@ -20,7 +20,7 @@ from .geometry import (
     slide_move,
     sq,
 )
-from .state import MILLI, NUM_SLOTS, MapArrays
+from .state import LEFT, MILLI, NUM_SLOTS, MapArrays
 
 EYE = np.eye(NUM_SLOTS, dtype=bool)
 CONTACT_SQ = CONTACT * CONTACT
@@ -133,44 +133,58 @@ def move_bodies(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays) -
 
 
 def _ring() -> np.ndarray:
+    """Candidate offsets for the left end's agents, in order of preference.
+
+    Nearest first: the spot itself, then rings of 16 points every 0.25 units out to 2; among
+    equally near points, toward the agent's own spawn end, then south. The right end uses
+    the mirror image, so mirrored games choose mirrored spots.
+    """
     angles = np.arange(16) * (2 * np.pi / 16)
-    radii = np.arange(1, 9) * 250
-    pts = [(0, 0)] + [(round(r * np.cos(a)), round(r * np.sin(a))) for r in radii for a in angles]
-    return np.asarray(pts, np.int32)
+    pts = {(0, 0)}
+    for r in np.arange(1, 9) * 250:
+        for a in angles:
+            pts.add((round(r * np.cos(a)), round(r * np.sin(a))))
+    ordered = sorted(pts, key=lambda p: (p[0] ** 2 + p[1] ** 2, p[0], p[1]))
+    return np.asarray(ordered, np.int32)
 
 
-RING = _ring()  # candidate offsets nearest first: the spot itself, then 8 rings out to 2 units
-RING_COST = (RING.astype(np.int64) ** 2).sum(axis=1).astype(np.int32)
+RING_LEFT = _ring()
+RING_BY_END = np.stack([RING_LEFT, RING_LEFT * np.asarray([-1, 1], np.int32)])  # (end, C, 2)
 CLEAR_PASSES = 4
 _NONE = np.iinfo(np.int32).max
 
 
-def clear_of_bodies(xp: Any, pos: Any, leaving: Any, others: Any, m: MapArrays) -> Any:
+def clear_of_bodies(
+    xp: Any, pos: Any, leaving: Any, others: Any, end: Any, m: MapArrays
+) -> Any:
     """Move each agent whose shield ends (`leaving`) off any body it overlaps.
 
-    It goes to the nearest candidate (rings of 16 points every 0.25 units, out to 2) that
-    overlaps no body or obstacle and has a clear line from where it stood. One agent moves
-    per pass, westmost first (then southmost), so the order depends on where agents stand,
-    never on their slots; up to CLEAR_PASSES agents are cleared in one tick.
+    It goes to the first candidate of its end's ring (`RING_BY_END`) that overlaps no body or
+    obstacle and has a clear line from where it stood. One agent moves per pass, the one
+    nearest its own spawn edge first (then southmost): the order depends on where agents
+    stand, never on their slots, and mirrors with the map. Up to CLEAR_PASSES agents are
+    cleared in one tick.
     """
-    ring = xp.asarray(RING)
+    rings = xp.asarray(RING_BY_END)
     bodies = others | leaving
     slots = xp.arange(NUM_SLOTS)
+    from_edge = xp.where(end == LEFT, pos[:, 0], 20 * MILLI - pos[:, 0])
     for _ in range(CLEAR_PASSES):
         needs = leaving & xp.any(overlapping_pairs(xp, pos, bodies), axis=1)
         if xp is np and not needs.any():
             break  # nothing left to clear; the array code below would change nothing
-        order = pos[:, 0] * 16384 + pos[:, 1]
+        order = from_edge * 16384 + pos[:, 1]
         k = xp.argmin(xp.where(needs, order, _NONE))
         here = pos[k]
-        cand = here[None, :] + ring
+        cand = here[None, :] + rings[end[k]]
         gap = sq(xp, cand[:, None, 0] - pos[None, :, 0], cand[:, None, 1] - pos[None, :, 1])
         crowded = xp.any((gap < CONTACT_SQ) & (bodies & (slots != k))[None, :], axis=1)
         start = xp.broadcast_to(here[None, :], cand.shape)
         ok = ~body_overlap(xp, cand, m).any & ~crowded & ~sight_blocked(xp, start, cand, m)
-        best = xp.argmin(xp.where(ok, xp.asarray(RING_COST), _NONE))
+        best = xp.argmax(ok)
         move = needs[k] & xp.any(ok)
         pos = xp.where(((slots == k) & move)[:, None], cand[best][None, :], pos)
+        from_edge = xp.where(end == LEFT, pos[:, 0], 20 * MILLI - pos[:, 0])
     return pos
 
 
@@ -185,15 +199,13 @@ def stride_table() -> np.ndarray:
     speeds = []
     for cls in range(len(C.CLASSES)):
         for slows in range(8):
-            for blessed in range(2):
-                factor = 1.0
-                for bit, effect in enumerate((C.SLOW_HUNTER, C.SLOW_CHARGE, C.SLOW_POISON)):
-                    if slows >> bit & 1:
-                        factor *= C.SLOW_FACTORS[effect]
-                factor = max(factor, C.SLOW_FLOOR)
-                if blessed:
-                    factor = max(factor, C.BLESSING_SPEED_FLOOR)
-                speeds.append(C.CLASSES[cls].speed * factor)
+            active = tuple(
+                C.SLOW_FACTORS[effect]
+                for bit, effect in enumerate((C.SLOW_HUNTER, C.SLOW_CHARGE, C.SLOW_POISON))
+                if slows >> bit & 1
+            )
+            for blessed in (False, True):
+                speeds.append(C.CLASSES[cls].speed * C.speed_factor(active, blessed))
     speeds.append(C.SHIELD_SPEED)
     table = np.asarray(speeds)[:, None, None] * MOVE_DIRECTIONS[None, :, :] * MILLI
     return np.round(table).astype(np.int32)

@@ -312,3 +312,38 @@ def position_dict(state: State, map_ref: Any) -> dict:
         "red_zone_depth": _f(s.red_zone_depth),
         "teams": teams,
     }
+
+
+OFFICIAL_ROSTER = ("mage", "warrior", "hunter", "rogue", "priest")
+
+
+def starting_position(
+    map_ref: Any = 47,
+    rosters: tuple[list[str] | tuple[str, ...], list[str] | tuple[str, ...]] = (
+        OFFICIAL_ROSTER,
+        OFFICIAL_ROSTER,
+    ),
+    spawn_ends: tuple[str, str] = ("left", "right"),
+    horizon: int = 300,
+    winning_score: int = 20,
+    red_zone_depth: float = 5,
+) -> dict:
+    """A fresh game: every agent on its slot's spawn pad, full health, Ultimates ready."""
+    from .state import PAD_X, PAD_Y
+
+    teams = []
+    for roster, end in zip(rosters, spawn_ends, strict=True):
+        x = PAD_X[SPAWN_END_NAMES.index(end)] if end in SPAWN_END_NAMES else end
+        agents = [{"class": c, "x": x, "y": PAD_Y[k]} for k, c in enumerate(roster)]
+        teams.append({"spawn_end": end, "wave_clock": 5, "agents": agents})
+    return {
+        "format": POSITION_FORMAT,
+        "version": POSITION_VERSION,
+        "map": map_ref,
+        "tick": 0,
+        "horizon": horizon,
+        "winning_score": winning_score,
+        "score": [0, 0],
+        "red_zone_depth": red_zone_depth,
+        "teams": teams,
+    }

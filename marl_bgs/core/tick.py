@@ -157,7 +157,8 @@ def step(xp: Any, state: State, actions: Any, m: MapArrays) -> tuple[State, Tick
     shield = xp.where(alive, xp.maximum(state.shield - 1, 0), 0).astype(np.int32)
     leaving = survivors & (state.shield == 1)
     settled = survivors & (state.shield == 0)
-    cleared_pos = clear_of_bodies(xp, pos, leaving, settled, m)
+    end_of_slot = state.spawn_end[team]
+    cleared_pos = clear_of_bodies(xp, pos, leaving, settled, end_of_slot, m)
     shield_cleared = xp.any(cleared_pos != pos, axis=1)
     pos = cleared_pos
     cooldown = xp.where(
@@ -165,7 +166,6 @@ def step(xp: Any, state: State, actions: Any, m: MapArrays) -> tuple[State, Tick
     ).astype(np.int32)
 
     # 6. Deaths and points; the Red Zone is judged from start-of-tick positions.
-    end_of_slot = state.spawn_end[team]
     x = state.pos[:, 0]
     depth = state.red_zone_depth
     in_red = xp.where(end_of_slot == LEFT, x <= depth, x >= 20 * MILLI - depth)
