@@ -7,9 +7,7 @@ from pathlib import Path
 
 import pytest
 
-os.environ.setdefault(
-    "JAX_COMPILATION_CACHE_DIR", str(Path.home() / ".cache" / "marl_bgs" / "jax")
-)
+os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(Path.home() / ".cache" / "marl_bgs" / "jax"))
 
 
 def pytest_configure(config):

@@ -57,7 +57,10 @@ def test_hunter_basic_slows_for_one_tick(backend):
 
 
 def test_priest_basic_heals_ally_and_blesses(backend):
-    g = Game(position([agent("priest", 5, 5), agent("rogue", 8, 5, health=50)], [agent("mage", 15, 5)]), backend)
+    g = Game(
+        position([agent("priest", 5, 5), agent("rogue", 8, 5, health=50)], [agent("mage", 15, 5)]),
+        backend,
+    )
     events = play(g, [(0, own(1), 0), STAY], [STAY])
     (heal,) = of_kind(events, "heal")
     assert (heal["source"], heal["target"], heal["amount"]) == ("a0", "a1", 8.0)
@@ -66,7 +69,9 @@ def test_priest_basic_heals_ally_and_blesses(backend):
 
 
 def test_priest_can_heal_itself_but_not_enemies(backend):
-    g = Game(position([agent("priest", 5, 5, health=40)], [agent("rogue", 7, 5, health=40)]), backend)
+    g = Game(
+        position([agent("priest", 5, 5, health=40)], [agent("rogue", 7, 5, health=40)]), backend
+    )
     _, targets, _ = g.legal_heads()
     assert targets[0, 0, own(0)] and not targets[0, 0, enemy(0)]
     play(g, [(0, own(0), 0)], [STAY])
@@ -160,7 +165,10 @@ def test_crippling_poison(backend):
 
 
 def test_salvation_fills_and_reports_excess(backend):
-    g = Game(position([agent("priest", 5, 5), agent("mage", 9, 5, health=10)], [agent("rogue", 15, 5)]), backend)
+    g = Game(
+        position([agent("priest", 5, 5), agent("mage", 9, 5, health=10)], [agent("rogue", 15, 5)]),
+        backend,
+    )
     events = play(g, [(0, own(1), 1), STAY], [STAY])
     assert of_kind(events, "heal")[0]["amount"] == 200
     assert of_kind(events, "excess_heal")[0]["amount"] == pytest.approx(130)
@@ -201,11 +209,11 @@ def test_killed_agent_still_acts_this_tick(backend):
     assert g.state_dict()["score"] == [1, 1]
 
 
-@pytest.mark.parametrize(
-    "mages, factor", [(0, 1.0), (1, 1.15), (2, 1.15**2), (3, 1.15**2)]
-)
+@pytest.mark.parametrize("mages, factor", [(0, 1.0), (1, 1.15), (2, 1.15**2), (3, 1.15**2)])
 def test_mage_aura_alone_and_stacked(backend, mages, factor):
-    team_a = [agent("hunter", 5, 5)] + [agent("mage", *xy) for xy in [(5, 6.5), (3.5, 5), (5, 3.5)][:mages]]
+    team_a = [agent("hunter", 5, 5)] + [
+        agent("mage", *xy) for xy in [(5, 6.5), (3.5, 5), (5, 3.5)][:mages]
+    ]
     g = Game(position(team_a, [agent("rogue", 8.5, 5)]), backend)
     events = play(g, [(0, enemy(0), 0)] + [STAY] * mages, [STAY])
     assert of_kind(events, "damage")[0]["amount"] == pytest.approx(6 * factor, abs=APPROX)
@@ -213,7 +221,9 @@ def test_mage_aura_alone_and_stacked(backend, mages, factor):
 
 @pytest.mark.parametrize("warriors, factor", [(0, 1.0), (1, 0.85), (2, 0.85**2), (3, 0.85**2)])
 def test_warrior_aura_alone_and_stacked(backend, warriors, factor):
-    team_b = [agent("priest", 10, 5)] + [agent("warrior", *xy) for xy in [(10, 6.5), (11.5, 5), (10, 3.5)][:warriors]]
+    team_b = [agent("priest", 10, 5)] + [
+        agent("warrior", *xy) for xy in [(10, 6.5), (11.5, 5), (10, 3.5)][:warriors]
+    ]
     g = Game(position([agent("rogue", 8.5, 5)], team_b), backend)
     events = play(g, [(0, enemy(0), 0)], [STAY] * len(team_b))
     assert of_kind(events, "damage")[0]["amount"] == pytest.approx(12 * factor, abs=APPROX)

@@ -79,9 +79,7 @@ def test_win_on_reaching_the_winning_score(backend):
 
 def test_tied_at_the_threshold_is_a_draw(backend):
     g = Game(
-        position(
-            [agent("mage", 8, 5, health=1)], [agent("mage", 10, 5, health=1)], score=[19, 19]
-        ),
+        position([agent("mage", 8, 5, health=1)], [agent("mage", 10, 5, health=1)], score=[19, 19]),
         backend,
     )
     play(g, [(0, enemy(0), 0)], [(0, enemy(0), 0)])
@@ -92,9 +90,7 @@ def test_tied_at_the_threshold_is_a_draw(backend):
 def test_higher_score_wins_when_both_pass_the_threshold(backend):
     # a's victim dies at home (2 points for b), b's victim dies in the open (1 point for a).
     g = Game(
-        position(
-            [agent("mage", 4, 5, health=1)], [agent("mage", 6, 5, health=1)], score=[19, 18]
-        ),
+        position([agent("mage", 4, 5, health=1)], [agent("mage", 6, 5, health=1)], score=[19, 18]),
         backend,
     )
     play(g, [(0, enemy(0), 0)], [(0, enemy(0), 0)])
@@ -131,7 +127,7 @@ def test_respawn_waves_every_five_ticks(backend):
     team_a = [agent("rogue", 8, 5, health=1), agent("warrior", 8, 8.5, health=1)]
     g = Game(position(team_a, [agent("mage", 10, 5), agent("mage", 10, 8.5)]), backend)
     play(g, [STAY, STAY], [(0, enemy(0), 0), STAY])  # tick 0: the Rogue dies
-    for tick in range(1, 4):
+    for _ in range(1, 4):
         events = idle(g)
         assert of_kind(events, "respawn") == []
     events = play(g, [STAY, STAY], [STAY, (0, enemy(1), 0)])  # tick 4: Warrior dies, wave
@@ -169,9 +165,7 @@ def test_respawn_on_the_right_end_pads(backend):
 
 def test_cooldown_runs_while_dead_and_survives_respawn(backend):
     g = Game(
-        position(
-            [agent("rogue", 8, 5, health=1, ultimate_cooldown=20)], [agent("mage", 10, 5)]
-        ),
+        position([agent("rogue", 8, 5, health=1, ultimate_cooldown=20)], [agent("mage", 10, 5)]),
         backend,
     )
     play(g, [STAY], [(0, enemy(0), 0)])
@@ -259,7 +253,10 @@ def test_dealing_damage_is_combat(backend):
 
 
 def test_healing_an_agent_in_combat_puts_the_healer_in_combat(backend):
-    team_a = [agent("priest", 5, 5, out_of_combat=9), agent("rogue", 7, 5, health=50, out_of_combat=1)]
+    team_a = [
+        agent("priest", 5, 5, out_of_combat=9),
+        agent("rogue", 7, 5, health=50, out_of_combat=1),
+    ]
     g = Game(position(team_a, [FAR]), backend)
     play(g, [(0, own(1), 0), STAY], [STAY])
     assert agent_state(g, 0, 0)["out_of_combat"] == 0
@@ -267,7 +264,10 @@ def test_healing_an_agent_in_combat_puts_the_healer_in_combat(backend):
 
 
 def test_healing_a_rested_agent_is_not_combat(backend):
-    team_a = [agent("priest", 5, 5, out_of_combat=9), agent("rogue", 7, 5, health=50, out_of_combat=3)]
+    team_a = [
+        agent("priest", 5, 5, out_of_combat=9),
+        agent("rogue", 7, 5, health=50, out_of_combat=3),
+    ]
     g = Game(position(team_a, [FAR]), backend)
     play(g, [(0, own(1), 0), STAY], [STAY])
     assert agent_state(g, 0, 0)["out_of_combat"] == 10

@@ -249,7 +249,12 @@ def test_targets_need_the_actors_own_sight(backend):
 
     # The Priest's ally stands behind a wall: the team sees it (it is an ally), the Hunter
     # sees the enemy, but the Priest may not heal through the wall, nor the Mage shoot.
-    team_a = [agent("priest", 5, 5), agent("rogue", 7, 5), agent("mage", 5, 2), agent("hunter", 8, 2)]
+    team_a = [
+        agent("priest", 5, 5),
+        agent("rogue", 7, 5),
+        agent("mage", 5, 2),
+        agent("hunter", 8, 2),
+    ]
     g = Game(
         position(team_a, [agent("warrior", 7.2, 1)], [wall(6.0, 3.0, 0.1, 6.0)]),
         backend,
@@ -277,13 +282,13 @@ def test_shielded_agents_cannot_use_abilities_or_be_healed(backend):
     _, targets, ult = g.legal_heads()
     assert targets[0, 0].tolist() == [True] + [False] * 10
     assert ult[0, 0].tolist() == [True, False]
-    priest = Game(position([agent("priest", 5, 5), agent("rogue", 6, 5, health=50, shield=2)], [FAR]), backend)
+    priest = Game(
+        position([agent("priest", 5, 5), agent("rogue", 6, 5, health=50, shield=2)], [FAR]), backend
+    )
     assert not priest.legal_heads()[1][0, 0, own(1)]
 
 
 def test_shield_moves_two_units_regardless_of_slows(backend):
-    g = Game(
-        position([agent("rogue", 5, 5, shield=1, effects={"slow_poison": 3})], [FAR]), backend
-    )
+    g = Game(position([agent("rogue", 5, 5, shield=1, effects={"slow_poison": 3})], [FAR]), backend)
     play(g, [(N, 0, 0)], [STAY])
     assert xy(g, 0, 0) == (5, 7)

@@ -154,9 +154,7 @@ CLEAR_PASSES = 4
 _NONE = np.iinfo(np.int32).max
 
 
-def clear_of_bodies(
-    xp: Any, pos: Any, leaving: Any, others: Any, end: Any, m: MapArrays
-) -> Any:
+def clear_of_bodies(xp: Any, pos: Any, leaving: Any, others: Any, end: Any, m: MapArrays) -> Any:
     """Move each agent whose shield ends (`leaving`) off any body it overlaps.
 
     It goes to the first candidate of its end's ring (`RING_BY_END`) that overlaps no body or
