@@ -1,0 +1,110 @@
+"""Ticks per second of both engines, side by side in one run, written to JSON.
+
+NumPy: one game at a time, as the browser runs it. JAX: the same tick under jit and vmap
+for batches of games, random legal actions sampled inside the compiled loop, lax.scan over
+ticks. Games do not restart here (that is the environment's job), so long runs keep
+stepping finished games, which costs the same.
+
+    python benchmarks/engine_speed.py --out benchmarks/results/engine_speed.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+
+from marl_bgs import Game, __version__
+from marl_bgs.core.position import starting_position
+from marl_bgs.random_play import random_actions
+
+
+def numpy_ticks_per_second(ticks: int, seed: int) -> float:
+    rng = np.random.default_rng(seed)
+    game = Game(starting_position(47, horizon=10**5))
+    start = time.perf_counter()
+    for _ in range(ticks):
+        game.step(random_actions(game, rng))
+    return ticks / (time.perf_counter() - start)
+
+
+def jax_ticks_per_second(num_games: int, ticks: int, seed: int) -> tuple[float, float]:
+    import jax
+    import jax.numpy as jnp
+
+    from marl_bgs.core import compute_sight, joint_mask, legal_masks, step
+
+    game = Game(starting_position(47, horizon=10**5))
+    state = jax.tree.map(lambda x: np.repeat(np.asarray(x)[None], num_games, 0), game.state)
+    maps = jax.tree.map(lambda x: np.repeat(np.asarray(x)[None], num_games, 0), game.map_arrays)
+
+    def one(state, m, key):
+        mask = joint_mask(jnp, legal_masks(jnp, state, compute_sight(jnp, state, m)))
+        flat = jax.random.categorical(key, jnp.where(mask, 0.0, -jnp.inf))
+        actions = jnp.stack([flat // 22, (flat // 2) % 11, flat % 2], axis=-1)
+        return step(jnp, state, actions, m)[0]
+
+    batched = jax.vmap(one)
+
+    def run(state, key):
+        def body(carry, _):
+            s, k = carry
+            k, sub = jax.random.split(k)
+            return (batched(s, maps, jax.random.split(sub, num_games)), k), None
+
+        return jax.lax.scan(body, (state, key), None, length=ticks)[0][0]
+
+    compiled = jax.jit(run)
+    begin = time.perf_counter()
+    jax.block_until_ready(compiled(state, jax.random.key(seed)))
+    compile_s = time.perf_counter() - begin
+    begin = time.perf_counter()
+    jax.block_until_ready(compiled(state, jax.random.key(seed + 1)))
+    return num_games * ticks / (time.perf_counter() - begin), compile_s
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--numpy-ticks", type=int, default=300)
+    parser.add_argument("--jax-ticks", type=int, default=50)
+    parser.add_argument("--batches", type=int, nargs="+", default=[1, 64, 512])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/results/engine_speed.json"))
+    args = parser.parse_args()
+
+    import jax
+
+    rows = [
+        {
+            "engine": "numpy",
+            "games": 1,
+            "ticks_per_s": numpy_ticks_per_second(args.numpy_ticks, args.seed),
+        }
+    ]
+    print(f"numpy   1 game     {rows[0]['ticks_per_s']:10.0f} ticks/s")
+    for n in args.batches:
+        rate, compile_s = jax_ticks_per_second(n, args.jax_ticks, args.seed)
+        rows.append({"engine": "jax", "games": n, "ticks_per_s": rate, "compile_s": compile_s})
+        print(f"jax  {n:5d} games    {rate:10.0f} ticks/s  (compile {compile_s:.1f} s)")
+    result = {
+        "benchmark": "engine_speed",
+        "package": __version__,
+        "jax": jax.__version__,
+        "device": str(jax.devices()[0]),
+        "machine": platform.machine(),
+        "python": platform.python_version(),
+        "map": 47,
+        "roster": "official 5v5, random legal actions",
+        "rows": rows,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
