@@ -7,11 +7,11 @@ The committed JSON files under `maps/` are the source of truth; a wheel carries 
 from __future__ import annotations
 
 import json
-import math
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from .core.checks import number
 from .core.state import ARENA_HEIGHT, ARENA_WIDTH, MAX_OBSTACLES
 
 MAP_FORMAT = "marl-bgs/map"
@@ -27,14 +27,6 @@ def maps_dir() -> Path:
         if candidate.is_dir():
             return candidate
     raise FileNotFoundError("no map folder found (expected marl_bgs/_map_files or maps/)")
-
-
-def _number(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{where}: expected a number, got {value!r}")
-    if not math.isfinite(value):
-        raise ValueError(f"{where}: must be finite, got {value!r}")
-    return float(value)
 
 
 def parse_obstacles(raw: Any, where: str = "map.obstacles") -> list[dict]:
@@ -64,7 +56,7 @@ def parse_obstacles(raw: Any, where: str = "map.obstacles") -> list[dict]:
         clean: dict[str, Any] = {"kind": kind}
         for key in sorted(allowed - {"kind"}):
             if key in ob:
-                clean[key] = _number(ob[key], f"{at}.{key}")
+                clean[key] = number(ob[key], f"{at}.{key}")
         if kind == "wall":
             clean.setdefault("theta", 0.0)
         for key in ("radius", "width", "height"):

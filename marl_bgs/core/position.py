@@ -7,13 +7,13 @@ clamped or dropped.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from . import classes as C
+from .checks import number, whole
 from .geometry import body_overlap
 from .movement import overlapping_pairs
 from .observe import NUM_MOVES, NUM_TARGETS
@@ -55,22 +55,6 @@ class Position:
     map_arrays: MapArrays
     map_ref: Any  # the map id, or {"obstacles": [...]} for an inline map
     obstacles: list
-
-
-def _int(value: Any, where: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{where}: expected a whole number, got {value!r}")
-    if not lo <= value <= hi:
-        raise ValueError(f"{where}: {value} is out of range [{lo}, {hi}]")
-    return value
-
-
-def _num(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{where}: expected a number, got {value!r}")
-    if not math.isfinite(value):
-        raise ValueError(f"{where}: must be finite, got {value!r}")
-    return float(value)
 
 
 def _milli(value: float, where: str) -> int:
@@ -116,16 +100,16 @@ def parse_position(data: Any) -> Position:
         obstacles = map_ref["obstacles"]
     m = map_arrays(obstacles)
 
-    horizon = _int(data["horizon"], "horizon", 1, MAX_HORIZON)
-    tick = _int(data["tick"], "tick", 0, horizon)
-    win = _int(data["winning_score"], "winning_score", 1, MAX_WINNING_SCORE)
+    horizon = whole(data["horizon"], "horizon", 1, MAX_HORIZON)
+    tick = whole(data["tick"], "tick", 0, horizon)
+    win = whole(data["winning_score"], "winning_score", 1, MAX_WINNING_SCORE)
     score_raw = data["score"]
     if not isinstance(score_raw, list) or len(score_raw) != 2:
         raise ValueError("score: expected a list of two whole numbers")
     score = [
-        _int(s, f"score[{i}]", 0, win - 1 + MAX_GAIN_PER_TICK) for i, s in enumerate(score_raw)
+        whole(s, f"score[{i}]", 0, win - 1 + MAX_GAIN_PER_TICK) for i, s in enumerate(score_raw)
     ]
-    depth_value = _num(data.get("red_zone_depth", 5), "red_zone_depth")
+    depth_value = number(data.get("red_zone_depth", 5), "red_zone_depth")
     if not 0 <= depth_value <= 10:
         raise ValueError(f"red_zone_depth: {depth_value} is out of range [0, 10]")
     depth = _milli(depth_value, "red_zone_depth")
@@ -152,7 +136,7 @@ def parse_position(data: Any) -> Position:
         if team["spawn_end"] not in SPAWN_END_NAMES:
             raise ValueError(f"{where}.spawn_end: must be 'left' or 'right'")
         spawn_end[t] = SPAWN_END_NAMES.index(team["spawn_end"])
-        wave_clock[t] = _int(team["wave_clock"], f"{where}.wave_clock", 1, C.RESPAWN_PERIOD)
+        wave_clock[t] = whole(team["wave_clock"], f"{where}.wave_clock", 1, C.RESPAWN_PERIOD)
         agents = team["agents"]
         if not isinstance(agents, list) or not 1 <= len(agents) <= TEAM_SIZE:
             raise ValueError(f"{where}.agents: expected a list of 1 to {TEAM_SIZE} agents")
@@ -167,7 +151,7 @@ def parse_position(data: Any) -> Position:
             spec = C.CLASSES[c]
             present[i] = True
             cls[i] = c
-            x, y = _num(agent["x"], f"{at}.x"), _num(agent["y"], f"{at}.y")
+            x, y = number(agent["x"], f"{at}.x"), number(agent["y"], f"{at}.y")
             if not (0.5 <= x <= 19.5):
                 raise ValueError(f"{at}.x: {x} puts the body outside the arena [0.5, 19.5]")
             if not (0.5 <= y <= 9.5):
@@ -177,7 +161,7 @@ def parse_position(data: Any) -> Position:
             if not isinstance(is_alive, bool):
                 raise ValueError(f"{at}.alive: expected true or false")
             alive[i] = is_alive
-            hp = _num(agent.get("health", spec.max_health if is_alive else 0), f"{at}.health")
+            hp = number(agent.get("health", spec.max_health if is_alive else 0), f"{at}.health")
             if is_alive and not 0 < hp <= spec.max_health:
                 raise ValueError(
                     f"{at}.health: {hp} must be above 0 and at most {spec.max_health:g}"
@@ -185,18 +169,18 @@ def parse_position(data: Any) -> Position:
             if not is_alive and hp != 0:
                 raise ValueError(f"{at}.health: a dead agent's health is 0, got {hp}")
             health[i] = _milli(hp, f"{at}.health")
-            cooldown[i] = _int(
+            cooldown[i] = whole(
                 agent.get("ultimate_cooldown", 0),
                 f"{at}.ultimate_cooldown",
                 0,
                 C.ULTIMATE_COOLDOWN - 1,
             )
-            shield[i] = _int(agent.get("shield", 0), f"{at}.shield", 0, C.SHIELD_TICKS)
-            ooc[i] = _int(agent.get("out_of_combat", 0), f"{at}.out_of_combat", 0, 10**6)
+            shield[i] = whole(agent.get("shield", 0), f"{at}.shield", 0, C.SHIELD_TICKS)
+            ooc[i] = whole(agent.get("out_of_combat", 0), f"{at}.out_of_combat", 0, 10**6)
             eff = agent.get("effects", {})
             _keys(eff, set(C.EFFECT_NAMES), set(), f"{at}.effects")
             for e, ename in enumerate(C.EFFECT_NAMES):
-                effects[i, e] = _int(
+                effects[i, e] = whole(
                     eff.get(ename, 0), f"{at}.effects.{ename}", 0, C.EFFECT_DURATION[e]
                 )
             if not is_alive:
@@ -211,9 +195,9 @@ def parse_position(data: Any) -> Position:
                 if not isinstance(la, list) or len(la) != 3:
                     raise ValueError(f"{at}.last_action: expected [move, target, ultimate] or null")
                 last_action[i] = (
-                    _int(la[0], f"{at}.last_action[0]", 0, NUM_MOVES - 1),
-                    _int(la[1], f"{at}.last_action[1]", 0, NUM_TARGETS - 1),
-                    _int(la[2], f"{at}.last_action[2]", 0, 1),
+                    whole(la[0], f"{at}.last_action[0]", 0, NUM_MOVES - 1),
+                    whole(la[1], f"{at}.last_action[1]", 0, NUM_TARGETS - 1),
+                    whole(la[2], f"{at}.last_action[2]", 0, 1),
                 )
     if spawn_end[0] == spawn_end[1]:
         raise ValueError("teams[1].spawn_end: the two teams must start at different ends")
