@@ -17,7 +17,7 @@ from marl_bgs import Game
 from marl_bgs.core import classes as C
 from marl_bgs.core.events import tick_events
 from marl_bgs.core.position import starting_position
-from marl_bgs.core.state import State
+from marl_bgs.core.state import MAX_OBSTACLES, State, map_arrays
 from marl_bgs.core.tick import TickInfo
 
 from .gen import random_position, random_slots
@@ -52,7 +52,9 @@ def numpy_games():
             actions.append(slots)
             states.append(g.state)
             infos.append(info)
-        games.append((first, g.map_arrays, actions, states, infos))
+        # One padded size for every map, so the JAX engine runs all games in one program.
+        padded = map_arrays(g.obstacles, boxes=MAX_OBSTACLES, polys=8)
+        games.append((first, padded, actions, states, infos))
     return games
 
 

@@ -2,9 +2,14 @@
 
 All coordinates are int32 milli-units. Orientation tests, dot products and squared
 distances are exact integers (every value stays below 2**31 for points near the 20 x 10
-arena); the one float step compares |cross| with r * sqrt(|u|^2), which is a chain of single,
-correctly rounded operations and so gives the same answer on every backend. Functions take
-the array namespace `xp` and never branch on values.
+arena); the one float step compares |cross| with r * sqrt(|u|^2), a chain of single,
+correctly rounded operations that gives the same answer on every backend. Functions take
+the array namespace `xp` and never branch on values (the NumPy-only shortcuts skip work
+whose result is known, and give the same answers).
+
+Obstacles come in two groups (see `MapArrays`): boxes (pillars and walls square to the
+axes, "a rectangle grown by a radius") with a handful of integer operations per test, and
+turned walls as convex polygons.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .state import MILLI, OBSTACLE_PILLAR, OBSTACLE_WALL, MapArrays
+from .state import MILLI, MapArrays
 
 I32 = np.int32
 F32 = np.float32
@@ -51,9 +56,9 @@ def near_segment(xp: Any, px, py, ax, ay, bx, by, r: Any, strict: bool) -> Any:
 
 
 def _edges(m: MapArrays):
-    """Each wall's edges as (K, 4) start and end coordinates."""
-    a = m.corners
-    b = m.corners[:, [1, 2, 3, 0], :]
+    """Each turned wall's edges as (P, 4) start and end coordinates."""
+    a = m.poly_corners
+    b = m.poly_corners[:, [1, 2, 3, 0], :]
     return a[..., 0], a[..., 1], b[..., 0], b[..., 1]
 
 
@@ -61,22 +66,40 @@ def _sign(xp: Any, v: Any) -> Any:
     return (v > 0).astype(I32) - (v < 0).astype(I32)
 
 
-def in_walls(xp: Any, px: Any, py: Any, m: MapArrays) -> Any:
-    """Point (...,) inside or on each wall polygon: (..., K)."""
-    ax, ay, bx, by = _edges(m)
-    o = orient(ax, ay, bx, by, px[..., None, None], py[..., None, None])
-    return xp.all(o >= 0, axis=-1)
+def _box_gap(xp: Any, px: Any, py: Any, m: MapArrays) -> tuple[Any, Any]:
+    """Per box, how far a point lies beyond its rectangle along x and y (0 if within)."""
+    gx = xp.maximum(xp.maximum(m.box_lo[:, 0] - px, px - m.box_hi[:, 0]), 0)
+    gy = xp.maximum(xp.maximum(m.box_lo[:, 1] - py, py - m.box_hi[:, 1]), 0)
+    return gx, gy
 
 
 def sight_blocked(xp: Any, p0: Any, p1: Any, m: MapArrays) -> Any:
     """Whether segment p0 -> p1 (int arrays (..., 2)) touches any obstacle (closed shapes)."""
     x0, y0, x1, y1 = (v[..., None] for v in (p0[..., 0], p0[..., 1], p1[..., 0], p1[..., 1]))
+    lo, hi, r = m.box_lo, m.box_hi, m.box_radius
     # Pillars: the centre lies within the radius of the segment.
-    pillar = near_segment(
-        xp, m.center[:, 0], m.center[:, 1], x0, y0, x1, y1, m.radius, strict=False
+    pillar = near_segment(xp, lo[:, 0], lo[:, 1], x0, y0, x1, y1, r, strict=False) & (r > 0)
+    # Square walls: the bounding boxes meet and the corners are not all on one side.
+    overlap = (
+        (xp.maximum(x0, x1) >= lo[:, 0])
+        & (xp.minimum(x0, x1) <= hi[:, 0])
+        & (xp.maximum(y0, y1) >= lo[:, 1])
+        & (xp.minimum(y0, y1) <= hi[:, 1])
     )
-    pillar = pillar & (m.kind == OBSTACLE_PILLAR)
-    # Walls: an end inside the polygon, or the segment meets one of its edges.
+    sides = [
+        _sign(xp, orient(x0, y0, x1, y1, cx, cy))
+        for cx, cy in (
+            (lo[:, 0], lo[:, 1]),
+            (hi[:, 0], lo[:, 1]),
+            (hi[:, 0], hi[:, 1]),
+            (lo[:, 0], hi[:, 1]),
+        )
+    ]
+    apart = (
+        (sides[0] == sides[1]) & (sides[1] == sides[2]) & (sides[2] == sides[3]) & (sides[0] != 0)
+    )
+    box = (pillar | (overlap & ~apart & (r == 0))) & m.box_valid
+    # Turned walls: an end inside the polygon, or the segment meets one of its edges.
     ax, ay, bx, by = _edges(m)
     x0e, y0e, x1e, y1e = (v[..., None] for v in (x0, y0, x1, y1))
     s1 = _sign(xp, orient(ax, ay, bx, by, x0e, y0e))
@@ -92,15 +115,15 @@ def sight_blocked(xp: Any, p0: Any, p1: Any, m: MapArrays) -> Any:
     )
     crosses = (s1 * s2 <= 0) & (s3 * s4 <= 0) & (~collinear | boxes)
     inside = xp.all(s1 >= 0, axis=-1) | xp.all(s2 >= 0, axis=-1)
-    wall = (xp.any(crosses, axis=-1) | inside) & (m.kind == OBSTACLE_WALL)
-    return xp.any(pillar | wall, axis=-1)
+    poly = (xp.any(crosses, axis=-1) | inside) & m.poly_valid
+    return xp.any(box, axis=-1) | xp.any(poly, axis=-1)
 
 
 class Overlap(NamedTuple):
     """Why a body centred at a point cannot stand there."""
 
     any: Any  # (...,) bool
-    obstacle: Any  # (..., K) the body overlaps obstacle k
+    obstacle: Any  # (..., B + P) the body overlaps box b, then turned wall p
     edge_x: Any  # (...,) beyond the left or right arena edge
     edge_y: Any  # (...,) beyond the bottom or top arena edge
 
@@ -110,19 +133,19 @@ def body_overlap(xp: Any, p: Any, m: MapArrays) -> Overlap:
 
     Touching is allowed: only a centre closer than the body radius counts.
     """
-    px, py = p[..., 0], p[..., 1]
-    dx = px[..., None] - m.center[:, 0]
-    dy = py[..., None] - m.center[:, 1]
-    grown = m.radius + BODY
-    pillar = (sq(xp, dx, dy) < grown * grown) & (m.kind == OBSTACLE_PILLAR)
+    px, py = p[..., 0:1], p[..., 1:2]
+    gx, gy = _box_gap(xp, px, py, m)
+    grown = m.box_radius + BODY
+    box = (sq(xp, gx, gy) < grown * grown) & m.box_valid
     ax, ay, bx, by = _edges(m)
-    near = near_segment(
-        xp, px[..., None, None], py[..., None, None], ax, ay, bx, by, BODY, strict=True
-    )
-    wall = (xp.any(near, axis=-1) | in_walls(xp, px, py, m)) & (m.kind == OBSTACLE_WALL)
-    obstacle = pillar | wall
-    edge_x = (px < ARENA_LO[0]) | (px > ARENA_HI[0])
-    edge_y = (py < ARENA_LO[1]) | (py > ARENA_HI[1])
+    pxe, pye = px[..., None], py[..., None]
+    near = near_segment(xp, pxe, pye, ax, ay, bx, by, BODY, strict=True)
+    inside = xp.all(orient(ax, ay, bx, by, pxe, pye) >= 0, axis=-1)
+    poly = (xp.any(near, axis=-1) | inside) & m.poly_valid
+    obstacle = xp.concatenate([box, poly], axis=-1)
+    x, y = p[..., 0], p[..., 1]
+    edge_x = (x < ARENA_LO[0]) | (x > ARENA_HI[0])
+    edge_y = (y < ARENA_LO[1]) | (y > ARENA_HI[1])
     return Overlap(xp.any(obstacle, axis=-1) | edge_x | edge_y, obstacle, edge_x, edge_y)
 
 
@@ -131,9 +154,11 @@ def scaled(xp: Any, v: Any, num: Any, den: int) -> Any:
     return xp.round(v.astype(F32) * xp.asarray(num).astype(F32) / F32(den)).astype(I32)
 
 
-SWEEP_COARSE = 16  # samples along a move; 2 units / 16 is far thinner than any grown wall
-SWEEP_FINE = 16  # samples between the last free and first blocked coarse sample
-SWEEP_STEPS = SWEEP_COARSE * SWEEP_FINE  # 256: a move ends within 1/256 of it from contact
+# A move is searched in three rounds: 8 samples along it, 8 inside the first blocked eighth,
+# then 4 inside the first blocked 1/32. 2 units / 8 is far thinner than any grown obstacle
+# (at least 1 unit), and a move ends within 1/256 of it from contact.
+SWEEP_ROUNDS = (8, 8, 4)
+SWEEP_STEPS = 256
 
 
 def sweep(xp: Any, p: Any, v: Any, m: MapArrays) -> tuple[Any, Any]:
@@ -158,26 +183,39 @@ def _obstacles_near(m: MapArrays, p: np.ndarray, v: np.ndarray) -> MapArrays:
     """The obstacles whose bounding boxes come within a body of the moves' bounding box."""
     lo = np.minimum(p, p + v).min(axis=0) - BODY - 1
     hi = np.maximum(p, p + v).max(axis=0) + BODY + 1
-    ob_lo = np.minimum(m.corners.min(axis=1), m.center - m.radius[:, None])
-    ob_hi = np.maximum(m.corners.max(axis=1), m.center + m.radius[:, None])
-    keep = (m.kind != 0) & np.all(ob_hi >= lo, axis=1) & np.all(ob_lo <= hi, axis=1)
-    return MapArrays(*(a[keep] for a in m))
+    box_keep = (
+        m.box_valid
+        & np.all(m.box_hi + m.box_radius[:, None] >= lo, axis=1)
+        & np.all(m.box_lo - m.box_radius[:, None] <= hi, axis=1)
+    )
+    poly_keep = (
+        m.poly_valid
+        & np.all(m.poly_corners.max(axis=1) >= lo, axis=1)
+        & np.all(m.poly_corners.min(axis=1) <= hi, axis=1)
+    )
+    box = [a[box_keep] for a in (m.box_lo, m.box_hi, m.box_radius, m.box_valid)]
+    poly = [a[poly_keep] for a in (m.poly_corners, m.poly_valid)]
+    return MapArrays(*box, *poly)
 
 
 def _sweep(xp: Any, p: Any, v: Any, m: MapArrays) -> tuple[Any, Any]:
-    """Coarse samples find the first blocked sixteenth; fine samples refine inside it."""
-    k = xp.arange(SWEEP_COARSE + 1, dtype=I32) * SWEEP_FINE
-    pts = p[:, None, :] + scaled(xp, v[:, None, :], k[None, :, None], SWEEP_STEPS)
-    bad = body_overlap(xp, pts, m).any & (k[None, :] > 0)
-    first_bad = xp.argmax(bad, axis=1)  # 0 when nothing blocks
-    blocked = xp.any(bad, axis=1)
-    base = xp.where(blocked, (first_bad - 1) * SWEEP_FINE, SWEEP_STEPS)
-    j = xp.arange(1, SWEEP_FINE + 1, dtype=I32)
-    fine_k = base[:, None] + j[None, :]
-    fine = p[:, None, :] + scaled(xp, v[:, None, :], fine_k[:, :, None], SWEEP_STEPS)
-    fine_bad = body_overlap(xp, fine, m).any | (j[None, :] == SWEEP_FINE)
-    reach = xp.where(blocked, base + xp.argmax(fine_bad, axis=1), SWEEP_STEPS)
-    return reach.astype(I32), blocked
+    """Each round samples the span after the last free point; the first blocked one narrows it."""
+    free = xp.zeros(p.shape[0], I32)  # last known free step (in 1/256ths)
+    span = SWEEP_STEPS
+    blocked = None
+    for count in SWEEP_ROUNDS:
+        span //= count
+        k = xp.arange(1, count + 1, dtype=I32)
+        steps = free[:, None] + k[None, :] * span
+        pts = p[:, None, :] + scaled(xp, v[:, None, :], steps[..., None], SWEEP_STEPS)
+        bad = body_overlap(xp, pts, m).any
+        if blocked is None:
+            blocked = xp.any(bad, axis=1)
+        else:
+            bad = bad | (k == count)[None, :]  # the round's end is known to be blocked
+        first = xp.argmax(bad, axis=1)  # index of the first blocked sample
+        free = xp.where(blocked, free + first * span, SWEEP_STEPS).astype(I32)
+    return xp.where(blocked, free, SWEEP_STEPS).astype(I32), blocked
 
 
 def point_at(xp: Any, p: Any, v: Any, reach: Any) -> Any:
@@ -196,17 +234,27 @@ def surface_tangent(xp: Any, contact: Any, blocked_at: Any, m: MapArrays) -> Any
     """Direction along the surface that stopped each body (int (N, 2), zero if unknown).
 
     The blocker is read at the first blocked point: an arena edge first, else the obstacle of
-    lowest index. For a wall the nearest edge or corner of the polygon decides the tangent.
+    lowest index (boxes, then turned walls). For a box the nearest point of its rectangle
+    decides (a face gives the face's direction, a corner or a pillar's centre the
+    perpendicular to the line from it); for a turned wall, the edge or corner whose region
+    holds the contact point, by exact orientation tests.
     """
     ov = body_overlap(xp, blocked_at, m)
     cx, cy = contact[:, 0], contact[:, 1]
+    nb = m.box_lo.shape[0]
     first = xp.argmax(ov.obstacle, axis=-1)
-    kind, center, corners = m.kind[first], m.center[first], m.corners[first]
-    # Pillar: perpendicular to the line from its centre.
-    nx, ny = cx - center[:, 0], cy - center[:, 1]
-    pillar_t = xp.stack([-ny, nx], axis=-1)
-    # Wall: the edge or corner whose region holds the contact point (exact orientation tests;
-    # the contact point lies outside the polygon, so exactly one region holds it).
+    is_box = first < nb
+    # Box: offset from the nearest point of the rectangle.
+    b = xp.minimum(first, nb - 1)
+    nx = cx - xp.clip(cx, m.box_lo[b, 0], m.box_hi[b, 0])
+    ny = cy - xp.clip(cy, m.box_lo[b, 1], m.box_hi[b, 1])
+    box_t = xp.where(
+        ((nx != 0) & (ny != 0))[:, None],
+        xp.stack([-ny, nx], -1),
+        xp.where((nx != 0)[:, None], xp.asarray([0, 1], dtype=I32), xp.asarray([1, 0], dtype=I32)),
+    )
+    # Turned wall: exactly one edge or corner region holds the (outside) contact point.
+    corners = m.poly_corners[xp.clip(first - nb, 0, m.poly_corners.shape[0] - 1)]
     ax, ay = corners[:, :, 0], corners[:, :, 1]
     bx, by = xp.roll(ax, -1, axis=1), xp.roll(ay, -1, axis=1)
     ux, uy = bx - ax, by - ay
@@ -215,16 +263,15 @@ def surface_tangent(xp: Any, contact: Any, blocked_at: Any, m: MapArrays) -> Any
     uu = ux * ux + uy * uy
     outside = orient(ax, ay, bx, by, cx[:, None], cy[:, None]) < 0
     on_edge = outside & (dot > 0) & (dot < uu)
-    # Corner j closes edge j-1 and opens edge j.
-    on_corner = (xp.roll(dot >= uu, 1, axis=1)) & (dot <= 0)
+    on_corner = (xp.roll(dot >= uu, 1, axis=1)) & (dot <= 0)  # corner j closes edge j-1
     edge_t = xp.stack(
         [xp.sum(xp.where(on_edge, ux, 0), 1), xp.sum(xp.where(on_edge, uy, 0), 1)], -1
     )
     corner_t = xp.stack(
         [xp.sum(xp.where(on_corner, -wy, 0), 1), xp.sum(xp.where(on_corner, wx, 0), 1)], -1
     )
-    wall_t = xp.where(xp.any(on_edge, axis=1)[:, None], edge_t, corner_t)
-    tangent = xp.where((kind == OBSTACLE_PILLAR)[:, None], pillar_t, wall_t)
+    poly_t = xp.where(xp.any(on_edge, axis=1)[:, None], edge_t, corner_t)
+    tangent = xp.where(is_box[:, None], box_t, poly_t)
     tangent = xp.where(xp.any(ov.obstacle, axis=-1)[:, None], tangent, 0)
     tangent = xp.where(ov.edge_y[:, None], xp.asarray([1, 0], dtype=I32), tangent)
     tangent = xp.where(ov.edge_x[:, None], xp.asarray([0, 1], dtype=I32), tangent)

@@ -20,6 +20,7 @@ from .geometry import (
     slide_move,
     sq,
 )
+from .loops import settle
 from .state import LEFT, MILLI, NUM_SLOTS, MapArrays
 
 EYE = np.eye(NUM_SLOTS, dtype=bool)
@@ -49,43 +50,57 @@ def _hits_bodies(xp: Any, pts: Any, pos: Any, bodies: Any) -> Any:
     return xp.any((d < CONTACT_SQ) & others, axis=-1)
 
 
-CHARGE_COARSE = 64
-CHARGE_FINE = 16
+CHARGE_ROUNDS = (16, 16, 4)  # samples per round; each refines after the best so far
+CHARGE_STEPS = 1024
 
 
 def charge_landing(xp: Any, start: Any, goal: Any, charging: Any, bodies: Any, m: MapArrays) -> Any:
     """Where each charging Warrior lands on its straight line toward `goal`.
 
     It takes the farthest point, up to touching the target, where its body overlaps no
-    obstacle and no blocking body as it stood at the start of the tick: 64 samples along the
-    line, refined to 1/1024 of it between the best sample and the next.
+    obstacle and no blocking body as it stood at the start of the tick: 16 samples along the
+    line, then 16 and 4 more after the farthest free one so far, to 1/1024 of the line.
+    Landings depend only on start-of-tick bodies, so Warriors are handled one at a time
+    (a tick rarely has more than one Charge) in any order with the same result.
     """
     line = goal - start
-    if xp is np and not charging.any():
-        return start  # no Charge this tick; the array code below would change nothing
+    slots = xp.arange(NUM_SLOTS)
+    others = bodies[None, :] & ~xp.asarray(EYE)
 
-    def free(steps, den):
-        pts = start[:, None, :] + scaled(xp, line[:, None, :], steps[..., None], den)
-        to_goal = sq(xp, pts[..., 0] - goal[:, None, 0], pts[..., 1] - goal[:, None, 1])
-        ok = ~body_overlap(xp, pts, m).any & ~_hits_bodies(xp, pts, start, bodies)
-        return ok & (to_goal >= CONTACT_SQ)
+    def land_one(carry):
+        landing, pending = carry
+        if xp is np and not pending.any():
+            return (landing, pending), False
+        k = xp.argmax(pending)
+        p, v, g = start[k], line[k], goal[k]
 
-    k = xp.arange(CHARGE_COARSE + 1, dtype=I32)
-    coarse_ok = free(xp.broadcast_to(k, (NUM_SLOTS, k.shape[0])), CHARGE_COARSE)
-    best = xp.max(xp.where(coarse_ok | (k == 0), k, 0), axis=1)
-    j = xp.arange(CHARGE_FINE, dtype=I32)
-    fine_steps = best[:, None] * CHARGE_FINE + j[None, :]
-    fine_ok = free(fine_steps, CHARGE_COARSE * CHARGE_FINE) | (j == 0)
-    steps = xp.max(xp.where(fine_ok, fine_steps, 0), axis=1)
-    landing = start + scaled(xp, line, steps[:, None], CHARGE_COARSE * CHARGE_FINE)
-    landing = xp.where(charging[:, None], landing, start)
+        def free(steps):
+            pts = p[None, :] + scaled(xp, v[None, :], steps[:, None], CHARGE_STEPS)
+            to_goal = sq(xp, pts[:, 0] - g[0], pts[:, 1] - g[1])
+            gap = sq(xp, pts[:, None, 0] - start[None, :, 0], pts[:, None, 1] - start[None, :, 1])
+            crowded = xp.any((gap < CONTACT_SQ) & others[k][None, :], axis=1)
+            return ~body_overlap(xp, pts, m).any & ~crowded & (to_goal >= CONTACT_SQ)
+
+        best = xp.zeros((), I32)  # farthest free point found, in 1/1024ths of the line
+        span = CHARGE_STEPS
+        for count in CHARGE_ROUNDS:
+            span //= count
+            k_steps = xp.arange(1, count + 1, dtype=I32)
+            ok = free(best + k_steps * span)
+            best = best + xp.max(xp.where(ok, k_steps, 0)) * span
+        spot = p + scaled(xp, v, best, CHARGE_STEPS)
+        here = (slots == k) & pending[k]
+        landing = xp.where(here[:, None], spot[None, :], landing)
+        return (landing, pending & ~here), xp.any(pending)
+
+    landing, _ = settle(xp, land_one, (start, charging), NUM_SLOTS)
     # Two Charges that would land overlapping each other both stay where they were.
     clash = xp.any(overlapping_pairs(xp, landing, charging), axis=1)
     return xp.where((charging & ~clash)[:, None], landing, start)
 
 
-TIME_STEPS = 32  # samples of each leg of a move for body contacts
-BODY_PASSES = 10
+TIME_STEPS = 16  # samples of each leg of a move for body contacts
+BODY_PASSES = 8
 
 
 def move_bodies(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays) -> Any:
@@ -94,7 +109,8 @@ def move_bodies(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays) -
     Each move is two straight legs (toward the goal, then along the surface that stopped
     it), sampled at 2 * TIME_STEPS + 1 shared instants. A pair of blocking bodies that would
     overlap at some instant both stop at the instant before; passes repeat so every pair
-    settles, and any pair still overlapping after that (a rare chain) stays where it started.
+    settles, and any pair still overlapping after BODY_PASSES (a rare chain) stays where it
+    started.
     """
     mv = slide_move(xp, start, stride, m)
     n = xp.arange(TIME_STEPS + 1, dtype=I32) * (256 // TIME_STEPS)
@@ -108,28 +124,29 @@ def move_bodies(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays) -
     last = path.shape[1] - 1
     times = xp.arange(path.shape[1], dtype=I32)
     pairs = blocking[:, None] & blocking[None, :] & ~xp.asarray(EYE)
-    limit = xp.full((NUM_SLOTS,), last, dtype=I32)
 
     def at(lim):  # (10, T, 2): each agent's position at each instant, stopped at its limit
-        idx = xp.minimum(times[None, :], lim[:, None])
-        return xp.take_along_axis(path, idx[:, :, None], axis=1)
+        stop = xp.take_along_axis(path, lim[:, None, None], axis=1)
+        return xp.where((times[None, :] <= lim[:, None])[..., None], path, stop)
 
-    for _ in range(BODY_PASSES):
+    def cut_pass(limit):
         q = at(limit)
         d = sq(xp, q[:, None, :, 0] - q[None, :, :, 0], q[:, None, :, 1] - q[None, :, :, 1])
         hit = (d < CONTACT_SQ) & pairs[:, :, None]
         first = xp.argmax(hit, axis=2)
         cut = xp.where(xp.any(hit, axis=2), xp.maximum(first - 1, 0), last)
-        if xp is np and not (cut < limit[:, None]).any():
-            break  # settled: further passes would change nothing
-        limit = xp.minimum(limit, xp.min(cut, axis=1)).astype(I32)
-    for _ in range(BODY_PASSES):
-        now = at(limit)[:, -1, :]
-        stuck = xp.any(overlapping_pairs(xp, now, blocking), axis=1)
-        if xp is np and not stuck.any():
-            break
-        limit = xp.where(stuck, 0, limit).astype(I32)
-    return at(limit)[:, -1, :]
+        new = xp.minimum(limit, xp.min(cut, axis=1)).astype(I32)
+        return new, xp.any(new != limit)
+
+    def fallback_pass(limit):
+        now = xp.take_along_axis(path, limit[:, None, None], axis=1)[:, 0, :]
+        stuck = xp.any(overlapping_pairs(xp, now, blocking), axis=1) & (limit > 0)
+        return xp.where(stuck, 0, limit).astype(I32), xp.any(stuck)
+
+    limit = xp.full((NUM_SLOTS,), last, dtype=I32)
+    limit = settle(xp, cut_pass, limit, BODY_PASSES)
+    limit = settle(xp, fallback_pass, limit, BODY_PASSES)
+    return xp.take_along_axis(path, limit[:, None, None], axis=1)[:, 0, :]
 
 
 def _ring() -> np.ndarray:
@@ -150,7 +167,8 @@ def _ring() -> np.ndarray:
 
 RING_LEFT = _ring()
 RING_BY_END = np.stack([RING_LEFT, RING_LEFT * np.asarray([-1, 1], np.int32)])  # (end, C, 2)
-CLEAR_PASSES = 4
+CLEAR_PASSES = 10
+LINE_CHECKS = 8  # free spots, in order of preference, tested for a clear line
 _NONE = np.iinfo(np.int32).max
 
 
@@ -158,7 +176,7 @@ def clear_of_bodies(xp: Any, pos: Any, leaving: Any, others: Any, end: Any, m: M
     """Move each agent whose shield ends (`leaving`) off any body it overlaps.
 
     It goes to the first candidate of its end's ring (`RING_BY_END`) that overlaps no body or
-    obstacle and has a clear line from where it stood. One agent moves per pass, the one
+    obstacle and has a clear line from where it stood (among the first LINE_CHECKS free ones). One agent moves per pass, the one
     nearest its own spawn edge first (then southmost): the order depends on where agents
     stand, never on their slots, and mirrors with the map. Up to CLEAR_PASSES agents are
     cleared in one tick.
@@ -166,23 +184,31 @@ def clear_of_bodies(xp: Any, pos: Any, leaving: Any, others: Any, end: Any, m: M
     rings = xp.asarray(RING_BY_END)
     bodies = others | leaving
     slots = xp.arange(NUM_SLOTS)
-    from_edge = xp.where(end == LEFT, pos[:, 0], 20 * MILLI - pos[:, 0])
-    for _ in range(CLEAR_PASSES):
-        needs = leaving & xp.any(overlapping_pairs(xp, pos, bodies), axis=1)
+
+    def clear_one(carry):
+        pos, tried = carry
+        needs = leaving & ~tried & xp.any(overlapping_pairs(xp, pos, bodies), axis=1)
         if xp is np and not needs.any():
-            break  # nothing left to clear; the array code below would change nothing
-        order = from_edge * 16384 + pos[:, 1]
-        k = xp.argmin(xp.where(needs, order, _NONE))
+            return (pos, tried), False  # nothing left to clear: the rest would change nothing
+        from_edge = xp.where(end == LEFT, pos[:, 0], 20 * MILLI - pos[:, 0])
+        k = xp.argmin(xp.where(needs, from_edge * 16384 + pos[:, 1], _NONE))
         here = pos[k]
         cand = here[None, :] + rings[end[k]]
         gap = sq(xp, cand[:, None, 0] - pos[None, :, 0], cand[:, None, 1] - pos[None, :, 1])
         crowded = xp.any((gap < CONTACT_SQ) & (bodies & (slots != k))[None, :], axis=1)
-        start = xp.broadcast_to(here[None, :], cand.shape)
-        ok = ~body_overlap(xp, cand, m).any & ~crowded & ~sight_blocked(xp, start, cand, m)
-        best = xp.argmax(ok)
-        move = needs[k] & xp.any(ok)
-        pos = xp.where(((slots == k) & move)[:, None], cand[best][None, :], pos)
-        from_edge = xp.where(end == LEFT, pos[:, 0], 20 * MILLI - pos[:, 0])
+        free = ~body_overlap(xp, cand, m).any & ~crowded
+        # The line test is dearer: run it on the first LINE_CHECKS free spots only.
+        rank = xp.cumsum(free.astype(I32)) - 1
+        pick = xp.argmax(free[None, :] & (rank[None, :] == xp.arange(LINE_CHECKS)[:, None]), axis=1)
+        shortlist = cand[pick]
+        usable = free[pick] & (rank[pick] == xp.arange(LINE_CHECKS))
+        clear = usable & ~sight_blocked(xp, xp.broadcast_to(here, shortlist.shape), shortlist, m)
+        best = shortlist[xp.argmax(clear)]
+        move = needs[k] & xp.any(clear)
+        pos = xp.where(((slots == k) & move)[:, None], best[None, :], pos)
+        return (pos, tried | ((slots == k) & needs[k])), xp.any(needs)
+
+    return settle(xp, clear_one, (pos, xp.zeros(NUM_SLOTS, bool)), CLEAR_PASSES)[0]
     return pos
 
 

@@ -34,6 +34,10 @@ def _code_to_slot() -> np.ndarray:
 
 
 CODE_TO_SLOT = _code_to_slot()
+PAIR_I, PAIR_J = np.triu_indices(NUM_SLOTS, k=1)
+PAIR_INDEX = np.full((NUM_SLOTS, NUM_SLOTS), len(PAIR_I), np.int32)  # diagonal: never blocked
+PAIR_INDEX[PAIR_I, PAIR_J] = np.arange(len(PAIR_I))
+PAIR_INDEX[PAIR_J, PAIR_I] = np.arange(len(PAIR_I))
 
 
 class Sight(NamedTuple):
@@ -52,9 +56,9 @@ def stunned(state: State) -> Any:
 def compute_sight(xp: Any, state: State, m: MapArrays) -> Sight:
     pos = state.pos
     dist_sq = pair_sq_distances(xp, pos, pos)
-    p0 = xp.broadcast_to(pos[:, None, :], (NUM_SLOTS, NUM_SLOTS, 2))
-    p1 = xp.broadcast_to(pos[None, :, :], (NUM_SLOTS, NUM_SLOTS, 2))
-    clear = ~sight_blocked(xp, p0, p1, m)
+    # Sight lines are symmetric: test each of the 45 pairs once, then spread to (10, 10).
+    blocked = sight_blocked(xp, pos[PAIR_I], pos[PAIR_J], m)
+    clear = ~xp.concatenate([blocked, xp.zeros(1, bool)])[PAIR_INDEX]
     living = state.present & state.alive
     radius_sq = xp.asarray(C.SIGHT_SQ)[state.cls]
     own = (dist_sq <= radius_sq[:, None]) & clear & living[:, None] & living[None, :]

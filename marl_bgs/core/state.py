@@ -29,7 +29,6 @@ PAD_Y = (1.0, 3.0, 5.0, 7.0, 9.0)
 LEFT, RIGHT = 0, 1
 SPAWN_END_NAMES = ("left", "right")
 
-OBSTACLE_NONE, OBSTACLE_PILLAR, OBSTACLE_WALL = 0, 1, 2
 
 RESULT_OPEN, RESULT_A, RESULT_B, RESULT_DRAW = -1, 0, 1, 2
 RESULT_NAMES = {RESULT_OPEN: None, RESULT_A: "a", RESULT_B: "b", RESULT_DRAW: "draw"}
@@ -38,16 +37,21 @@ Array = Any  # a NumPy or JAX array
 
 
 class MapArrays(NamedTuple):
-    """Obstacles padded to MAX_OBSTACLES, in milli-units.
+    """Obstacles in milli-units, in two groups with cheap exact tests each.
 
-    A pillar is a centre and a radius; a wall is its four corners in counter-clockwise order,
-    rounded to whole milli-units once, on the host, so both engines see the same polygon.
+    Boxes are pillars (a point grown by a radius) and walls that stand square to the axes (a
+    rectangle, radius 0): both are "a rectangle grown by a radius", tested with a few integer
+    operations. Walls at any other angle are convex polygons (four corners, counter-clockwise),
+    rounded to whole milli-units once, on the host, so both engines see the same shape. Each
+    group is padded to a size fixed per compiled program: maps are values, not shapes.
     """
 
-    kind: Array  # (K,) int32 OBSTACLE_*
-    center: Array  # (K, 2) int32
-    radius: Array  # (K,) int32 (pillars)
-    corners: Array  # (K, 4, 2) int32 (walls)
+    box_lo: Array  # (B, 2) int32 lower-left corner (a pillar's centre)
+    box_hi: Array  # (B, 2) int32 upper-right corner (a pillar's centre)
+    box_radius: Array  # (B,) int32 (pillars; 0 for walls)
+    box_valid: Array  # (B,) bool
+    poly_corners: Array  # (P, 4, 2) int32
+    poly_valid: Array  # (P,) bool
 
 
 class State(NamedTuple):
@@ -77,30 +81,65 @@ def to_milli(value: float) -> int:
     return int(round(value * MILLI))
 
 
-def map_arrays(obstacles: list[dict]) -> MapArrays:
-    """Pack validated obstacle dicts into padded integer arrays (host side, NumPy)."""
+def wall_corners(ob: dict) -> np.ndarray:
+    """A wall's four corners in milli-units, counter-clockwise."""
+    cx, cy = float(ob["x"]), float(ob["y"])
+    hx, hy = ob["width"] / 2.0, ob["height"] / 2.0
+    theta = float(ob.get("theta", 0.0))
+    c, s = np.cos(theta), np.sin(theta)
+    local = ((-hx, -hy), (hx, -hy), (hx, hy), (-hx, hy))
+    return np.asarray(
+        [(to_milli(cx + c * lx - s * ly), to_milli(cy + s * lx + c * ly)) for lx, ly in local],
+        np.int32,
+    )
+
+
+def obstacle_groups(obstacles: list[dict]) -> tuple[list, list]:
+    """Split obstacles into boxes (lo, hi, radius) and turned walls (corners)."""
+    boxes, polys = [], []
+    for ob in obstacles:
+        if ob["kind"] == "pillar":
+            c = (to_milli(ob["x"]), to_milli(ob["y"]))
+            boxes.append((c, c, to_milli(ob["radius"])))
+            continue
+        corners = wall_corners(ob)
+        xs, ys = np.unique(corners[:, 0]), np.unique(corners[:, 1])
+        if len(xs) == 2 and len(ys) == 2:  # square to the axes once on the grid
+            boxes.append((tuple(corners.min(axis=0)), tuple(corners.max(axis=0)), 0))
+        else:
+            polys.append(corners)
+    return boxes, polys
+
+
+def map_arrays(
+    obstacles: list[dict], boxes: int | None = None, polys: int | None = None
+) -> MapArrays:
+    """Pack validated obstacle dicts into padded integer arrays (host side, NumPy).
+
+    `boxes` and `polys` fix the padded sizes (a program compiled for them serves every map
+    that fits); by default each group is as large as this map needs, and at least 1.
+    """
     if len(obstacles) > MAX_OBSTACLES:
         raise ValueError(f"map: {len(obstacles)} obstacles, at most {MAX_OBSTACLES} allowed")
-    k = MAX_OBSTACLES
-    kind = np.zeros(k, np.int32)
-    center = np.full((k, 2), -10 * MILLI, np.int32)  # padding sits far outside the arena
-    radius = np.zeros(k, np.int32)
-    corners = np.full((k, 4, 2), -10 * MILLI, np.int32)
-    for i, ob in enumerate(obstacles):
-        cx, cy = float(ob["x"]), float(ob["y"])
-        center[i] = (to_milli(cx), to_milli(cy))
-        if ob["kind"] == "pillar":
-            kind[i] = OBSTACLE_PILLAR
-            radius[i] = to_milli(ob["radius"])
-            corners[i] = center[i]
-        else:
-            kind[i] = OBSTACLE_WALL
-            hx, hy = ob["width"] / 2.0, ob["height"] / 2.0
-            theta = float(ob.get("theta", 0.0))
-            c, s = np.cos(theta), np.sin(theta)
-            for j, (lx, ly) in enumerate(((-hx, -hy), (hx, -hy), (hx, hy), (-hx, hy))):
-                corners[i, j] = (to_milli(cx + c * lx - s * ly), to_milli(cy + s * lx + c * ly))
-    return MapArrays(kind, center, radius, corners)
+    box_list, poly_list = obstacle_groups(obstacles)
+    nb = max(len(box_list), 1) if boxes is None else boxes
+    npoly = max(len(poly_list), 1) if polys is None else polys
+    if len(box_list) > nb:
+        raise ValueError(f"map: {len(box_list)} pillars and square walls, room for {nb}")
+    if len(poly_list) > npoly:
+        raise ValueError(f"map: {len(poly_list)} turned walls, room for {npoly}")
+    far = -10 * MILLI  # padding sits far outside the arena and is masked out as well
+    lo = np.full((nb, 2), far, np.int32)
+    hi = np.full((nb, 2), far, np.int32)
+    radius = np.zeros(nb, np.int32)
+    for i, (a, b, r) in enumerate(box_list):
+        lo[i], hi[i], radius[i] = a, b, r
+    corners = np.full((npoly, 4, 2), far, np.int32)
+    for i, cs in enumerate(poly_list):
+        corners[i] = cs
+    box_valid = np.arange(nb) < len(box_list)
+    poly_valid = np.arange(npoly) < len(poly_list)
+    return MapArrays(lo, hi, radius, box_valid, corners, poly_valid)
 
 
 def team_of_slot() -> np.ndarray:
