@@ -49,6 +49,8 @@ class Game:
         self.obstacles = parsed.obstacles
         self.map_arrays = parsed.map_arrays
         self.state: State = parsed.state
+        self._sight_of: State | None = None
+        self._sight_cache = None
         self.sizes = [
             int(parsed.state.present[t * TEAM_SIZE : (t + 1) * TEAM_SIZE].sum()) for t in range(2)
         ]
@@ -64,9 +66,15 @@ class Game:
     def state_dict(self) -> dict:
         return position_dict(self.state, copy.deepcopy(self.map_ref))
 
+    def _sight(self):
+        """Start-of-tick sight of the current state, computed once and shared."""
+        if self._sight_of is not self.state:
+            self._sight_cache = compute_sight(np, self.state, self.map_arrays)
+            self._sight_of = self.state
+        return self._sight_cache
+
     def _masks(self):
-        sight = compute_sight(np, self.state, self.map_arrays)
-        return legal_masks(np, self.state, sight)
+        return legal_masks(np, self.state, self._sight())
 
     def legal_actions(self) -> np.ndarray:
         """Exact joint masks, shape (2, 5, 198)."""
@@ -112,7 +120,7 @@ class Game:
         if self.done:
             raise RuntimeError("the game is finished; no more ticks can be played")
         if self.backend == "numpy":
-            self.state, info = tick_step(np, self.state, slots, self.map_arrays)
+            self.state, info = tick_step(np, self.state, slots, self.map_arrays, self._sight())
             return info
         new_state, info = _jax_step()(self.state, slots, self.map_arrays)
         self.state = State(*(np.asarray(x) for x in new_state))

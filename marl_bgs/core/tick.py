@@ -14,7 +14,7 @@ import numpy as np
 
 from . import classes as C
 from .movement import STRIDES, charge_landing, clear_of_bodies, move_bodies, speed_index
-from .observe import CODE_TO_SLOT, TEAM, compute_sight, legal_masks, stunned
+from .observe import CODE_TO_SLOT, TEAM, Sight, compute_sight, legal_masks, stunned
 from .state import (
     LEFT,
     MILLI,
@@ -65,7 +65,10 @@ def legalise(xp: Any, actions: Any, state: State, sight) -> Any:
     ).astype(np.int32)
 
 
-def step(xp: Any, state: State, actions: Any, m: MapArrays) -> tuple[State, TickInfo]:
+def step(
+    xp: Any, state: State, actions: Any, m: MapArrays, sight: Sight | None = None
+) -> tuple[State, TickInfo]:
+    """One tick. `sight` may pass the start-of-tick sight if the caller already has it."""
     cls = state.cls
     max_hp = xp.asarray(C.MAX_HEALTH_MILLI)[cls]
     team = xp.asarray(TEAM)
@@ -74,7 +77,7 @@ def step(xp: Any, state: State, actions: Any, m: MapArrays) -> tuple[State, Tick
     unshielded = state.shield == 0
 
     # 1. Legalise, from start-of-tick sight.
-    sight = compute_sight(xp, state, m)
+    sight = compute_sight(xp, state, m) if sight is None else sight
     acts = legalise(xp, xp.asarray(actions, dtype=np.int32), state, sight)
     move, tcode, ult = acts[:, 0], acts[:, 1], acts[:, 2]
     used_ult = ult == 1
