@@ -1,0 +1,264 @@
+"""What each agent observes: a fixed-width, role-based vector in its own frame.
+
+Every agent sees the game as if its own spawn end were on the left (x is mirrored for agents
+of the right end, and so are compass moves), and other agents by role: itself first, then its
+allies, then its enemies, each group in slot order. An enemy's row is filled only while the
+agent's team sees it (sight radius and line, spawn shields hide); everything else is public:
+the map, the clock, scores, team sizes, the winning score, the Red Zone depth and both wave
+clocks. `OBS_FIELDS` lists the layout; the docs print it from there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import classes as C
+from .observe import CODE_TO_SLOT, TEAM, Sight
+from .state import (
+    LEFT,
+    MAX_OBSTACLES,
+    MILLI,
+    NUM_SLOTS,
+    TEAM_SIZE,
+    MapArrays,
+    State,
+)
+
+MAX_TURNED_WALLS = 8  # turned walls per map that the batched engine makes room for
+MIRROR_MOVE = np.asarray([0, 1, 2, 4, 3, 6, 5, 8, 7], np.int32)
+F32 = np.float32
+
+
+def _rows() -> tuple[np.ndarray, np.ndarray]:
+    """ROW_SLOT[i, r]: the global slot shown in observer i's row r; SLOT_ROW is its inverse."""
+    row_slot = np.zeros((NUM_SLOTS, NUM_SLOTS), np.int32)
+    for i in range(NUM_SLOTS):
+        team = TEAM[i]
+        allies = [team * TEAM_SIZE + k for k in range(TEAM_SIZE) if team * TEAM_SIZE + k != i]
+        enemies = [(1 - team) * TEAM_SIZE + k for k in range(TEAM_SIZE)]
+        row_slot[i] = [i, *allies, *enemies]
+    slot_row = np.argsort(row_slot, axis=1).astype(np.int32)
+    return row_slot, slot_row
+
+
+ROW_SLOT, SLOT_ROW = _rows()
+
+UNIT_FIELDS: tuple[tuple[str, int], ...] = (
+    ("present", 1),
+    ("known", 1),
+    ("alive", 1),
+    ("class", 5),
+    ("position", 2),
+    ("offset_from_self", 2),
+    ("distance", 1),
+    ("health_share", 1),
+    ("health", 1),
+    ("shield", 1),
+    ("effects", C.NUM_EFFECTS),
+    ("ultimate_cooldown", 1),
+    ("ultimate_ready", 1),
+    ("out_of_combat", 1),
+    ("in_own_sight", 1),
+    ("in_home_red_zone", 1),
+    ("has_last_action", 1),
+    ("last_move", 9),
+    ("last_target_row", NUM_SLOTS + 1),
+    ("last_ultimate", 1),
+)
+GLOBAL_FIELDS: tuple[tuple[str, int], ...] = (
+    ("tick_share", 1),
+    ("horizon", 1),
+    ("own_score", 1),
+    ("enemy_score", 1),
+    ("winning_score", 1),
+    ("own_team_size", 1),
+    ("enemy_team_size", 1),
+    ("red_zone_depth", 1),
+    ("own_wave_clock", 1),
+    ("enemy_wave_clock", 1),
+)
+BOX_FIELDS: tuple[tuple[str, int], ...] = (("valid", 1), ("low", 2), ("high", 2), ("radius", 1))
+WALL_FIELDS: tuple[tuple[str, int], ...] = (("valid", 1), ("corners", 8))
+UNIT_WIDTH = sum(n for _, n in UNIT_FIELDS)
+GLOBAL_WIDTH = sum(n for _, n in GLOBAL_FIELDS)
+BOX_WIDTH = sum(n for _, n in BOX_FIELDS)
+WALL_WIDTH = sum(n for _, n in WALL_FIELDS)
+OBS_WIDTH = (
+    NUM_SLOTS * UNIT_WIDTH
+    + GLOBAL_WIDTH
+    + MAX_OBSTACLES * BOX_WIDTH
+    + MAX_TURNED_WALLS * WALL_WIDTH
+)
+
+
+def obs_layout() -> list[dict]:
+    """Blocks of the observation vector in order: name, offset, width, and what it holds."""
+    blocks, offset = [], 0
+    for r in range(NUM_SLOTS):
+        role = "self" if r == 0 else ("ally" if r < TEAM_SIZE else "enemy")
+        index = r - 1 if role == "ally" else (r - TEAM_SIZE if role == "enemy" else 0)
+        for name, width in UNIT_FIELDS:
+            blocks.append({"block": f"unit {r} ({role} {index})", "field": name,
+                           "offset": offset, "width": width})  # fmt: skip
+            offset += width
+    for name, width in GLOBAL_FIELDS:
+        blocks.append({"block": "game", "field": name, "offset": offset, "width": width})
+        offset += width
+    for b in range(MAX_OBSTACLES):
+        for name, width in BOX_FIELDS:
+            blocks.append({"block": f"box {b}", "field": name, "offset": offset, "width": width})
+            offset += width
+    for w in range(MAX_TURNED_WALLS):
+        for name, width in WALL_FIELDS:
+            blocks.append({"block": f"turned wall {w}", "field": name, "offset": offset,
+                           "width": width})  # fmt: skip
+            offset += width
+    assert offset == OBS_WIDTH
+    return blocks
+
+
+def frame_x(xp: Any, x: Any, end: Any) -> Any:
+    """x in the frame of an agent whose spawn end is `end` (mirrored for the right end)."""
+    return xp.where(end == LEFT, x, 20 * MILLI - x)
+
+
+def observations(xp: Any, state: State, m: MapArrays, sight: Sight) -> Any:
+    """Every slot's observation, shape (10, OBS_WIDTH) float32 (absent slots see the game too)."""
+    team = xp.asarray(TEAM)
+    end = state.spawn_end[team]  # (10,) each observer's spawn end
+    rows = xp.asarray(ROW_SLOT)  # (10 observers, 10 rows) -> slot
+    living = state.present & state.alive
+    same = team[:, None] == team[None, :]
+    known = xp.where(same, state.present[None, :], sight.team_sees)  # (obs, slot)
+    known_r = xp.take_along_axis(known, rows, axis=1)
+
+    def per_row(values):  # (10, ...) per slot -> (obs, row, ...)
+        return values[rows]
+
+    zero = F32(0.0)
+    scale_x, scale_y = F32(1.0 / (20 * MILLI)), F32(1.0 / (10 * MILLI))
+    ox = frame_x(xp, state.pos[:, 0][None, :], end[:, None])  # (obs, slot)
+    ox_r = xp.take_along_axis(ox, rows, axis=1)
+    y_r = per_row(state.pos[:, 1])
+    self_x, self_y = ox_r[:, :1], y_r[:, :1]
+    dx = (ox_r - self_x).astype(F32) * scale_x
+    dy = (y_r - self_y).astype(F32) * scale_x
+    dist = xp.sqrt(dx * dx + dy * dy)
+    cls = per_row(state.cls)
+    max_hp = xp.asarray(C.MAX_HEALTH_MILLI)[cls]
+    durations = xp.asarray(np.asarray(C.EFFECT_DURATION, np.float32))
+    depth = state.red_zone_depth
+    own_side = per_row(team) == team[:, None]
+    home = xp.where(own_side, ox_r <= depth, ox_r >= 20 * MILLI - depth)
+    own_sight = xp.take_along_axis(
+        sight.own_sight | xp.asarray(np.eye(NUM_SLOTS, dtype=bool)), rows, axis=1
+    )
+
+    last = per_row(state.last_action)  # (obs, row, 3)
+    has_last = last[..., 0] >= 0
+    move = xp.where(
+        end[:, None] == LEFT, last[..., 0], xp.asarray(MIRROR_MOVE)[xp.maximum(last[..., 0], 0)]
+    )
+    actor = rows
+    target_slot = xp.asarray(CODE_TO_SLOT)[actor, xp.maximum(last[..., 1], 0)]
+    target_row = xp.where(
+        target_slot >= 0,
+        xp.asarray(SLOT_ROW)[xp.arange(NUM_SLOTS)[:, None], xp.maximum(target_slot, 0)] + 1,
+        0,
+    )
+
+    def onehot(v, n):
+        return (v[..., None] == xp.arange(n)).astype(F32)
+
+    unit = xp.concatenate(
+        [
+            per_row(state.present).astype(F32)[..., None],
+            known_r.astype(F32)[..., None],
+            per_row(living).astype(F32)[..., None],
+            onehot(cls, 5),
+            (ox_r.astype(F32) * scale_x)[..., None],
+            (y_r.astype(F32) * scale_y)[..., None],
+            dx[..., None],
+            dy[..., None],
+            dist[..., None],
+            (per_row(state.health).astype(F32) / max_hp.astype(F32))[..., None],
+            (per_row(state.health).astype(F32) * F32(1.0 / (200 * MILLI)))[..., None],
+            (per_row(state.shield).astype(F32) * F32(1.0 / C.SHIELD_TICKS))[..., None],
+            per_row(state.effects).astype(F32) / durations,
+            (per_row(state.ultimate_cooldown).astype(F32) * F32(1.0 / C.ULTIMATE_COOLDOWN))[
+                ..., None
+            ],
+            (per_row(state.ultimate_cooldown) == 0).astype(F32)[..., None],
+            (xp.minimum(per_row(state.out_of_combat), 10).astype(F32) * F32(0.1))[..., None],
+            own_sight.astype(F32)[..., None],
+            home.astype(F32)[..., None],
+            has_last.astype(F32)[..., None],
+            onehot(move, 9) * has_last[..., None],
+            onehot(target_row, NUM_SLOTS + 1) * has_last[..., None],
+            (last[..., 2] == 1).astype(F32)[..., None],
+        ],
+        axis=-1,
+    )
+    unit = xp.where(known_r[..., None] | (xp.arange(UNIT_WIDTH) < 1), unit, zero)
+    unit = unit.reshape(NUM_SLOTS, NUM_SLOTS * UNIT_WIDTH)
+
+    my_team, other = team, 1 - team
+    sizes = xp.stack([xp.sum(state.present[:TEAM_SIZE]), xp.sum(state.present[TEAM_SIZE:])])
+    win = state.winning_score.astype(F32)
+    game = xp.stack(
+        [
+            xp.broadcast_to(state.tick.astype(F32) / state.horizon.astype(F32), (NUM_SLOTS,)),
+            xp.broadcast_to(state.horizon.astype(F32) * F32(1e-3), (NUM_SLOTS,)),
+            state.score[my_team].astype(F32) / win,
+            state.score[other].astype(F32) / win,
+            xp.broadcast_to(win * F32(0.01), (NUM_SLOTS,)),
+            sizes[my_team].astype(F32) * F32(1.0 / TEAM_SIZE),
+            sizes[other].astype(F32) * F32(1.0 / TEAM_SIZE),
+            xp.broadcast_to(
+                state.red_zone_depth.astype(F32) * F32(1.0 / (10 * MILLI)), (NUM_SLOTS,)
+            ),
+            state.wave_clock[my_team].astype(F32) * F32(1.0 / C.RESPAWN_PERIOD),
+            state.wave_clock[other].astype(F32) * F32(1.0 / C.RESPAWN_PERIOD),
+        ],
+        axis=-1,
+    )
+    return xp.concatenate([unit, game, map_view(xp, m, end)], axis=-1)
+
+
+def map_view(xp: Any, m: MapArrays, end: Any) -> Any:
+    """The obstacles in each observer's frame, (10, boxes and turned walls), padded."""
+    mirrored = (end != LEFT)[:, None]
+    lo_x = xp.where(mirrored, 20 * MILLI - m.box_hi[None, :, 0], m.box_lo[None, :, 0])
+    hi_x = xp.where(mirrored, 20 * MILLI - m.box_lo[None, :, 0], m.box_hi[None, :, 0])
+    sx, sy = F32(1.0 / (20 * MILLI)), F32(1.0 / (10 * MILLI))
+    valid = xp.broadcast_to(m.box_valid[None, :], lo_x.shape)
+    box = xp.stack(
+        [
+            valid.astype(F32),
+            lo_x.astype(F32) * sx,
+            xp.broadcast_to(m.box_lo[None, :, 1], lo_x.shape).astype(F32) * sy,
+            hi_x.astype(F32) * sx,
+            xp.broadcast_to(m.box_hi[None, :, 1], lo_x.shape).astype(F32) * sy,
+            xp.broadcast_to(m.box_radius[None, :], lo_x.shape).astype(F32) * sx,
+        ],
+        axis=-1,
+    )
+    box = xp.where(valid[..., None], box, F32(0.0))
+    pad_b = MAX_OBSTACLES - m.box_lo.shape[0]
+    box = xp.concatenate([box, xp.zeros((NUM_SLOTS, pad_b, BOX_WIDTH), F32)], axis=1)
+    cx = xp.where(
+        mirrored[..., None],
+        20 * MILLI - m.poly_corners[None, :, :, 0],
+        m.poly_corners[None, :, :, 0],
+    )
+    cy = xp.broadcast_to(m.poly_corners[None, :, :, 1], cx.shape)
+    corners = xp.stack([cx.astype(F32) * sx, cy.astype(F32) * sy], axis=-1).reshape(
+        NUM_SLOTS, -1, 8
+    )
+    pvalid = xp.broadcast_to(m.poly_valid[None, :, None], corners.shape[:2] + (1,))
+    wall = xp.where(pvalid, xp.concatenate([pvalid.astype(F32), corners], axis=-1), F32(0.0))
+    pad_w = MAX_TURNED_WALLS - m.poly_corners.shape[0]
+    wall = xp.concatenate([wall, xp.zeros((NUM_SLOTS, pad_w, WALL_WIDTH), F32)], axis=1)
+    return xp.concatenate([box.reshape(NUM_SLOTS, -1), wall.reshape(NUM_SLOTS, -1)], axis=-1)
