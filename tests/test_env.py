@@ -44,6 +44,11 @@ def positions(seed: int, count: int = N, **kw) -> list[dict]:
     return [random_position(rng, 47, **kw) for _ in range(count)]
 
 
+def game(tree, g: int):
+    """Game g of a batched tree."""
+    return jax.tree.map(lambda x: x[g], tree)
+
+
 def tree_equal(a, b) -> bool:
     return all(jax.tree.leaves(jax.tree.map(lambda x, y: bool(np.array_equal(x, y)), a, b)))
 
@@ -118,18 +123,18 @@ def test_env_step_matches_the_referee(fns):
     for t in range(6):
         actions = fns["sample"](jax.random.key(10 + t), state)
         _, state, _, _, _ = fns["step"](jax.random.key(0), state, actions)
-        for g, game in enumerate(games):
-            if game.done:
+        for g, referee in enumerate(games):
+            if referee.done:
                 continue
-            ends = np.asarray(game.state.spawn_end)
+            ends = np.asarray(referee.state.spawn_end)
             slots = np.zeros((10, 3), np.int32)
             for i, a in enumerate(AGENTS):
                 flat = int(actions[a][g])
                 if ends[i // 5] == 1:
                     flat = int(MIRROR_FLAT[flat])
                 slots[i] = (flat // 22, (flat // 2) % 11, flat % 2)
-            game.step_slots(slots)
-            for name, want in zip(game.state._fields, game.state, strict=True):
+            referee.step_slots(slots)
+            for name, want in zip(referee.state._fields, referee.state, strict=True):
                 got = np.asarray(getattr(state.game, name)[g])
                 assert np.array_equal(got, want), (t, g, name)
 
@@ -142,7 +147,7 @@ def test_reset_done_restarts_only_finished_games(fns):
     assert np.asarray(state.game.result).tolist()[1] == 2
     _, after = fns["reset_done"](jax.random.key(3), state)
     for g in (0, 2, 3):
-        assert tree_equal(jax.tree.map(lambda x: x[g], after), jax.tree.map(lambda x: x[g], state))
+        assert tree_equal(game(after, g), game(state, g))
     assert int(after.game.tick[1]) == 0 and bool(after.new_game[1])
     assert int(after.games_started[1]) == 2
 
