@@ -37,6 +37,7 @@ from .core.state import (
     MapArrays,
     State,
     map_arrays,
+    obstacle_groups,
 )
 from .core.tick import step as tick_step
 from .core.views import MAX_TURNED_WALLS, MIRROR_MOVE, OBS_WIDTH, observations
@@ -81,12 +82,14 @@ class MultiDiscrete:
     dtype: Any = jnp.int32
 
 
-def pack_map(obstacles: list[dict], where: str) -> MapArrays:
-    """Map arrays padded to the sizes every compiled program shares."""
+def pack_map(obstacles: list[dict], where: str, capacity: tuple[int, int]) -> MapArrays:
+    """Map arrays padded to the environment's capacity, shared by all its games."""
     try:
-        return map_arrays(obstacles, boxes=MAX_OBSTACLES, polys=MAX_TURNED_WALLS)
+        return map_arrays(obstacles, boxes=capacity[0], polys=capacity[1])
     except ValueError as err:
-        raise ValueError(f"{where}: {err}") from None
+        raise ValueError(
+            f"{where}: {err} (raise the environment's obstacle_capacity to fit it)"
+        ) from None
 
 
 def _roster_arrays(rosters: Sequence[tuple[Sequence[str], Sequence[str]]]) -> np.ndarray:
@@ -118,12 +121,18 @@ class TeamDeathmatch:
         swap_spawns: bool = True,
         red_zone_depth: float = 5,
         metrics: str = "none",
+        obstacle_capacity: tuple[int, int] | None = None,
     ) -> None:
         ids = [map_id] if isinstance(map_id, int) else list(map_id)
         if not ids:
             raise ValueError("map_id: give a map id or a non-empty list of ids")
         self.map_ids = tuple(ids)
-        banks = [pack_map(load_map(i)["obstacles"], f"map_id {i}") for i in ids]
+        obstacles = [load_map(i)["obstacles"] for i in ids]
+        self.obstacle_capacity = self._capacity(obstacles, obstacle_capacity)
+        banks = [
+            pack_map(obs, f"map_id {i}", self.obstacle_capacity)
+            for i, obs in zip(ids, obstacles, strict=True)
+        ]
         self._maps = jax.tree.map(lambda *xs: jnp.asarray(np.stack(xs)), *banks)
         if rosters is None:
             rosters = [(OFFICIAL_ROSTER, OFFICIAL_ROSTER)]
@@ -158,6 +167,25 @@ class TeamDeathmatch:
         self.observation_spaces = {a: Box(-2.0, 2.0, (OBS_WIDTH,), jnp.float32) for a in AGENTS}
         self.action_spaces = {a: Discrete(NUM_JOINT) for a in AGENTS}
         self.head_spaces = {a: MultiDiscrete((NUM_MOVES, NUM_TARGETS, 2)) for a in AGENTS}
+
+    @staticmethod
+    def _capacity(obstacles: list[list[dict]], asked: tuple[int, int] | None) -> tuple[int, int]:
+        """Room for boxes and turned walls per game: what the maps need unless asked for.
+
+        It fixes array shapes, so every map that fits runs in the same compiled program;
+        smaller room makes every tick cheaper (turned walls are the dearer tests).
+        """
+        need_boxes = max(len(obstacle_groups(o)[0]) for o in obstacles)
+        need_walls = max(len(obstacle_groups(o)[1]) for o in obstacles)
+        if asked is None:
+            return max(need_boxes, 1), max(need_walls, 1)
+        boxes, walls = asked
+        if not (need_boxes <= boxes <= MAX_OBSTACLES and need_walls <= walls <= MAX_TURNED_WALLS):
+            raise ValueError(
+                f"obstacle_capacity: {asked!r} must hold the maps' {need_boxes} boxes and "
+                f"{need_walls} turned walls, within ({MAX_OBSTACLES}, {MAX_TURNED_WALLS})"
+            )
+        return int(boxes), int(walls)
 
     # ---- spaces -------------------------------------------------------------------------
     def observation_space(self, agent: str = "a0") -> Box:
@@ -262,7 +290,7 @@ class TeamDeathmatch:
                 parsed = parse_position(p)
             except ValueError as err:
                 raise ValueError(f"{where}: {err}") from None
-            m = pack_map(parsed.obstacles, f"{where}.map")
+            m = pack_map(parsed.obstacles, f"{where}.map", self.obstacle_capacity)
             map_id = parsed.map_ref if isinstance(parsed.map_ref, int) else -1
             states.append(
                 EnvState(
@@ -368,11 +396,26 @@ class TeamDeathmatch:
             a: (move[..., i, :], target[..., i, :], ult[..., i, :]) for i, a in enumerate(AGENTS)
         }
 
+    def _sample_one(self, key, s: EnvState):
+        """Uniform legal flat actions per slot, in each agent's own frame.
+
+        The joint mask is a product (legal moves x legal target-Ultimate pairs), so drawing a
+        legal move and a legal pair independently is uniform over the legal joint choices,
+        with 31 draws per agent instead of 198.
+        """
+        masks = legal_masks(jnp, s.game, s.sight)
+        k_move, k_pair = jax.random.split(key)
+        move = jax.random.categorical(k_move, jnp.where(masks.move, 0.0, -jnp.inf))
+        pair = jax.random.categorical(
+            k_pair, jnp.where(masks.pair.reshape(NUM_SLOTS, -1), 0.0, -jnp.inf)
+        )
+        flat = (move * (NUM_TARGETS * 2) + pair).astype(jnp.int32)
+        end = s.game.spawn_end[jnp.asarray(TEAM_OF)]
+        return jnp.where(end == LEFT, flat, jnp.asarray(MIRROR_FLAT)[flat])
+
     def sample_actions(self, key, state: EnvState) -> dict:
         """Uniform over each agent's legal joint choices: a flat action per agent."""
-        joint = self._batched(self._joint_one, state)
-        logits = jnp.where(joint, 0.0, -jnp.inf)
-        flat = jax.random.categorical(key, logits, axis=-1).astype(jnp.int32)
+        flat = self._batched(self._sample_one, self._keys(key), state)
         return {a: flat[..., i] for i, a in enumerate(AGENTS)}
 
     # ---- other views --------------------------------------------------------------------
