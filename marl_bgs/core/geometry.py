@@ -131,21 +131,28 @@ class Overlap(NamedTuple):
 def body_overlap(xp: Any, p: Any, m: MapArrays) -> Overlap:
     """Whether a body centred at p (int (..., 2)) sinks into an obstacle or leaves the arena.
 
-    Touching is allowed: only a centre closer than the body radius counts.
+    Touching is allowed: only a centre closer than the body radius counts. An empty group
+    (a shape known when tracing) is skipped.
     """
     px, py = p[..., 0:1], p[..., 1:2]
-    gx, gy = _box_gap(xp, px, py, m)
-    grown = m.box_radius + BODY
-    box = (sq(xp, gx, gy) < grown * grown) & m.box_valid
-    ax, ay, bx, by = _edges(m)
-    pxe, pye = px[..., None], py[..., None]
-    near = near_segment(xp, pxe, pye, ax, ay, bx, by, BODY, strict=True)
-    inside = xp.all(orient(ax, ay, bx, by, pxe, pye) >= 0, axis=-1)
-    poly = (xp.any(near, axis=-1) | inside) & m.poly_valid
-    obstacle = xp.concatenate([box, poly], axis=-1)
+    parts = []
+    if m.box_lo.shape[0]:
+        gx, gy = _box_gap(xp, px, py, m)
+        grown = m.box_radius + BODY
+        parts.append((sq(xp, gx, gy) < grown * grown) & m.box_valid)
+    if m.poly_corners.shape[0]:
+        ax, ay, bx, by = _edges(m)
+        pxe, pye = px[..., None], py[..., None]
+        near = near_segment(xp, pxe, pye, ax, ay, bx, by, BODY, strict=True)
+        inside = xp.all(orient(ax, ay, bx, by, pxe, pye) >= 0, axis=-1)
+        parts.append((xp.any(near, axis=-1) | inside) & m.poly_valid)
     x, y = p[..., 0], p[..., 1]
     edge_x = (x < ARENA_LO[0]) | (x > ARENA_HI[0])
     edge_y = (y < ARENA_LO[1]) | (y > ARENA_HI[1])
+    if not parts:
+        obstacle = xp.zeros(x.shape + (0,), bool)
+        return Overlap(edge_x | edge_y, obstacle, edge_x, edge_y)
+    obstacle = parts[0] if len(parts) == 1 else xp.concatenate(parts, axis=-1)
     return Overlap(xp.any(obstacle, axis=-1) | edge_x | edge_y, obstacle, edge_x, edge_y)
 
 
