@@ -10,8 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from marl_bgs.core.state import MAX_OBSTACLES, NUM_SLOTS
 from marl_bgs.core import classes as C
+from marl_bgs.core.state import MAX_OBSTACLES, NUM_SLOTS
 from marl_bgs.core.views import (
     BOX_FIELDS,
     GLOBAL_FIELDS,
