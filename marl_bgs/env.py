@@ -42,6 +42,7 @@ from .core.state import (
 from .core.tick import step as tick_step
 from .core.views import MAX_TURNED_WALLS, MIRROR_MOVE, OBS_WIDTH, observations
 from .maps import load_map
+from .metrics import PRIORITY_NAMES, priority_update
 
 AGENTS = tuple(f"{'ab'[i // TEAM_SIZE]}{i % TEAM_SIZE}" for i in range(NUM_SLOTS))
 TEAM_OF = np.repeat(np.arange(2), TEAM_SIZE)
@@ -60,6 +61,7 @@ class EnvState(NamedTuple):
     sight: Sight  # sight of the current state: the next tick's start-of-tick sight
     new_game: Any  # () bool: the game was just (re)started and has not ticked yet
     games_started: Any  # () int32 games started in this slot (an episode counter)
+    metrics: Any  # (16,) int32 priority metrics so far (metrics="priority"), else (0,)
 
 
 @dataclass(frozen=True)
@@ -157,11 +159,10 @@ class TeamDeathmatch:
             raise ValueError(f"num_envs: {num_envs!r} must be a positive whole number or None")
         self.num_envs = num_envs
         self.swap_spawns = bool(swap_spawns)
-        if metrics != "none":
-            raise ValueError(
-                f"metrics: {metrics!r} is not available yet; only 'none' (priority metrics "
-                "arrive with the metrics module)"
-            )
+        if metrics not in ("none", "priority"):
+            raise ValueError(f"metrics: {metrics!r} must be 'none' or 'priority'")
+        self.metrics = metrics
+        self._metric_width = len(PRIORITY_NAMES) if metrics == "priority" else 0
         self.agents = AGENTS
         self.num_agents = NUM_SLOTS
         self.observation_spaces = {a: Box(-2.0, 2.0, (OBS_WIDTH,), jnp.float32) for a in AGENTS}
@@ -249,7 +250,15 @@ class TeamDeathmatch:
 
     def _wrap(self, game, m, map_id, started) -> EnvState:
         sight = compute_sight(jnp, game, m)
-        return EnvState(game, m, map_id, sight, jnp.asarray(True), started + 1)
+        return EnvState(
+            game, m, map_id, sight, jnp.asarray(True), started + 1, self._fresh_metrics(game)
+        )
+
+    def _fresh_metrics(self, game: State):
+        if not self._metric_width:
+            return jnp.zeros(0, jnp.int32)
+        head = jnp.stack([game.result, game.score[0], game.score[1]]).astype(jnp.int32)
+        return jnp.concatenate([head, jnp.zeros(12, jnp.int32), game.tick[None].astype(jnp.int32)])
 
     def _obs_one(self, s: EnvState):
         return observations(jnp, s.game, s.map, s.sight)
@@ -300,6 +309,7 @@ class TeamDeathmatch:
                     compute_sight(jnp, parsed.state, m),
                     jnp.asarray(True),
                     jnp.asarray(1, jnp.int32),
+                    self._fresh_metrics(jax.tree.map(jnp.asarray, parsed.state)),
                 )
             )
         if self.num_envs is None:
@@ -340,7 +350,10 @@ class TeamDeathmatch:
         game, info = tick_step(jnp, s.game, self._to_absolute(s.game, heads), s.map, s.sight)
         game = jax.tree.map(lambda new, old: jnp.where(was_open, new, old), game, s.game)
         sight = compute_sight(jnp, game, s.map)
-        new = s._replace(game=game, sight=sight, new_game=jnp.asarray(False))
+        metrics = s.metrics
+        if self._metric_width:
+            metrics = priority_update(jnp, s.metrics, info, game, was_open)
+        new = s._replace(game=game, sight=sight, new_game=jnp.asarray(False), metrics=metrics)
         ended = was_open & (game.result != RESULT_OPEN)
         team = jnp.asarray(TEAM_OF)
         sign = jnp.where(
@@ -354,6 +367,7 @@ class TeamDeathmatch:
             "killed": info.killed & was_open,
             "new_game": jnp.broadcast_to(s.new_game, (NUM_SLOTS,)),
             "accepted": jnp.where(was_open, info.actions, 0),
+            "metrics": metrics,
         }
         return self._obs_one(new), new, reward, game.result != RESULT_OPEN, out
 

@@ -318,3 +318,33 @@ def test_bad_positions_in_reset_to_name_the_game(env):
         )
     with pytest.raises(ValueError, match="3 given for 4 games"):
         env.reset_to(jax.random.key(0), [starting_position(47)] * 3)
+
+
+def test_priority_metrics_match_the_numpy_engine():
+    env = marl_bgs.make("tdm", map_id=47, num_envs=N, metrics="priority")
+    from marl_bgs.metrics import PRIORITY_NAMES, priority_update
+
+    ps = positions(21)
+    _, state = env.reset_to(jax.random.key(0), ps)
+    step, sample = jax.jit(env.step), jax.jit(env.sample_actions)
+    games = [Game(p) for p in ps]
+    expected = [np.asarray(state.metrics[g]) for g in range(N)]
+    for t in range(40):
+        actions = sample(jax.random.key(100 + t), state)
+        _, state, _, _, info = step(jax.random.key(0), state, actions)
+        for g, referee in enumerate(games):
+            if referee.done:
+                continue
+            ends = np.asarray(referee.state.spawn_end)
+            slots = np.zeros((10, 3), np.int32)
+            for i, a in enumerate(AGENTS):
+                flat = int(actions[a][g])
+                flat = int(MIRROR_FLAT[flat]) if ends[i // 5] == 1 else flat
+                slots[i] = (flat // 22, (flat // 2) % 11, flat % 2)
+            tick_info = referee.step_slots(slots)
+            expected[g] = priority_update(np, expected[g], tick_info, referee.state, True)
+    got = np.asarray(info["metrics"])
+    assert got.shape == (N, len(PRIORITY_NAMES))
+    assert np.array_equal(got, np.stack(expected))
+    names = dict(zip(PRIORITY_NAMES, got.sum(axis=0), strict=True))
+    assert names["damage_dealt_a"] + names["damage_dealt_b"] > 0
