@@ -43,6 +43,7 @@ from .core.tick import step as tick_step
 from .core.views import MAX_TURNED_WALLS, MIRROR_MOVE, OBS_WIDTH, observations
 from .maps import load_map
 from .metrics import PRIORITY_NAMES, priority_update
+from .systems.base import TeamInputs
 
 AGENTS = tuple(f"{'ab'[i // TEAM_SIZE]}{i % TEAM_SIZE}" for i in range(NUM_SLOTS))
 TEAM_OF = np.repeat(np.arange(2), TEAM_SIZE)
@@ -445,20 +446,19 @@ class TeamDeathmatch:
 
         return self._batched(one, state)
 
-    def team_inputs(self, state: EnvState, team: int) -> dict:
-        """Only what a team's agents may see: their observations, masks and flags."""
+    def team_inputs(self, state: EnvState, team: int) -> TeamInputs:
+        """Only what a team's agents may see: their observations, masks, roster and flags."""
         if team not in (0, 1):
             raise ValueError(f"team: must be 0 or 1, got {team!r}")
         rows = slice(team * TEAM_SIZE, (team + 1) * TEAM_SIZE)
-        obs = self._batched(self._obs_one, state)[..., rows, :]
-        joint = self._batched(self._joint_one, state)[..., rows, :]
-        return {
-            "obs": obs,
-            "avail_actions": joint,
-            "present": state.game.present[..., rows],
-            "alive": state.game.alive[..., rows] & state.game.present[..., rows],
-            "new_game": state.new_game,
-        }
+        return TeamInputs(
+            obs=self._batched(self._obs_one, state)[..., rows, :],
+            avail=self._batched(self._joint_one, state)[..., rows, :],
+            present=state.game.present[..., rows],
+            alive=state.game.alive[..., rows] & state.game.present[..., rows],
+            classes=state.game.cls[..., rows],
+            new_game=state.new_game,
+        )
 
     def new_game(self, state: EnvState) -> dict:
         """Per agent: the observation is the first of a new game (reset recurrent memory)."""

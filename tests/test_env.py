@@ -284,8 +284,9 @@ def test_world_state_and_team_inputs(env, fns):
     world = jax.jit(env.world_state)(state)
     assert world.shape == (N, 2, OBS_WIDTH)
     inputs = env.team_inputs(state, 1)
-    assert inputs["obs"].shape == (N, 5, OBS_WIDTH)
-    assert inputs["avail_actions"].shape == (N, 5, 198)
+    assert inputs.obs.shape == (N, 5, OBS_WIDTH)
+    assert inputs.avail.shape == (N, 5, 198)
+    assert np.array_equal(inputs.classes, state.game.cls[:, 5:])
     with pytest.raises(ValueError, match="team"):
         env.team_inputs(state, 2)
 

@@ -1,0 +1,103 @@
+"""Systems: whatever chooses a team's actions from what that team may see.
+
+A System is a plain record of two functions and a name; nothing to subclass. `act` gets one
+game's `TeamInputs` (observations, exact masks, which slots are used and alive, their
+classes, whether the game just started), a random key and the System's own memory, and
+returns one flat action (0-197, in each agent's own frame) per slot and the new memory.
+
+- `jax_system(fn)`: a JAX function, compiled with the game and batched with `vmap`.
+- `host_system(fn)`: a plain Python function run on the host, for humans, LLMs, planners;
+  it gets NumPy inputs for all games at once.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+TEAM_SLOTS = 5
+
+
+class TeamInputs(NamedTuple):
+    """Only what one team may see, for one game (or a batch: a leading games axis)."""
+
+    obs: Any  # (5, OBS_WIDTH) float32, each agent's own observation
+    avail: Any  # (5, 198) bool, exact legal joint actions in each agent's own frame
+    present: Any  # (5,) bool, slot used by the roster
+    alive: Any  # (5,) bool
+    classes: Any  # (5,) int32 class ids (the team's own roster is public to it)
+    new_game: Any  # () bool, the first decision of a game (reset recurrent memory)
+
+
+class System(NamedTuple):
+    """A team's decision maker: `act(key, inputs, memory) -> (actions (5,), memory)`."""
+
+    name: str
+    act: Callable[[Any, TeamInputs, Any], tuple[Any, Any]]
+    init: Callable[[Any], Any]  # key -> memory at a game's start
+    on_host: bool = False
+
+
+def _no_memory(key: Any) -> Any:
+    import jax.numpy as jnp
+
+    del key
+    return jnp.zeros((), jnp.int32)
+
+
+def jax_system(
+    fn: Callable[..., Any], name: str | None = None, init: Callable[[Any], Any] | None = None
+) -> System:
+    """Wrap `fn(key, inputs) -> actions` or `fn(key, inputs, memory) -> (actions, memory)`.
+
+    The function must be traceable by JAX: it runs inside the compiled game loop.
+    """
+    if not callable(fn):
+        raise ValueError(f"fn: expected a function, got {fn!r}")
+    takes_memory = len(inspect.signature(fn).parameters) >= 3
+    if takes_memory:
+        act = fn
+    else:
+
+        def act(key, inputs, memory):
+            return fn(key, inputs), memory
+
+    return System(name or getattr(fn, "__name__", "system"), act, init or _no_memory)
+
+
+def host_system(
+    fn: Callable[..., Any], name: str | None = None, init: Callable[[Any], Any] | None = None
+) -> System:
+    """Wrap a plain Python `fn(inputs) -> actions` (or `fn(inputs, memory)` returning
+    `(actions, memory)`), called on the host with NumPy inputs for every game at once:
+    `inputs.obs` has shape (games, 5, OBS_WIDTH) and the answer must be (games, 5) ints.
+    """
+    if not callable(fn):
+        raise ValueError(f"fn: expected a function, got {fn!r}")
+    takes_memory = len(inspect.signature(fn).parameters) >= 2
+
+    def act(key, inputs, memory):
+        del key
+        if takes_memory:
+            actions, memory = fn(inputs, memory)
+        else:
+            actions = fn(inputs)
+        return check_host_actions(actions, inputs), memory
+
+    return System(name or getattr(fn, "__name__", "host"), act, init or (lambda key: None), True)
+
+
+def check_host_actions(actions: Any, inputs: TeamInputs) -> np.ndarray:
+    """A host System's answer as (games, 5) int32; wrong shapes or values are refused."""
+    arr = np.asarray(actions)
+    games = np.asarray(inputs.present).shape[0]
+    if arr.shape != (games, TEAM_SLOTS):
+        raise ValueError(f"host system: expected actions of shape ({games}, 5), got {arr.shape}")
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"host system: actions must be whole numbers, got {arr.dtype}")
+    if arr.min(initial=0) < 0 or arr.max(initial=0) >= 198:
+        raise ValueError("host system: actions must lie in 0..197")
+    return arr.astype(np.int32)
