@@ -49,6 +49,17 @@ def game(tree, g: int):
     return jax.tree.map(lambda x: x[g], tree)
 
 
+def referee_slots(actions: dict, g: int, referee: Game) -> np.ndarray:
+    """Game g's env actions (each agent's own frame) as the referee's compass actions."""
+    ends = np.asarray(referee.state.spawn_end)
+    slots = np.zeros((10, 3), np.int32)
+    for i, a in enumerate(AGENTS):
+        flat = int(actions[a][g])
+        flat = int(MIRROR_FLAT[flat]) if ends[i // 5] == 1 else flat
+        slots[i] = (flat // 22, (flat // 2) % 11, flat % 2)
+    return slots
+
+
 def tree_equal(a, b) -> bool:
     return all(jax.tree.leaves(jax.tree.map(lambda x, y: bool(np.array_equal(x, y)), a, b)))
 
@@ -126,14 +137,7 @@ def test_env_step_matches_the_referee(fns):
         for g, referee in enumerate(games):
             if referee.done:
                 continue
-            ends = np.asarray(referee.state.spawn_end)
-            slots = np.zeros((10, 3), np.int32)
-            for i, a in enumerate(AGENTS):
-                flat = int(actions[a][g])
-                if ends[i // 5] == 1:
-                    flat = int(MIRROR_FLAT[flat])
-                slots[i] = (flat // 22, (flat // 2) % 11, flat % 2)
-            referee.step_slots(slots)
+            referee.step_slots(referee_slots(actions, g, referee))
             for name, want in zip(referee.state._fields, referee.state, strict=True):
                 got = np.asarray(getattr(state.game, name)[g])
                 assert np.array_equal(got, want), (t, g, name)
@@ -336,13 +340,7 @@ def test_priority_metrics_match_the_numpy_engine():
         for g, referee in enumerate(games):
             if referee.done:
                 continue
-            ends = np.asarray(referee.state.spawn_end)
-            slots = np.zeros((10, 3), np.int32)
-            for i, a in enumerate(AGENTS):
-                flat = int(actions[a][g])
-                flat = int(MIRROR_FLAT[flat]) if ends[i // 5] == 1 else flat
-                slots[i] = (flat // 22, (flat // 2) % 11, flat % 2)
-            tick_info = referee.step_slots(slots)
+            tick_info = referee.step_slots(referee_slots(actions, g, referee))
             expected[g] = priority_update(np, expected[g], tick_info, referee.state, True)
     got = np.asarray(info["metrics"])
     assert got.shape == (N, len(PRIORITY_NAMES))
