@@ -11,14 +11,13 @@ stepping finished games, which costs the same.
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import time
 from pathlib import Path
 
 import numpy as np
+from report import run_facts, write_report
 
-from marl_bgs import Game, __version__
+from marl_bgs import Game
 from marl_bgs.core.position import starting_position
 from marl_bgs.random_play import random_actions
 
@@ -76,8 +75,6 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/engine_speed.json"))
     args = parser.parse_args()
 
-    import jax
-
     rows = [
         {
             "engine": "numpy",
@@ -92,18 +89,12 @@ def main() -> None:
         print(f"jax  {n:5d} games    {rate:10.0f} ticks/s  (compile {compile_s:.1f} s)")
     result = {
         "benchmark": "engine_speed",
-        "package": __version__,
-        "jax": jax.__version__,
-        "device": str(jax.devices()[0]),
-        "machine": platform.machine(),
-        "python": platform.python_version(),
+        **run_facts(),
         "map": 47,
         "roster": "official 5v5, random legal actions",
         "rows": rows,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"wrote {args.out}")
+    write_report(args.out, result)
 
 
 if __name__ == "__main__":

@@ -13,8 +13,6 @@ resident set (CPU) or the device's peak bytes in use (GPU).
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import resource
 import statistics
 import time
@@ -22,6 +20,7 @@ from pathlib import Path
 
 import jax
 import jax.numpy as jnp
+from report import run_facts, write_report
 
 import marl_bgs
 
@@ -123,19 +122,14 @@ def main() -> None:
         print(f"{n:6d} {ours:12.0f} {smax_text} {ratio_text} {row['peak_memory_mb']:8.0f}")
     result = {
         "benchmark": "env_throughput",
-        "package": marl_bgs.__version__,
-        "jax": jax.__version__,
-        "device": str(jax.devices()[0]),
-        "machine": platform.machine(),
+        **run_facts(),
         "ticks_per_call": args.ticks,
         "repeats": args.repeats,
         "map": 47,
         "smax_scenario": "2s3z",
         "rows": rows,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"wrote {args.out}")
+    write_report(args.out, result)
 
 
 if __name__ == "__main__":

@@ -23,8 +23,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from .core import classes as C
+from .core.events import agent_name
 from .core.observe import NUM_JOINT, NUM_MOVES, NUM_TARGETS, Sight, compute_sight, legal_masks
-from .core.position import parse_position
+from .core.observe import TEAM as TEAM_OF
+from .core.position import OFFICIAL_ROSTER, parse_position
 from .core.state import (
     LEFT,
     MAX_OBSTACLES,
@@ -45,9 +47,7 @@ from .maps import load_map
 from .metrics import PRIORITY_NAMES, priority_update
 from .systems.base import TeamInputs
 
-AGENTS = tuple(f"{'ab'[i // TEAM_SIZE]}{i % TEAM_SIZE}" for i in range(NUM_SLOTS))
-TEAM_OF = np.repeat(np.arange(2), TEAM_SIZE)
-OFFICIAL_ROSTER = ("mage", "warrior", "hunter", "rogue", "priest")
+AGENTS = tuple(agent_name(i) for i in range(NUM_SLOTS))
 # Joint index permutation that mirrors the move part: flat = (move * 11 + target) * 2 + ult.
 _FLAT = np.arange(NUM_JOINT)
 MIRROR_FLAT = (MIRROR_MOVE[_FLAT // 22] * 22 + _FLAT % 22).astype(np.int32)

@@ -109,8 +109,6 @@ class Game:
 
     def step(self, actions: Sequence[Sequence[Sequence[int]]]) -> list[dict]:
         """Play one tick; returns its events. Raises if the game is over or actions are bad."""
-        if self.done:
-            raise RuntimeError("the game is finished; no more ticks can be played")
         before = self.state
         info = self.step_slots(self.encode_actions(actions))
         return tick_events(before, info, self.state)

@@ -11,10 +11,9 @@ from marl_bgs.core import classes as C
 from marl_bgs.core.geometry import body_overlap
 from marl_bgs.core.position import POSITION_FORMAT
 from marl_bgs.core.state import map_arrays
+from marl_bgs.core.views import MIRROR_MOVE
 from marl_bgs.maps import load_map
 from marl_bgs.random_play import decode
-
-MIRROR_MOVE = [0, 1, 2, 4, 3, 6, 5, 8, 7]
 
 
 def _free_spot(rng, m, taken: list[tuple[float, float]]) -> tuple[float, float]:
@@ -111,7 +110,7 @@ def mirror_position(p: dict) -> dict:
         for a in team["agents"]:
             a["x"] = _mx(a["x"])
             if a.get("last_action"):
-                a["last_action"] = [MIRROR_MOVE[a["last_action"][0]], *a["last_action"][1:]]
+                a["last_action"] = [int(MIRROR_MOVE[a["last_action"][0]]), *a["last_action"][1:]]
     if isinstance(p["map"], dict):
         out["map"] = {
             "obstacles": [
@@ -123,7 +122,7 @@ def mirror_position(p: dict) -> dict:
 
 
 def mirror_actions(teams: list[list[tuple[int, int, int]]]) -> list[list[tuple[int, int, int]]]:
-    return [[(MIRROR_MOVE[m], t, u) for m, t, u in team] for team in (teams[1], teams[0])]
+    return [[(int(MIRROR_MOVE[m]), t, u) for m, t, u in team] for team in (teams[1], teams[0])]
 
 
 def permute_position(p: dict, perms: list[list[int]]) -> dict:

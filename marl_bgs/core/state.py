@@ -15,8 +15,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .classes import NUM_EFFECTS
-
 NUM_TEAMS = 2
 TEAM_SIZE = 5
 NUM_SLOTS = NUM_TEAMS * TEAM_SIZE
@@ -155,11 +153,3 @@ def pad_positions(spawn_end: Array, xp: Any = np) -> Array:
     """Spawn pad of every slot given each team's spawn end, shape (10, 2) milli-units."""
     pads = xp.asarray(PAD_MILLI)[spawn_end]  # (2, 5, 2)
     return pads.reshape(NUM_SLOTS, 2)
-
-
-def to_numpy(state: State) -> State:
-    return State(*(np.asarray(x) for x in state))
-
-
-def empty_effects() -> np.ndarray:
-    return np.zeros((NUM_SLOTS, NUM_EFFECTS), np.int32)

@@ -47,6 +47,17 @@ def _field(obs: Any, row: Any, name: str, width: int = 1) -> Any:
     return obs[..., start : start + width] if width > 1 else obs[..., start]
 
 
+def _own_codes(xp: Any, per_slot: Any) -> Any:
+    """Scores per own slot (5, 5) laid out over the 11 target codes (codes 1-5)."""
+    pad = xp.zeros((TEAM_SLOTS, 1), F32)
+    return xp.concatenate([pad, per_slot.astype(F32), xp.zeros((TEAM_SLOTS, 5), F32)], axis=1)
+
+
+def _enemy_codes(xp: Any, per_enemy: Any) -> Any:
+    """Scores per enemy slot (5, 5) laid out over the 11 target codes (codes 6-10)."""
+    return xp.concatenate([xp.zeros((TEAM_SLOTS, 6), F32), per_enemy.astype(F32)], axis=1)
+
+
 def alpha_memory(xp: Any = np) -> Any:
     return xp.zeros((TEAM_SLOTS, MEMORY_WIDTH), F32)
 
@@ -72,24 +83,10 @@ def alpha_act(xp: Any, inputs: TeamInputs, memory: Any) -> tuple[Any, Any]:
     wounded = 1.0 - enemy_hp  # (5 agents, 5 enemies)
     focus = xp.argmax(xp.where(seen, wounded + 1e-3 * (5 - xp.arange(5)), -1.0), axis=1)
     enemy_score = xp.where(seen, 1.0 + 2.0 * wounded, 0.0)
-    score = xp.zeros((TEAM_SLOTS, 11, 2), F32)
-    basic_enemy = xp.concatenate([xp.zeros((TEAM_SLOTS, 6), F32), enemy_score], axis=1)
     ally_need = 1.0 - my_hp  # by own slot
-    heal = xp.concatenate([xp.zeros((1,), F32), 1.0 + 3.0 * ally_need, xp.zeros((5,), F32)])
     is_priest = (cls == C.PRIEST)[:, None]
-    heal_row = xp.where(ally_need > 0.05, heal[1:6], 0.0)
-    basic_row = xp.where(
-        is_priest,
-        xp.concatenate(
-            [
-                xp.zeros((TEAM_SLOTS, 1), F32),
-                xp.broadcast_to(heal_row, (TEAM_SLOTS, 5)),
-                xp.zeros((TEAM_SLOTS, 5), F32),
-            ],
-            1,
-        ),
-        basic_enemy,
-    )
+    heal = xp.broadcast_to(xp.where(ally_need > 0.05, 1.0 + 3.0 * ally_need, 0.0), (TEAM_SLOTS, 5))
+    basic_row = xp.where(is_priest, _own_codes(xp, heal), _enemy_codes(xp, enemy_score))
     in_reach = xp.any(pair_ok[:, 6:, 0], axis=1)  # some enemy within Basic range
     second = xp.argmax(xp.where(seen & (xp.arange(5) != focus[:, None]), 5.0 - dist, -1e9), axis=1)
     enemy_idx = xp.arange(5)[None, :]
@@ -98,19 +95,8 @@ def alpha_act(xp: Any, inputs: TeamInputs, memory: Any) -> tuple[Any, Any]:
         3.0 + enemy_score,
         xp.where((cls == C.HUNTER)[:, None], xp.where(enemy_idx == second[:, None], 2.5, 0.5), 0.0),
     )
-    salvation = xp.where(my_hp < 0.34, 6.0, 0.0)
-    ult_row = xp.where(
-        is_priest,
-        xp.concatenate(
-            [
-                xp.zeros((TEAM_SLOTS, 1), F32),
-                xp.broadcast_to(salvation, (TEAM_SLOTS, 5)),
-                xp.zeros((TEAM_SLOTS, 5), F32),
-            ],
-            1,
-        ),
-        xp.concatenate([xp.zeros((TEAM_SLOTS, 6), F32), ult_enemy], 1),
-    )
+    salvation = xp.broadcast_to(xp.where(my_hp < 0.34, 6.0, 0.0), (TEAM_SLOTS, 5))
+    ult_row = xp.where(is_priest, _own_codes(xp, salvation), _enemy_codes(xp, ult_enemy))
     burst = xp.where((cls == C.MAGE) & in_reach, 4.0, 0.0)
     ult_row = xp.concatenate([burst[:, None], ult_row[:, 1:]], axis=1)
     score = xp.stack([basic_row, ult_row], axis=-1)
