@@ -7,13 +7,17 @@ from .game import Game
 
 __version__ = "0.1.0"
 
-__all__ = ["Game", "make", "__version__"]
+__all__ = ["Game", "make", "evaluate", "crossplay", "__version__"]
 
 
 def __getattr__(name: str):
-    """`make` imports JAX, so it loads on first use: the NumPy engine never needs JAX."""
+    """`make`, `evaluate` and `crossplay` import JAX, so they load on first use."""
     if name == "make":
         from .env import make
 
         return make
+    if name in ("evaluate", "crossplay"):
+        from . import evaluation as module  # not "evaluate": the function keeps that name
+
+        return getattr(module, name)
     raise AttributeError(f"module 'marl_bgs' has no attribute {name!r}")

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections import Counter
+from pathlib import Path
 
 from .core.position import starting_position
 from .game import Game
@@ -44,6 +45,74 @@ def _text(s: dict) -> str:
     )
 
 
+def _common_eval_args(parser: argparse.ArgumentParser, games: int) -> None:
+    parser.add_argument("--maps", default="test", help="split name, 'all', or ids like 47,48")
+    parser.add_argument("--games", type=int, default=games, help="games per pairing (even)")
+    parser.add_argument("--seed", type=int, default=0, help="root seed")
+    parser.add_argument("--batch-size", type=int, default=64, help="games run at once")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _maps_arg(text: str):
+    """`test`, `all`, a split name, or comma-separated map ids."""
+    if all(part.strip().isdigit() for part in text.split(",")):
+        return [int(part) for part in text.split(",")]
+    return text
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from .evaluation import evaluate
+
+    result = evaluate(
+        args.a,
+        args.b,
+        maps=_maps_arg(args.maps),
+        games=args.games,
+        seed=args.seed,
+        first_seed=args.first_seed,
+        batch_size=args.batch_size,
+        progress=not args.quiet,
+    )
+    s = result.summary()
+    lo, hi = s["margin_ci95"]
+    print(f"{result.meta['systems']['a']} (a) vs {result.meta['systems']['b']} (b)")
+    print(f"maps {','.join(map(str, result.meta['schedule']['maps']))}, {s['games']} games")
+    print(f"{'W':>5} {'D':>5} {'L':>5}  {'win rate (decisive)':>20}  margin [95% interval]")
+    print(
+        f"{s['wins']:>5} {s['draws']:>5} {s['losses']:>5}  {s['win_rate_decisive']:>20.3f}"
+        f"  {s['margin_mean']:+.2f} [{lo:+.2f}, {hi:+.2f}]"
+    )
+    if args.out:
+        paths = result.save(args.out)
+        print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
+def _crossplay(args: argparse.Namespace) -> int:
+    from .evaluation import crossplay, wdl_matrix
+
+    games, margins = crossplay(
+        args.systems.split(","),
+        maps=_maps_arg(args.maps),
+        games=args.games,
+        seed=args.seed,
+        batch_size=args.batch_size,
+        progress=not args.quiet,
+    )
+    print("W-D-L of the row system against the column system:")
+    print(wdl_matrix(games).to_string())
+    print("\nmean points margin of the row system:")
+    print(margins.round(2).to_string())
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        games.to_csv(out / "games.csv", index=False, lineterminator="\n")
+        games.to_parquet(out / "games.parquet", index=False)
+        margins.to_csv(out / "margins.csv", lineterminator="\n")
+        print(f"wrote {out}/games.csv, games.parquet, margins.csv")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="marl-bgs", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -55,6 +124,20 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument("--backend", choices=("numpy", "jax"), default="numpy")
     play.add_argument("--json", action="store_true", help="print the result as JSON")
     play.set_defaults(run=_play)
+
+    ev = sub.add_parser("eval", help="evaluate two systems over spawn-swapped pairs of games")
+    ev.add_argument("--a", required=True, help="team a's system (random, tdm-alpha, ...)")
+    ev.add_argument("--b", required=True, help="team b's system")
+    _common_eval_args(ev, games=200)
+    ev.add_argument("--first-seed", type=int, default=0, help="seed number of the first pair")
+    ev.add_argument("--out", help="folder for games.csv, games.parquet and meta.json")
+    ev.set_defaults(run=_eval)
+
+    cp = sub.add_parser("crossplay", help="every pair of systems, as W-D-L and margin matrices")
+    cp.add_argument("--systems", required=True, help="comma-separated system names")
+    _common_eval_args(cp, games=40)
+    cp.add_argument("--out", help="folder for games.csv, games.parquet and margins.csv")
+    cp.set_defaults(run=_crossplay)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

@@ -1,0 +1,580 @@
+"""Evaluation: two Systems (any mix per slot) over a fixed schedule of spawn-swapped pairs.
+
+Every random key is folded from the root seed, the use (memory start or actions), the game's
+seed number, the tick and the team, so a game's course depends on nothing else: not on how
+many games run at once, nor in which order, nor on which other games share its batch. The
+two games of a pair share map and seed number and swap ends, so they draw the same keys.
+
+    result = marl_bgs.evaluate("tdm-alpha", "random", maps="test", games=200, seed=0)
+    result.games          # pandas DataFrame, one row per game
+    result.save("results/")  # games.csv, games.parquet, meta.json
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .core.events import agent_name
+from .core.position import OFFICIAL_ROSTER, starting_position
+from .core.state import NUM_SLOTS, RESULT_NAMES, TEAM_SIZE
+from .maps import NUM_MAPS, SPLITS
+from .metrics import PRIORITY_NAMES
+from .systems.base import System
+from .systems.registry import by_name
+
+EVAL_FORMAT = "marl-bgs/evaluation"
+EVAL_VERSION = 1
+USE_MEMORY = 0  # key use: a System's memory at a game's start
+USE_ACTIONS = 1  # key use: a System's actions at one tick
+MAX_GAMES = 1_000_000
+SPAWN_NAMES = ("left", "right")
+MILLI_COLUMNS = ("damage_dealt_a", "damage_dealt_b", "useful_healing_a", "useful_healing_b")
+
+GAME_COLUMNS = (
+    "game",
+    "pair",
+    "seed_number",
+    "map_id",
+    "spawn_a",
+    "spawn_b",
+    "system_a",
+    "system_b",
+    "roster_a",
+    "roster_b",
+    "result",
+    "points_a",
+    "points_b",
+    "margin",
+    "kills_a",
+    "kills_b",
+    "deaths_a",
+    "deaths_b",
+    "ticks",
+    "damage_dealt_a",
+    "damage_dealt_b",
+    "useful_healing_a",
+    "useful_healing_b",
+    "ultimates_used_a",
+    "ultimates_used_b",
+    "red_zone_deaths_a",
+    "red_zone_deaths_b",
+)
+
+
+# ---- inputs ----------------------------------------------------------------------------------
+def resolve_system(spec: Any, where: str) -> System:
+    """A System from a System, a registered name, or five of them (one per slot)."""
+    if isinstance(spec, System):
+        return spec
+    if isinstance(spec, str):
+        try:
+            return by_name(spec)
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+    if isinstance(spec, (list, tuple)) and len(spec) == TEAM_SIZE:
+        from .systems.mix import team
+
+        members = [resolve_system(s, f"{where}[{k}]") for k, s in enumerate(spec)]
+        return team(*members, name="|".join(m.name for m in members))
+    raise ValueError(
+        f"{where}: expected a System, a system name or {TEAM_SIZE} of them (one per slot), "
+        f"got {spec!r}"
+    )
+
+
+def resolve_maps(maps: Any) -> tuple[int, ...]:
+    """Map ids from a split name ("test", "validation", ...), "all", an id, or a list of ids."""
+    if isinstance(maps, str):
+        if maps == "all":
+            return tuple(range(NUM_MAPS))
+        if maps in SPLITS:
+            return SPLITS[maps]
+        raise ValueError(f"maps: unknown split {maps!r}; use one of {', '.join(SPLITS)} or 'all'")
+    ids = [maps] if isinstance(maps, (int, np.integer)) else maps
+    if not isinstance(ids, (list, tuple)) or not ids:
+        raise ValueError(f"maps: expected a split name, a map id or a list of ids, got {maps!r}")
+    out = []
+    for i, m in enumerate(ids):
+        if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 0 <= m < NUM_MAPS:
+            raise ValueError(f"maps[{i}]: {m!r} is not a map id (0-{NUM_MAPS - 1})")
+        out.append(int(m))
+    return tuple(out)
+
+
+def _whole(value: Any, name: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name}: expected a whole number, got {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"{name}: {value} must lie in [{low}, {high}]")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Which map, seed number and ends each game gets: no randomness, only arithmetic.
+
+    Pair p plays map `maps[p % len(maps)]` with seed number `first_seed + p`; its game 2p has
+    team a on the left end and game 2p+1 on the right.
+    """
+
+    maps: tuple[int, ...]
+    games: int
+    first_seed: int = 0
+
+    def game(self, g: int) -> tuple[int, int, int, str]:
+        pair = g // 2
+        return pair, self.first_seed + pair, self.maps[pair % len(self.maps)], SPAWN_NAMES[g % 2]
+
+    def as_dict(self) -> dict:
+        return {
+            "maps": list(self.maps),
+            "games": self.games,
+            "pairs": self.games // 2,
+            "first_seed": self.first_seed,
+            "rule": "pair p plays maps[p % len(maps)] with seed number first_seed + p; "
+            "game 2p puts team a on the left end, game 2p+1 on the right",
+        }
+
+
+# ---- keys ------------------------------------------------------------------------------------
+def memory_key(root, seed_number, team: int):
+    """The key a team's System starts a game's memory from."""
+    import jax
+
+    return jax.random.fold_in(
+        jax.random.fold_in(jax.random.fold_in(root, USE_MEMORY), seed_number), team
+    )
+
+
+def action_key(root, seed_number, tick, team: int):
+    """The key a team's System draws its actions from at one tick of one game."""
+    import jax
+
+    k = jax.random.fold_in(jax.random.fold_in(root, USE_ACTIONS), seed_number)
+    return jax.random.fold_in(jax.random.fold_in(k, tick), team)
+
+
+# ---- running ---------------------------------------------------------------------------------
+def _positions(schedule: Schedule, games: Sequence[int], rosters, horizon, winning_score):
+    out = []
+    for g in games:
+        _, _, map_id, spawn_a = schedule.game(g)
+        ends = (spawn_a, SPAWN_NAMES[1 - SPAWN_NAMES.index(spawn_a)])
+        out.append(
+            starting_position(
+                map_id,
+                rosters=rosters,
+                spawn_ends=ends,
+                horizon=horizon,
+                winning_score=winning_score,
+            )
+        )
+    return out
+
+
+class _BatchRunner:
+    """Plays a batch of games to their ends; compiled once per (Systems, batch size, maps)."""
+
+    def __init__(self, env, systems: tuple[System, System]) -> None:
+        import jax
+
+        self.env = env
+        self.systems = systems
+        self.on_host = any(s.on_host for s in systems)
+        if not self.on_host:
+            self._run = jax.jit(self._run_compiled)
+        else:
+            self._inputs = jax.jit(lambda s: (env.team_inputs(s, 0), env.team_inputs(s, 1)))
+            self._step = jax.jit(self._step_host)
+            self._acts = [
+                None if s.on_host else jax.jit(self._jax_act(s, t)) for t, s in enumerate(systems)
+            ]
+
+    def _init_memories(self, root, seeds):
+        import jax
+
+        mems = []
+        for t, system in enumerate(self.systems):
+            if system.on_host:
+                mems.append(system.init(None))
+            else:
+                keys = jax.vmap(lambda n, t=t: memory_key(root, n, t))(seeds)
+                mems.append(jax.vmap(system.init)(keys))
+        return mems
+
+    @staticmethod
+    def _jax_act(system: System, team: int):
+        import jax
+
+        def act(root, seeds, ticks, inputs, memory):
+            keys = jax.vmap(lambda n, k: action_key(root, n, k, team))(seeds, ticks)
+            return jax.vmap(system.act)(keys, inputs, memory)
+
+        return act
+
+    def _actions_dict(self, acts_by_team) -> dict:
+        return {
+            agent_name(t * TEAM_SIZE + s): acts_by_team[t][..., s]
+            for t in range(2)
+            for s in range(TEAM_SIZE)
+        }
+
+    def _run_compiled(self, root, seeds, state):
+        import jax
+        import jax.numpy as jnp
+
+        env = self.env
+        mems = tuple(self._init_memories(root, seeds))
+        trail = jnp.full((env.horizon, seeds.shape[0], NUM_SLOTS, 3), -1, jnp.int32)
+        acts = [self._jax_act(s, t) for t, s in enumerate(self.systems)]
+
+        def cond(carry):
+            state, _, _, t = carry
+            return jnp.any(state.game.result < 0) & (t < env.horizon)
+
+        def body(carry):
+            state, mems, trail, t = carry
+            outs = [
+                acts[team](root, seeds, state.game.tick, env.team_inputs(state, team), mems[team])
+                for team in range(2)
+            ]
+            actions = self._actions_dict([o[0] for o in outs])
+            _, state, _, _, info = env.step(None, state, actions)
+            trail = trail.at[t].set(info["accepted"])
+            return state, tuple(o[1] for o in outs), trail, t + 1
+
+        state, _, trail, _ = jax.lax.while_loop(cond, body, (state, mems, trail, jnp.int32(0)))
+        return state, trail
+
+    def _step_host(self, state, actions):
+        _, state, _, _, info = self.env.step(None, state, actions)
+        return state, info["accepted"]
+
+    def _run_on_host(self, root, seeds, state):
+        import jax.numpy as jnp
+
+        mems = self._init_memories(root, seeds)
+        trail = np.full((self.env.horizon, seeds.shape[0], NUM_SLOTS, 3), -1, np.int32)
+        for t in range(self.env.horizon):
+            if not bool(jnp.any(state.game.result < 0)):
+                break
+            inputs = self._inputs(state)
+            acts = []
+            for team, system in enumerate(self.systems):
+                if system.on_host:
+                    host_inputs = type(inputs[team])(*(np.asarray(x) for x in inputs[team]))
+                    a, mems[team] = system.act(None, host_inputs, mems[team])
+                    acts.append(jnp.asarray(a))
+                else:
+                    a, mems[team] = self._acts[team](
+                        root, seeds, state.game.tick, inputs[team], mems[team]
+                    )
+                    acts.append(a)
+            state, accepted = self._step(state, self._actions_dict(acts))
+            trail[t] = np.asarray(accepted)
+        return state, trail
+
+    def run(self, root, seeds: np.ndarray, positions: list[dict]):
+        import jax
+        import jax.numpy as jnp
+
+        _, state = self.env.reset_to(jax.random.key(0), positions)
+        seeds = jnp.asarray(seeds, jnp.int32)
+        if self.on_host:
+            state, trail = self._run_on_host(root, seeds, state)
+        else:
+            state, trail = self._run(root, seeds, state)
+        return np.asarray(state.metrics), np.asarray(trail)
+
+
+_RUNNERS: dict[tuple, _BatchRunner] = {}
+MAX_CACHED_RUNNERS = 16
+
+
+def _runner(systems, map_ids, num_envs, rosters, winning_score, horizon) -> _BatchRunner:
+    """A runner per (Systems, maps, batch size, ...), kept so that its compilation is reused."""
+    from .env import make
+
+    key = (systems, map_ids, num_envs, rosters, winning_score, horizon)
+    if key not in _RUNNERS:
+        if len(_RUNNERS) >= MAX_CACHED_RUNNERS:
+            _RUNNERS.pop(next(iter(_RUNNERS)))
+        env = make(
+            "tdm",
+            map_id=list(map_ids),
+            num_envs=num_envs,
+            rosters=[rosters],
+            winning_score=winning_score,
+            horizon=horizon,
+            metrics="priority",
+        )
+        _RUNNERS[key] = _BatchRunner(env, systems)
+    return _RUNNERS[key]
+
+
+# ---- results ---------------------------------------------------------------------------------
+@dataclass
+class EvalResult:
+    """One row per game, the metadata needed to repeat or pool it, and any recorded games."""
+
+    games: pd.DataFrame
+    meta: dict
+    actions: dict[int, np.ndarray] = field(default_factory=dict)  # game -> accepted (T, 10, 3)
+
+    def summary(self) -> dict:
+        """Team a's wins, draws and losses, and its mean margin with a 95% interval.
+
+        The interval treats spawn-swapped pairs as the independent units (normal
+        approximation over per-pair mean margins).
+        """
+        return summarize(self.games)
+
+    def save(self, out: str | Path) -> dict[str, Path]:
+        """Write games.csv, games.parquet and meta.json into the folder `out`."""
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        paths = {
+            "csv": out / "games.csv",
+            "parquet": out / "games.parquet",
+            "meta": out / "meta.json",
+        }
+        self.games.to_csv(paths["csv"], index=False, lineterminator="\n")
+        self.games.to_parquet(paths["parquet"], index=False)
+        paths["meta"].write_text(json.dumps(self.meta, indent=2, sort_keys=True) + "\n")
+        return paths
+
+    def replay(self, game: int):
+        """The recorded game `game` as a replay (NumPy engine re-run of its actions)."""
+        if game not in self.actions:
+            raise ValueError(f"game: {game} was not recorded; pass record=[{game}] to evaluate")
+        from .replay.from_eval import replay_from_evaluation
+
+        return replay_from_evaluation(self, game)
+
+
+def summarize(games: pd.DataFrame) -> dict:
+    wins = int((games["result"] == "a").sum())
+    draws = int((games["result"] == "draw").sum())
+    losses = int((games["result"] == "b").sum())
+    per_pair = games.groupby("pair")["margin"].mean().to_numpy(dtype=float)
+    mean = float(per_pair.mean()) if len(per_pair) else float("nan")
+    half = (
+        1.96 * float(per_pair.std(ddof=1)) / math.sqrt(len(per_pair))
+        if len(per_pair) > 1
+        else float("nan")
+    )
+    decisive = wins + losses
+    return {
+        "games": int(len(games)),
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
+        "win_rate_decisive": wins / decisive if decisive else float("nan"),
+        "margin_mean": mean,
+        "margin_ci95": [mean - half, mean + half],
+    }
+
+
+def _versions() -> dict:
+    from . import __version__
+
+    out = {"marl_bgs": __version__, "numpy": np.__version__, "pandas": pd.__version__}
+    out["python"] = platform.python_version()
+    try:
+        import jax
+
+        out["jax"] = jax.__version__
+        out["jax_backend"] = jax.default_backend()
+        out["device"] = str(jax.devices()[0].device_kind)
+    except ImportError:
+        pass
+    return out
+
+
+def _rows(schedule, metrics, games, names, rosters) -> list[dict]:
+    col = {n: i for i, n in enumerate(PRIORITY_NAMES)}
+    rows = []
+    for g, m in zip(games, metrics, strict=True):
+        pair, seed_number, map_id, spawn_a = schedule.game(g)
+        row = {
+            "game": g,
+            "pair": pair,
+            "seed_number": seed_number,
+            "map_id": map_id,
+            "spawn_a": spawn_a,
+            "spawn_b": SPAWN_NAMES[1 - SPAWN_NAMES.index(spawn_a)],
+            "system_a": names[0],
+            "system_b": names[1],
+            "roster_a": ",".join(rosters[0]),
+            "roster_b": ",".join(rosters[1]),
+            "result": RESULT_NAMES[int(m[col["result"]])] or "open",
+        }
+        for name in PRIORITY_NAMES[1:]:
+            row[name] = int(m[col[name]])
+        for name in MILLI_COLUMNS:
+            row[name] = row[name] / 1000  # milli-HP to health points, exact to 3 decimals
+        row["margin"] = row["points_a"] - row["points_b"]
+        rows.append(row)
+    return rows
+
+
+def evaluate(
+    team_a: Any,
+    team_b: Any,
+    maps: Any = "test",
+    games: int = 200,
+    seed: int = 0,
+    *,
+    first_seed: int = 0,
+    rosters: tuple[Sequence[str], Sequence[str]] | None = None,
+    winning_score: int = 20,
+    horizon: int = 300,
+    batch_size: int = 64,
+    record: Sequence[int] = (),
+    progress: bool = True,
+) -> EvalResult:
+    """Play `games` games (an even number: spawn-swapped pairs) of team a against team b.
+
+    `team_a`/`team_b` are Systems, registered names, or five of either (one per slot); host
+    and JAX Systems mix freely (a host System makes the loop run tick by tick on the host).
+    `record` lists games whose accepted actions are kept, for replays. The games' results
+    do not depend on `batch_size`.
+    """
+    import jax
+
+    sys_a = resolve_system(team_a, "team_a")
+    sys_b = resolve_system(team_b, "team_b")
+    map_ids = resolve_maps(maps)
+    games = _whole(games, "games", 2, MAX_GAMES)
+    if games % 2:
+        raise ValueError(f"games: {games} is odd; games come in spawn-swapped pairs")
+    seed = _whole(seed, "seed", 0, 2**31 - 1)
+    first_seed = _whole(first_seed, "first_seed", 0, 2**31 - 1 - games // 2)
+    batch_size = _whole(batch_size, "batch_size", 1, 65_536)
+    rosters = (OFFICIAL_ROSTER, OFFICIAL_ROSTER) if rosters is None else rosters
+    if not isinstance(rosters, (list, tuple)) or len(rosters) != 2:
+        raise ValueError("rosters: expected two lists of class names, one per team")
+    rosters = (tuple(rosters[0]), tuple(rosters[1]))
+    record = sorted({_whole(g, "record[]", 0, games - 1) for g in record})
+    schedule = Schedule(map_ids, games, first_seed)
+    from .core.position import parse_position
+
+    parse_position(_positions(schedule, [0], rosters, horizon, winning_score)[0])  # fail early
+
+    runner = _runner(
+        (sys_a, sys_b),
+        tuple(dict.fromkeys(map_ids)),
+        min(batch_size, games),
+        rosters,
+        winning_score,
+        horizon,
+    )
+    env = runner.env
+    root = jax.random.key(seed)
+    all_metrics: list[np.ndarray] = []
+    kept: dict[int, np.ndarray] = {}
+    bar = _progress(games, progress, f"{sys_a.name} vs {sys_b.name}")
+    for start in range(0, games, env.num_envs):
+        batch = list(range(start, min(start + env.num_envs, games)))
+        padded = batch + [batch[-1]] * (env.num_envs - len(batch))
+        seeds = np.asarray([schedule.game(g)[1] for g in padded])
+        metrics, trail = runner.run(
+            root, seeds, _positions(schedule, padded, rosters, horizon, winning_score)
+        )
+        all_metrics.append(metrics[: len(batch)])
+        for i, g in enumerate(batch):
+            if g in record:
+                ticks = int(metrics[i][PRIORITY_NAMES.index("ticks")])
+                kept[g] = trail[:ticks, i].copy()
+        bar.update(len(batch))
+    bar.close()
+    rows = _rows(
+        schedule, np.concatenate(all_metrics), range(games), (sys_a.name, sys_b.name), rosters
+    )
+    frame = pd.DataFrame(rows, columns=list(GAME_COLUMNS))
+    meta = {
+        "format": EVAL_FORMAT,
+        "version": EVAL_VERSION,
+        "versions": _versions(),
+        "root_seed": seed,
+        "schedule": schedule.as_dict(),
+        "systems": {"a": sys_a.name, "b": sys_b.name},
+        "rosters": {"a": list(rosters[0]), "b": list(rosters[1])},
+        "winning_score": winning_score,
+        "horizon": horizon,
+        "key_folding": "fold_in(root, use) -> seed number -> tick -> team (0 = team a's "
+        "System, 1 = team b's), use 0 = memory start (no tick), 1 = actions",
+        "counts": summarize(frame),
+        "recorded_games": record,
+    }
+    return EvalResult(frame, meta, kept)
+
+
+def _progress(total: int, enabled: bool, label: str):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, disable=not enabled, desc=label, unit="game", leave=False)
+
+
+def crossplay(
+    systems: Sequence[Any],
+    maps: Any = "test",
+    games: int = 40,
+    seed: int = 0,
+    *,
+    include_self: bool = False,
+    batch_size: int = 64,
+    progress: bool = True,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every ordered-free pair of Systems: returns (all games, matrix of mean margins).
+
+    Each pairing is one `evaluate` call with the same seed, so every pairing sees the same
+    schedule (common random numbers). The matrix holds the row System's mean points margin
+    against the column System, with W-D-L in a second frame's `wdl` column.
+    """
+    resolved = [resolve_system(s, f"systems[{i}]") for i, s in enumerate(systems)]
+    names = [s.name for s in resolved]
+    if len(set(names)) != len(names):
+        raise ValueError(f"systems: names must differ, got {names}")
+    frames = []
+    n = len(resolved)
+    margin = np.full((n, n), np.nan)
+    for i in range(n):
+        for j in range(i if include_self else i + 1, n):
+            res = evaluate(
+                resolved[i],
+                resolved[j],
+                maps=maps,
+                games=games,
+                seed=seed,
+                batch_size=batch_size,
+                progress=progress,
+            )
+            frames.append(res.games)
+            s = res.summary()
+            margin[i, j] = s["margin_mean"]
+            margin[j, i] = -s["margin_mean"]
+    all_games = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return all_games, pd.DataFrame(margin, index=names, columns=names)
+
+
+def wdl_matrix(all_games: pd.DataFrame) -> pd.DataFrame:
+    """W-D-L of each row System against each column System, from crossplay's games."""
+    names = sorted(set(all_games["system_a"]) | set(all_games["system_b"]))
+    out = pd.DataFrame("", index=names, columns=names)
+    for (a, b), grp in all_games.groupby(["system_a", "system_b"]):
+        w = int((grp["result"] == "a").sum())
+        d = int((grp["result"] == "draw").sum())
+        losses = int((grp["result"] == "b").sum())
+        out.loc[a, b] = f"{w}-{d}-{losses}"
+        out.loc[b, a] = f"{losses}-{d}-{w}"
+    return out
