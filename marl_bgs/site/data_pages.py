@@ -1,0 +1,240 @@
+"""Pages written from exported data: the Map Atlas, the Sight Lab, the Visual Key, the
+replay viewer, the leaderboard and the Home page's live game.
+
+The data comes from `exports/` (written by the scripts in `scripts/`), so each function takes
+the repository root and raises a clear error naming the missing file and the script that
+writes it. Paths in the Markdown are relative to the page, so MkDocs checks them in strict mode.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from ..core import classes as C
+from .draw import SYMBOLS, TEAM_COLOURS, TEAM_LABELS
+
+SPLIT_TEXT = {
+    "curriculum": "Curriculum maps introduce obstacles one kind at a time, starting from an "
+    "open field; they are also training maps.",
+    "training": "Training maps: the pool learners may train on.",
+    "validation": "Validation maps: held out from training, for choosing between methods.",
+    "test": "Test maps: held out for final results only.",
+}
+
+
+def read_json(root: Path, rel: str, script: str) -> Any:
+    path = root / rel
+    if not path.is_file():
+        raise FileNotFoundError(f"{rel}: missing; run `python {script}` to write it")
+    return json.loads(path.read_text())
+
+
+def _f(v: float, digits: int = 3) -> str:
+    return f"{v:.{digits}f}".rstrip("0").rstrip(".")
+
+
+def atlas_page(root: Path) -> str:
+    """All maps, grouped by split, each with its drawing and statistics (page: atlas.md)."""
+    index = read_json(root, "exports/atlas/index.json", "scripts/export_atlas.py")
+    maps = {m["id"]: m for m in index["maps"]}
+    out = [
+        "# Map Atlas\n",
+        "<!-- Written at build time by marl_bgs/site/data_pages.py from exports/atlas/. -->\n",
+        f"All {len(maps)} maps, drawn from their map files by `scripts/export_atlas.py`. "
+        "Every map is mirrored about the centre line. Red tints mark the Red Zones, small "
+        "squares the spawn pads. *Blocked* is the share of the floor inside obstacles; "
+        "*visible* is the average share of standing points one standing point can see "
+        "(line of sight without a range limit); *longest line* is the longest clear sight "
+        "line between standing points.\n",
+        "| split | maps | mean obstacles | mean blocked | mean visible | mean longest line |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for split, s in index["summary"].items():
+        out.append(
+            f"| [{split}](#{split}) | {s['maps']} | {_f(s['mean_obstacle_count'], 2)} | "
+            f"{_f(s['mean_blocked_share'], 4)} | {_f(s['mean_visible_share'], 4)} | "
+            f"{_f(s['mean_longest_sight_line'], 2)} |"
+        )
+    for split, ids in index["splits"].items():
+        out.append(f"\n## {split.capitalize()} {{#{split}}}\n\n{SPLIT_TEXT.get(split, '')}\n")
+        out.append('<div class="atlas-grid" markdown>')
+        for map_id in ids:
+            m = maps[map_id]
+            st = m["stats"]
+            out.append(
+                f'<figure class="atlas-map" data-map-id="{map_id}" markdown>\n\n'
+                f"![Map {map_id}: {escape(m['name'])}](exports/atlas/map_{map_id:02d}.svg)\n\n"
+                f"<figcaption><b>{map_id} · {escape(m['name'])}</b><br>"
+                f"{st['obstacle_count']} obstacles ({st['pillars']} pillars, {st['walls']} walls, "
+                f"{st['tilted_walls']} turned) · blocked {_f(st['blocked_share'], 4)} · "
+                f"visible {_f(st['visible_share'], 4)} · longest line "
+                f"{_f(st['longest_sight_line'], 2)}</figcaption>\n</figure>"
+            )
+        out.append("</div>\n")
+    return "\n".join(out)
+
+
+def sight_lab_page(root: Path) -> str:
+    lab = read_json(root, "exports/sight/lab.json", "scripts/export_sight_vectors.py")
+    vectors = read_json(root, "exports/sight/vectors.json", "scripts/export_sight_vectors.py")
+    rows = "\n".join(
+        f"| {c['title']} | {_f(c['sight'])} | {c['basic_name']}: "
+        + (f"{_f(c['basic_range'])}" if c["basic_target"] == "enemy" else "allies only")
+        + f" | {c['ultimate_name']}: "
+        + (
+            f"{_f(c['ultimate_range'])}"
+            if c["ultimate_target"] == "enemy"
+            else ("itself" if c["ultimate_target"] == "self" else "allies only")
+        )
+        + " |"
+        for c in lab["classes"]
+    )
+    return f"""# Sight Lab
+
+<!-- Written at build time by marl_bgs/site/data_pages.py from exports/sight/. -->
+
+Pick a map and a class, then drag the blue champion (or any orange enemy) across the arena.
+The yellow circle is the champion's sight radius; the dark cells inside it are the ground that
+obstacles hide, and the dark fog outside is beyond its sight. An enemy is drawn in colour when
+the champion sees it with its own eyes, grey when it is hidden; a red line means the champion
+could hit it this tick with its Basic (dashed grey circle) or its Ultimate (dotted purple circle).
+Targeting needs the champion's **own** sight; teammates' sight does not count.
+
+<div class="sightlab" data-sightlab data-map="47" data-class="0">Loading the Sight Lab…</div>
+
+| class | sight | Basic reach on enemies | Ultimate reach on enemies |
+|---|---:|---|---|
+{rows}
+
+The sight test in your browser is a line-for-line port of the engine's (exact integer
+geometry on a grid of thousandths of a unit; a line that touches an obstacle is blocked). It is
+checked against {len(vectors["lines"])} sight lines and {len(vectors["sight"])} full sight
+matrices exported from the Python engine by `scripts/export_sight_vectors.py`, in Node and in
+the browser, and must give the same answer on every one. The rules behind it are on
+[How a Match Works](rules/how-a-match-works.md#sight-and-cover).
+"""
+
+
+def visual_key_page(root: Path) -> str:
+    """Symbols of the site's engine pictures, and of the replay viewer if it is present."""
+    rows = "\n".join(f"| {key.replace('_', ' ')} | {text} |" for key, text in SYMBOLS)
+    teams = ", ".join(
+        f'<span style="color:{c}">■</span> {t}'
+        for c, t in zip(TEAM_COLOURS, TEAM_LABELS, strict=True)
+    )
+    letters = ", ".join(f"**{c.title[0]}** {c.title}" for c in C.CLASSES)
+    viewer = root / "web_demo" / "viewer"
+    if (viewer / "embed.js").is_file():
+        viewer_text = (
+            "The [replay viewer](replays.md) draws the same arena; its own keyboard help "
+            "overlay (press `?` in the viewer) lists its controls and symbols."
+        )
+    else:
+        viewer_text = (
+            "The replay viewer is not part of this build yet, so its symbols are not listed."
+        )
+    return f"""# Visual Key
+
+<!-- Written at build time by marl_bgs/site/data_pages.py from marl_bgs/site/draw.py. -->
+
+The pictures on [How a Match Works](rules/how-a-match-works.md) and the class pages are drawn by
+`marl_bgs/site/draw.py`; this table is written from the same module. Teams: {teams}. Class
+initials: {letters}.
+
+| symbol | meaning |
+|---|---|
+{rows}
+
+{viewer_text}
+"""
+
+
+def replay_entries(root: Path) -> list[dict]:
+    """Entries of exports/replays/index.json whose files exist, each with a `src` path."""
+    path = root / "exports" / "replays" / "index.json"
+    if not path.is_file():
+        return []
+    data = json.loads(path.read_text())
+    entries = data.get("replays", []) if isinstance(data, dict) else data
+    out = []
+    for e in entries:
+        if not isinstance(e, dict) or not isinstance(e.get("file"), str):
+            raise ValueError(f"{path}: every replay entry needs a 'file' string, got {e!r}")
+        if (path.parent / e["file"]).is_file():
+            out.append({**e, "src": f"exports/replays/{e['file']}"})
+    return out
+
+
+def viewer_ready(root: Path) -> bool:
+    return (root / "web_demo" / "viewer" / "embed.js").is_file() and bool(replay_entries(root))
+
+
+def viewer_div(src: str, compact: bool) -> str:
+    return (
+        f'<div class="replay-host" data-replay-viewer data-src="{escape(src)}" '
+        f'data-compact="{"true" if compact else "false"}"></div>'
+    )
+
+
+def replays_page(root: Path) -> str:
+    entries = replay_entries(root)
+    parts = [
+        "# Replay Viewer\n",
+        "<!-- Written at build time by marl_bgs/site/data_pages.py from exports/replays/. -->\n",
+        "Real games recorded from the engine. Each viewer can show the whole game (Oracle "
+        "view) or only what one team or one agent could see. Run `marl-bgs view FILE` to open "
+        "any replay file on your own machine.\n",
+    ]
+    for e in entries:
+        title = escape(str(e.get("title", e["file"])))
+        parts.append(f"## {title}\n\n{viewer_div(e['src'], compact=False)}\n")
+        parts.append(f"[Download the replay file]({e['src']})\n")
+    return "\n".join(parts)
+
+
+def home_game(root: Path) -> str:
+    """The Home page's embedded game, or an engine picture of a starting position."""
+    if viewer_ready(root):
+        e = replay_entries(root)[0]
+        title = escape(str(e.get("title", e["file"])))
+        return f"*{title}*, recorded from the engine:\n\n{viewer_div(e['src'], compact=True)}\n"
+    from ..core.position import starting_position
+    from .scenes import Scene, render
+
+    _, film = render(Scene("home", starting_position(47), [], width_px=640))
+    return f"The official five-a-side start on test map 47, drawn from the engine:\n\n{film}\n"
+
+
+def season_dirs(root: Path) -> list[Path]:
+    base = root / "exports" / "seasons"
+    return sorted(p for p in base.glob("*/") if p.is_dir()) if base.is_dir() else []
+
+
+def leaderboard_page(root: Path) -> str:
+    """Every season's tables (CSV) and files, as exported by the season export."""
+    parts = [
+        "# Leaderboard\n",
+        "<!-- Written at build time by marl_bgs/site/data_pages.py from exports/seasons/. -->\n",
+    ]
+    for season in season_dirs(root):
+        parts.append(f"## {escape(season.name)}\n")
+        for table in sorted(season.glob("*.csv")):
+            with table.open(newline="") as fh:
+                rows = list(csv.reader(fh))
+            if not rows:
+                continue
+            parts.append(f"**{escape(table.stem)}**\n")
+            parts.append("| " + " | ".join(escape(h) for h in rows[0]) + " |")
+            parts.append("|" + "---|" * len(rows[0]))
+            parts.extend("| " + " | ".join(escape(c) for c in r) + " |" for r in rows[1:])
+            parts.append("")
+        files = sorted(p for p in season.iterdir() if p.is_file())
+        links = ", ".join(
+            f"[{escape(p.name)}](exports/seasons/{season.name}/{p.name})" for p in files
+        )
+        parts.append(f"Files: {links}\n" if links else "")
+    return "\n".join(parts)

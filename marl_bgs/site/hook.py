@@ -1,0 +1,137 @@
+"""The MkDocs hook named in mkdocs.yml: generated pages, the navigation, and static data.
+
+- `on_config` sets the navigation, adding the Replay Viewer and Leaderboard entries only
+  when their data exists (never a placeholder page).
+- `on_files` adds the pages written from the code (rules, classes, atlas, Sight Lab, Visual
+  Key, replays, leaderboard) and copies `web_demo/` and `exports/` into the site as they are,
+  so nothing is duplicated under `site_src/`.
+- `on_page_markdown` fills the Home page's live game.
+- `on_serve` watches the code and data so `mkdocs serve` rebuilds when they change.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mkdocs.structure.files import File, Files
+
+from marl_bgs.core import classes as C
+from marl_bgs.site import data_pages
+from marl_bgs.site.classes_page import class_page, classes_index
+from marl_bgs.site.rules_page import rules_page
+
+STATIC_DIRS = ("web_demo", "exports")
+SKIP_PARTS = {"tests", "node_modules", "__pycache__"}
+HOME_MARK = "<!-- home-game -->"
+
+
+def _root(config: Any) -> Path:
+    return Path(config["config_file_path"]).resolve().parent
+
+
+def _generated(root: Path) -> dict[str, Any]:
+    """Page path (under docs_dir) -> a function writing its Markdown."""
+    pages: dict[str, Any] = {
+        "rules/how-a-match-works.md": rules_page,
+        "classes/index.md": classes_index,
+        "atlas.md": lambda: data_pages.atlas_page(root),
+        "sight-lab.md": lambda: data_pages.sight_lab_page(root),
+        "visual-key.md": lambda: data_pages.visual_key_page(root),
+    }
+    for c, spec in enumerate(C.CLASSES):
+        pages[f"classes/{spec.name}.md"] = lambda c=c: class_page(c)
+    if data_pages.viewer_ready(root):
+        pages["replays.md"] = lambda: data_pages.replays_page(root)
+    if data_pages.season_dirs(root):
+        pages["leaderboard.md"] = lambda: data_pages.leaderboard_page(root)
+    return pages
+
+
+def navigation(root: Path) -> list:
+    nav: list = [
+        {"Home": "index.md"},
+        {"Getting Started": "getting-started.md"},
+        {
+            "How a Match Works": [
+                {"The rules, shown by the engine": "rules/how-a-match-works.md"},
+                {"Engine decisions": "rules/engine-decisions.md"},
+            ]
+        },
+        {
+            "Classes": [{"Overview": "classes/index.md"}]
+            + [{s.title: f"classes/{s.name}.md"} for s in C.CLASSES]
+        },
+        {"Map Atlas": "atlas.md"},
+        {"Sight Lab": "sight-lab.md"},
+    ]
+    if data_pages.viewer_ready(root):
+        nav.append({"Replay Viewer": "replays.md"})
+    if data_pages.season_dirs(root):
+        nav.append({"Leaderboard": "leaderboard.md"})
+    nav += [
+        {"Visual Key": "visual-key.md"},
+        {
+            "Reference": [
+                {"Observation layout": "reference/observations.md"},
+                {"API: make and the environment": "api/env.md"},
+                {"API: Game": "api/game.md"},
+                {"API: systems": "api/systems.md"},
+                {"API: maps": "api/maps.md"},
+            ]
+        },
+        {"Changelog": "changelog.md"},
+    ]
+    return nav
+
+
+def on_config(config: Any) -> Any:
+    config["nav"] = navigation(_root(config))
+    return config
+
+
+def _static_files(root: Path, config: Any) -> list[File]:
+    out = []
+    for top in STATIC_DIRS:
+        base = root / top
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*")):
+            rel = path.relative_to(root)
+            if not path.is_file() or SKIP_PARTS & set(rel.parts) or path.suffix == ".md":
+                continue
+            out.append(
+                File(
+                    rel.as_posix(),
+                    src_dir=str(root),
+                    dest_dir=config["site_dir"],
+                    use_directory_urls=config["use_directory_urls"],
+                )
+            )
+    return out
+
+
+def on_files(files: Files, config: Any) -> Files:
+    root = _root(config)
+    for rel, write in _generated(root).items():
+        if files.get_file_from_path(rel) is not None:
+            raise ValueError(f"site_src/{rel}: this page is generated at build time; delete it")
+        files.append(File.generated(config, rel, content=write()))
+    for f in _static_files(root, config):
+        if files.get_file_from_path(f.src_uri) is None:
+            files.append(f)
+    return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    if page.file.src_uri == "index.md" and HOME_MARK in markdown:
+        return markdown.replace(HOME_MARK, data_pages.home_game(_root(config)))
+    return markdown
+
+
+def on_serve(server: Any, config: Any, builder: Any) -> Any:
+    root = _root(config)
+    for rel in (*STATIC_DIRS, "marl_bgs", "maps"):
+        if (root / rel).exists():
+            server.watch(str(root / rel))
+    return server

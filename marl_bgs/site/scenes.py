@@ -1,0 +1,260 @@
+"""Small authored games played on the NumPy engine, drawn as film strips for the site.
+
+A `Scene` is a position and the actions of a few ticks. `play` runs it through `Game` and
+returns every state, tick record and event list; `film` draws one picture per tick (combat
+arrows on the state the tick started from, the final state last) and writes the events as
+sentences. Nothing here decides a rule: the engine does, and the pictures show its answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from html import escape
+from typing import Any
+
+import numpy as np
+
+from ..core import classes as C
+from ..core.events import tick_events
+from ..core.geometry import sight_blocked
+from ..core.position import POSITION_FORMAT, POSITION_VERSION
+from ..core.state import ARENA_HEIGHT, ARENA_WIDTH, MILLI, NUM_SLOTS, TEAM_SIZE, State
+from ..core.tick import TickInfo
+from ..game import Game
+from .draw import Marks, draw
+
+Agent = dict[str, Any]
+Actions = dict[int, tuple[int, int, int]]  # slot -> (move, target code, ultimate)
+
+STAY, NORTH, SOUTH, EAST, WEST, NORTH_EAST, NORTH_WEST, SOUTH_EAST, SOUTH_WEST = range(9)
+
+
+def ally(k: int) -> int:
+    """Target code of the actor's own slot k."""
+    return 1 + k
+
+
+def enemy(k: int) -> int:
+    """Target code of the enemy team's slot k."""
+    return 1 + TEAM_SIZE + k
+
+
+def agent(cls: str, x: float, y: float, **extra: Any) -> Agent:
+    return {"class": cls, "x": x, "y": y, **extra}
+
+
+def position(
+    team_a: list[Agent],
+    team_b: list[Agent],
+    obstacles: list[dict] | None = None,
+    map_id: int | None = None,
+    **top: Any,
+) -> dict:
+    """A position with team a on the left end and team b on the right end."""
+    waves = top.pop("wave_clocks", (5, 5))
+    return {
+        "format": POSITION_FORMAT,
+        "version": POSITION_VERSION,
+        "map": map_id if map_id is not None else {"obstacles": obstacles or []},
+        "tick": top.pop("tick", 0),
+        "horizon": top.pop("horizon", 300),
+        "winning_score": top.pop("winning_score", 20),
+        "score": top.pop("score", [0, 0]),
+        "teams": [
+            {"spawn_end": "left", "wave_clock": waves[0], "agents": team_a},
+            {"spawn_end": "right", "wave_clock": waves[1], "agents": team_b},
+        ],
+        **top,
+    }
+
+
+@dataclass
+class Scene:
+    """An authored position, the actions of each tick, and how to frame the pictures."""
+
+    key: str
+    position: dict
+    ticks: list[Actions]
+    view: tuple[float, float, float, float] = (0.0, 0.0, ARENA_WIDTH, ARENA_HEIGHT)
+    ranges: list[tuple[int, float, str]] = field(default_factory=list)
+    sight_of: int | None = None
+    width_px: int = 300
+
+
+@dataclass
+class Played:
+    """Everything a scene produced on the engine."""
+
+    scene: Scene
+    obstacles: list[dict]
+    map_arrays: Any
+    states: list[State]
+    infos: list[TickInfo]
+    events: list[list[dict]]
+
+
+def play(scene: Scene) -> Played:
+    game = Game(scene.position, backend="numpy")
+    states, infos, events = [game.state], [], []
+    for actions in scene.ticks:
+        slots = np.zeros((NUM_SLOTS, 3), np.int32)
+        for slot, act in actions.items():
+            slots[slot] = act
+        before = game.state
+        info = game.step_slots(slots)
+        states.append(game.state)
+        infos.append(info)
+        events.append(tick_events(before, info, game.state))
+    return Played(scene, list(game.obstacles), game.map_arrays, states, infos, events)
+
+
+def hidden_cells(
+    state: State, slot: int, map_arrays: Any, cell: float = 0.2
+) -> list[tuple[float, float]]:
+    """Centres of grid cells inside `slot`'s sight radius whose sight line is blocked."""
+    r = float(C.SIGHT[int(state.cls[slot])])
+    eye = np.asarray(state.pos[slot], np.int64)
+    xs = np.arange(cell / 2, ARENA_WIDTH, cell)
+    ys = np.arange(cell / 2, ARENA_HEIGHT, cell)
+    gx, gy = np.meshgrid(xs, ys)
+    pts = np.stack([gx.ravel(), gy.ravel()], -1)
+    milli = np.round(pts * MILLI).astype(np.int32)
+    inside = ((milli - eye) ** 2).sum(-1) <= int(C.SIGHT_SQ[int(state.cls[slot])])
+    inside &= np.hypot(*(pts - eye / MILLI).T) <= r
+    cand = milli[inside]
+    blocked = sight_blocked(np, np.broadcast_to(eye.astype(np.int32), cand.shape), cand, map_arrays)
+    return [tuple(p) for p in pts[inside][blocked]]
+
+
+def tick_marks(played: Played, t: int) -> Marks:
+    """Overlays for the picture of the state tick t started from."""
+    info, before, after = played.infos[t], played.states[t], played.states[t + 1]
+    marks = Marks(ranges=list(played.scene.ranges))
+    dmg, heal = np.asarray(info.damage), np.asarray(info.healing)
+    for src, dst in np.argwhere(dmg > 0):
+        marks.damage.append((int(src), int(dst), dmg[src, dst] / MILLI))
+    for src, dst in np.argwhere(heal > 0):
+        marks.heal.append((int(src), int(dst), heal[src, dst] / MILLI))
+    for i in range(NUM_SLOTS):
+        start = tuple(np.asarray(before.pos[i]) / MILLI)
+        landed = tuple(np.asarray(info.charged_to[i]) / MILLI)
+        end = tuple(np.asarray(after.pos[i]) / MILLI)
+        if landed != start:
+            marks.charge.append((start, landed))
+        moved_alive = before.alive[i] and after.alive[i] and end != landed
+        if moved_alive:
+            marks.trails[i] = [landed, end]
+    return marks
+
+
+def film(played: Played) -> str:
+    """A strip of pictures, one per tick start plus the final state, with captions."""
+    scene = played.scene
+    frames = []
+    n = len(played.infos)
+    for t, state in enumerate(played.states):
+        if t < n:
+            marks = tick_marks(played, t)
+            caption = f"tick {int(state.tick)} → {int(state.tick) + 1}: what happens"
+        else:
+            marks = Marks(ranges=[] if n else list(scene.ranges))
+            caption = "after" if n else f"tick {int(state.tick)}"
+        if scene.sight_of is not None:
+            marks.sight = scene.sight_of
+            marks.hidden_cells = hidden_cells(state, scene.sight_of, played.map_arrays)
+            marks.cell = 0.2
+        svg = draw(
+            state, played.obstacles, scene.view, marks, title=caption, width_px=scene.width_px
+        )
+        frames.append(
+            f'<figure class="bgs-frame">{svg}<figcaption>{escape(caption)}</figcaption></figure>'
+        )
+    return f'<div class="bgs-film" data-scene="{escape(scene.key)}">{"".join(frames)}</div>'
+
+
+def _who(state: State, name: str) -> str:
+    slot = "ab".index(name[0]) * TEAM_SIZE + int(name[1:])
+    return f"{name} ({C.CLASSES[int(state.cls[slot])].title})"
+
+
+def _num(v: float) -> str:
+    return f"{v:.3f}".rstrip("0").rstrip(".")
+
+
+def sentence(state: State, ev: dict) -> str:
+    """One event as plain words, naming agents with their class."""
+    k = ev["kind"]
+    w = lambda key: _who(state, ev[key])  # noqa: E731
+    if k == "damage":
+        return (
+            f"{w('source')} hits {w('target')} with {ev['ability']} for {_num(ev['amount'])} damage"
+        )
+    if k == "heal":
+        return f"{w('source')} heals {w('target')} with {ev['ability']} for {_num(ev['amount'])}"
+    if k == "excess_heal":
+        return f"{_num(ev['amount'])} of the healing on {w('target')} is excess (above max health)"
+    if k == "effect":
+        return f"{w('source')} puts {EFFECT_WORDS.get(ev['effect'], ev['effect'])} on {w('target')} for {ev['ticks']} tick{'s' if ev['ticks'] != 1 else ''}"
+    if k == "trap_broken":
+        return f"damage breaks the Trap on {w('target')}"
+    if k == "charge":
+        return f"{w('source')} charges from ({_num(ev['from'][0])}, {_num(ev['from'][1])}) to ({_num(ev['to'][0])}, {_num(ev['to'][1])})"
+    if k == "death":
+        zone = ", in its own Red Zone" if ev["red_zone"] else ""
+        return f"{w('target')} dies{zone}: {_points(ev['points'])} to the other team"
+    if k == "shield_cleared":
+        return f"{w('target')} is moved clear of the bodies as its shield ends"
+    if k == "respawn":
+        return f"{w('target')} respawns at ({_num(ev['at'][0])}, {_num(ev['at'][1])}) with a spawn shield"
+    if k == "rest_heal":
+        return f"{w('target')} recovers {_num(ev['amount'])} health out of combat"
+    if k == "game_end":
+        result = {"a": "team a wins", "b": "team b wins", "draw": "a draw"}[ev["result"]]
+        return f"the game ends after tick {ev['tick']}: {result}, {ev['score'][0]}-{ev['score'][1]}"
+    return escape(str(ev))
+
+
+EFFECT_WORDS = {
+    "stun": "a stun",
+    "trap": "a Freezing Trap",
+    "slow_hunter": "a slow",
+    "slow_charge": "a slow",
+    "slow_poison": "a slow",
+    "healing_cut": "a healing cut",
+    "burst": "Burst",
+    "blessing": "Blessing of Freedom",
+}
+QUIET = "no combat or status events (moves are drawn as grey trails)"
+
+
+def _points(n: int) -> str:
+    return f"{n} point" if n == 1 else f"{n} points"
+
+
+def event_list(played: Played) -> str:
+    """The events of every tick as a Markdown list (what the engine reported)."""
+    lines = []
+    for t, evs in enumerate(played.events):
+        state = played.states[t]
+        said = [sentence(state, e) for e in evs]
+        lines.append(f"- tick {int(state.tick) + 1}: " + ("; ".join(said) if said else QUIET))
+    return "\n".join(lines)
+
+
+def render(scene: Scene) -> tuple[Played, str]:
+    """Play a scene and return it with its film strip and event list as Markdown."""
+    played = play(scene)
+    text = film(played)
+    if played.events:
+        text += "\n\n" + event_list(played)
+    return played, text
+
+
+def at(played: Played, t: int, slot: int) -> tuple[float, float]:
+    """Position of `slot` in map units after t ticks."""
+    p = np.asarray(played.states[t].pos[slot]) / MILLI
+    return float(p[0]), float(p[1])
+
+
+def health(played: Played, t: int, slot: int) -> float:
+    return int(played.states[t].health[slot]) / MILLI

@@ -1,0 +1,96 @@
+"""The website builds with `mkdocs build --strict`, has every page, and no broken link.
+
+The site is built once per test process into a temporary folder
+(`marl_bgs.site.build.build_once`), and test_site_browser.py serves that same build.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from marl_bgs.core import classes as C
+from marl_bgs.site import build as site_build
+from marl_bgs.site.data_pages import season_dirs, viewer_ready
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [
+    "index.html",
+    "getting-started/index.html",
+    "rules/how-a-match-works/index.html",
+    "rules/engine-decisions/index.html",
+    "classes/index.html",
+    *[f"classes/{c.name}/index.html" for c in C.CLASSES],
+    "atlas/index.html",
+    "sight-lab/index.html",
+    "visual-key/index.html",
+    "reference/observations/index.html",
+    "api/env/index.html",
+    "api/game/index.html",
+    "api/systems/index.html",
+    "api/maps/index.html",
+    "changelog/index.html",
+]
+
+
+@pytest.fixture(scope="session")
+def built_site() -> site_build.Built:
+    return site_build.build_once()
+
+
+def test_every_page_is_built(built_site):
+    missing = [p for p in PAGES if not (built_site.site / p).is_file()]
+    assert not missing
+    assert (built_site.site / "replays/index.html").is_file() == viewer_ready(ROOT)
+    assert (built_site.site / "leaderboard/index.html").is_file() == bool(season_dirs(ROOT))
+
+
+def test_no_broken_internal_link(built_site):
+    assert site_build.broken_links(built_site.site) == []
+
+
+def test_link_check_finds_a_broken_link(tmp_path):
+    (tmp_path / "index.html").write_text(
+        '<a href="gone/">x</a><a href="#here">y</a><img src="pic.svg"><p id="here"></p>'
+        '<a href="other.html#nowhere">z</a>'
+    )
+    (tmp_path / "other.html").write_text("<p id='somewhere'></p>")
+    assert site_build.broken_links(tmp_path) == [
+        "index.html: gone/ (no file)",
+        "index.html: other.html#nowhere (no anchor #nowhere)",
+        "index.html: pic.svg (no file)",
+    ]
+
+
+def test_nothing_is_fetched_from_another_host(built_site):
+    assert site_build.external_references(built_site.site) == []
+
+
+def test_web_demo_and_exports_reach_the_site(built_site):
+    for rel in ("web_demo/site.js", "web_demo/sightlab/sight.js", "exports/sight/lab.json"):
+        assert (built_site.site / rel).is_file(), rel
+    atlas = json.loads((ROOT / "exports/atlas/index.json").read_text())
+    for m in atlas["maps"]:
+        assert (built_site.site / f"exports/atlas/map_{m['id']:02d}.svg").is_file()
+
+
+def test_generated_pages_hold_the_code_numbers(built_site):
+    for c in C.CLASSES:
+        html = (built_site.site / f"classes/{c.name}/index.html").read_text()
+        assert f"{c.max_health:g}" in html and c.basic_name in html and c.ultimate_name in html
+    rules = (built_site.site / "rules/how-a-match-works/index.html").read_text()
+    assert rules.count('class="bgs-film"') >= 16
+    assert "in its own Red Zone" in rules and "breaks the Trap" in rules
+
+
+def test_sight_exports_are_fresh():
+    """exports/sight/ equals a fresh export (run scripts/export_sight_vectors.py if not)."""
+    spec = importlib.util.spec_from_file_location(
+        "export_sight_vectors", ROOT / "scripts" / "export_sight_vectors.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--check"]) == 0
