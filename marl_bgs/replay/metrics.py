@@ -1,0 +1,61 @@
+"""The sixteen priority metrics, recomputed from a replay's frames, actions and events.
+
+The compiled loop accumulates the same numbers with `metrics.priority_update`; a test checks
+that both agree, so a replay file can be audited without rerunning the game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core.state import TEAM_SIZE
+from ..metrics import PRIORITY_NAMES
+
+
+def _milli(amount: float) -> int:
+    return int(round(amount * 1000))
+
+
+def _team(name: str) -> int:
+    return "ab".index(name[0])
+
+
+def metrics_from_content(frames: dict[str, Any], actions: Any, events: list) -> dict[str, int]:
+    """Priority metrics of a recorded game (oracle content: every event present)."""
+    deaths, dealt, useful, red = [0, 0], [0, 0], [0, 0], [0, 0]
+    for tick_events in events:
+        for e in tick_events:
+            kind = e["kind"]
+            if kind == "damage":
+                dealt[_team(e["source"])] += _milli(e["amount"])
+            elif kind == "heal":
+                useful[_team(e["target"])] += _milli(e["amount"])
+            elif kind == "excess_heal":
+                useful[_team(e["target"])] -= _milli(e["amount"])
+            elif kind == "death":
+                deaths[_team(e["target"])] += 1
+                red[_team(e["target"])] += int(bool(e["red_zone"]))
+    acts = np.asarray(actions).reshape(-1, 2 * TEAM_SIZE, 3)
+    ults = [int(np.sum(acts[:, :TEAM_SIZE, 2] == 1)), int(np.sum(acts[:, TEAM_SIZE:, 2] == 1))]
+    last = -1
+    values = [
+        int(frames["result"][last]),
+        int(frames["score"][last][0]),
+        int(frames["score"][last][1]),
+        deaths[1],
+        deaths[0],
+        deaths[0],
+        deaths[1],
+        dealt[0],
+        dealt[1],
+        useful[0],
+        useful[1],
+        ults[0],
+        ults[1],
+        red[0],
+        red[1],
+        int(frames["tick"][last]),
+    ]
+    return dict(zip(PRIORITY_NAMES, values, strict=True))

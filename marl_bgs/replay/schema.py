@@ -1,0 +1,199 @@
+"""The replay format ("marl-bgs/replay", version 1): field tables and the `Replay` record.
+
+A replay stores arrays per tick, not one object per agent per tick: `frames[field][t]` is the
+State field at the start of tick t (t = 0..T), as the exact integers the engine holds
+(positions in milli-units, health in milli-HP, booleans as 0/1). Tick t turns frame t into
+frame t + 1 with `actions[t]` (the accepted actions) and produces `events[t]`.
+`sight[t][i]` is a 10-bit mask of the agents agent i sees at the start of tick t (its own
+sight: radius and clear line, both alive), so readers never recompute sight.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from ..core import classes as C
+from ..core.position import MAX_HORIZON, MAX_WINNING_SCORE
+from ..core.state import MILLI, NUM_SLOTS, TEAM_SIZE, State
+
+REPLAY_FORMAT = "marl-bgs/replay"
+REPLAY_VERSION = 1
+MAX_BYTES = 50_000_000  # uncompressed; bigger files are refused while reading
+MAX_TEXT = 200  # characters in a title or a system name
+HIDDEN_ACTION = -1  # an action the point of view did not see
+ARENA_X, ARENA_Y = 20 * MILLI, 10 * MILLI
+
+# Every State field: its shape per tick and its allowed range (booleans are 0/1).
+FRAME_FIELDS: dict[str, tuple[tuple[int, ...], int, int]] = {
+    "tick": ((), 0, MAX_HORIZON),
+    "horizon": ((), 1, MAX_HORIZON),
+    "winning_score": ((), 1, MAX_WINNING_SCORE),
+    "red_zone_depth": ((), 0, ARENA_Y),
+    "score": ((2,), 0, MAX_WINNING_SCORE + 2 * TEAM_SIZE),
+    "spawn_end": ((2,), 0, 1),
+    "wave_clock": ((2,), 0, C.RESPAWN_PERIOD),
+    "result": ((), -1, 2),
+    "present": ((NUM_SLOTS,), 0, 1),
+    "alive": ((NUM_SLOTS,), 0, 1),
+    "cls": ((NUM_SLOTS,), 0, len(C.CLASSES) - 1),
+    "pos": ((NUM_SLOTS, 2), 0, ARENA_X),
+    "health": ((NUM_SLOTS,), 0, int(C.MAX_HEALTH_MILLI.max())),
+    "ultimate_cooldown": ((NUM_SLOTS,), 0, C.ULTIMATE_COOLDOWN - 1),
+    "shield": ((NUM_SLOTS,), 0, C.SHIELD_TICKS),
+    "out_of_combat": ((NUM_SLOTS,), 0, 2 * MAX_HORIZON),
+    "effects": ((NUM_SLOTS, C.NUM_EFFECTS), 0, max(C.EFFECT_DURATION)),
+    "last_action": ((NUM_SLOTS, 3), -1, 10),
+}
+assert tuple(FRAME_FIELDS) == State._fields
+BOOL_FIELDS = ("present", "alive")
+PER_AGENT_FIELDS = tuple(f for f, (shape, _, _) in FRAME_FIELDS.items() if shape[:1] == (10,))
+# What a hidden agent's cells hold in a point-of-view replay (rosters' sizes stay public).
+HIDDEN_VALUE = {f: (-1 if f == "last_action" else 0) for f in PER_AGENT_FIELDS if f != "present"}
+ACTION_LIMITS = (8, 10, 1)  # move, target, ultimate
+
+AGENT_NAMES = tuple(f"{'ab'[i // TEAM_SIZE]}{i % TEAM_SIZE}" for i in range(NUM_SLOTS))
+VIEWS = ("a", "b", *AGENT_NAMES)
+PUBLIC_METRICS = ("result", "points_a", "points_b", "ticks")  # known to either side
+
+ABILITIES = frozenset(name for spec in C.CLASSES for name in (spec.basic_name, spec.ultimate_name))
+# Event kinds written by core.events.tick_events and the type of each of their fields.
+EVENT_FIELDS: dict[str, dict[str, str]] = {
+    "damage": {"source": "agent", "target": "agent", "ability": "ability", "amount": "amount"},
+    "heal": {"source": "agent", "target": "agent", "ability": "ability", "amount": "amount"},
+    "excess_heal": {"target": "agent", "amount": "amount"},
+    "effect": {"source": "agent", "target": "agent", "effect": "effect", "ticks": "ticks"},
+    "trap_broken": {"target": "agent", "by": "agents"},
+    "charge": {"source": "agent", "target": "agent", "from": "point", "to": "point"},
+    "death": {"target": "agent", "by": "agents", "points": "points", "red_zone": "bool"},
+    "shield_cleared": {"target": "agent", "to": "point"},
+    "respawn": {"target": "agent", "at": "point"},
+    "rest_heal": {"target": "agent", "amount": "amount"},
+    "game_end": {"result": "result", "score": "score", "tick": "tick"},
+}
+AGENT_KEYS_OF_EVENT = ("source", "target", "by")
+
+
+def rules_table() -> dict:
+    """The class table and constants a viewer needs, copied into each replay from the code,
+    so pages never hold a number of their own."""
+    from ..core.state import PAD_MILLI, SPAWN_END_NAMES
+
+    return {
+        "arena": [ARENA_X, ARENA_Y],
+        "body_radius": round(C.BODY_RADIUS * MILLI),
+        "ultimate_cooldown": C.ULTIMATE_COOLDOWN,
+        "shield_ticks": C.SHIELD_TICKS,
+        "respawn_period": C.RESPAWN_PERIOD,
+        "pads": {end: PAD_MILLI[e].tolist() for e, end in enumerate(SPAWN_END_NAMES)},
+        "effects": [
+            {"name": n, "duration": d}
+            for n, d in zip(C.EFFECT_NAMES, C.EFFECT_DURATION, strict=True)
+        ],
+        "classes": [
+            {
+                "name": c.name,
+                "title": c.title,
+                "max_health": int(C.MAX_HEALTH_MILLI[i]),
+                "sight": round(c.sight * MILLI),
+                "basic": c.basic_name,
+                "ultimate": c.ultimate_name,
+            }
+            for i, c in enumerate(C.CLASSES)
+        ],
+    }
+
+
+class ReplayError(ValueError):
+    """A replay that cannot be read; the message starts with the offending field."""
+
+
+@dataclass(frozen=True)
+class Replay:
+    """One recorded game (or what one side saw of it, when `view` is set)."""
+
+    map: dict  # the map file (format "marl-bgs/map")
+    start: dict | None  # the starting position ("marl-bgs/position"), map inline; no view
+    systems: list  # system name per slot (None for an empty slot)
+    seed: dict  # {"root": int | None, "game": int | None, "spawn_ends": [str, str]}
+    versions: dict  # package versions that produced the game
+    frames: dict[str, np.ndarray]  # State fields, leading axis T + 1
+    actions: np.ndarray  # (T, 10, 3) accepted actions
+    events: list  # T lists of event dicts
+    sight: np.ndarray  # (T + 1, 10) int bitmasks of own sight
+    metrics: dict  # priority metrics (all 16; only PUBLIC_METRICS in a view)
+    title: str = ""
+    view: str | None = None  # None: the oracle; "a", "b" or an agent name
+    visible: np.ndarray | None = None  # (T + 1,) bitmask of agents shown, with a view
+
+    @property
+    def ticks(self) -> int:
+        return int(self.actions.shape[0])
+
+    def state_at(self, t: int) -> State:
+        """The exact engine State at the start of tick t (an oracle replay only)."""
+        values = []
+        for name in State._fields:
+            arr = self.frames[name][t]
+            values.append(arr.astype(bool) if name in BOOL_FIELDS else arr.astype(np.int32))
+        return State(*values)
+
+    def as_seen_by(self, who: str) -> Replay:
+        """Only what team `who` ("a", "b") or agent `who` ("a2") could see at each tick."""
+        from .view import point_of_view
+
+        return point_of_view(self, who)
+
+    def to_dict(self) -> dict:
+        """The JSON document (plain lists and numbers)."""
+        out: dict[str, Any] = {
+            "format": REPLAY_FORMAT,
+            "version": REPLAY_VERSION,
+            "title": self.title,
+            "ticks": self.ticks,
+            "rules": rules_table(),
+            "map": self.map,
+            "start": self.start,
+            "systems": list(self.systems),
+            "seed": self.seed,
+            "versions": self.versions,
+            "view": None
+            if self.view is None
+            else {"of": self.view, "visible": self.visible.tolist()},
+            "metrics": self.metrics,
+            "frames": {name: self.frames[name].tolist() for name in FRAME_FIELDS},
+            "actions": self.actions.tolist(),
+            "sight": self.sight.tolist(),
+            "events": self.events,
+        }
+        return out
+
+    def to_bytes(self, compress: bool = False) -> bytes:
+        """Compact JSON (one line per top-level part), gzipped with a fixed header if asked."""
+        doc = self.to_dict()
+        lines = [f"{json.dumps(k)}:{_dumps(v)}" for k, v in doc.items()]
+        raw = ("{" + ",\n".join(lines) + "}\n").encode("utf-8")
+        if not compress:
+            return raw
+        buf = io.BytesIO()
+        with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, filename="") as gz:
+            gz.write(raw)
+        return buf.getvalue()
+
+    def save(self, path: Any) -> None:
+        """Write to `path`; a name ending in .gz is gzipped."""
+        data = self.to_bytes(compress=str(path).endswith(".gz"))
+        with open(path, "wb") as f:
+            f.write(data)
+
+    def with_versions(self, versions: dict) -> Replay:
+        return replace(self, versions=versions)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)

@@ -1,0 +1,59 @@
+"""Write every generated file the website reads, in order, from the code and the seeds.
+
+    .venv/bin/python scripts/export_all.py           # rewrite exports/ and generated pages
+    .venv/bin/python scripts/export_all.py --check   # exit 1 if any export is stale
+
+Each step is its own script (run it alone to redo one part); this one runs them in the
+order the site needs and stops at the first failure. The season step resumes from the
+season's saved games, so a fresh machine only refits the ratings (pass --full-season to
+replay every game).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+STEPS: tuple[tuple[str, list[str]], ...] = (
+    ("observation layout page", ["scripts/write_obs_layout.py"]),
+    ("map atlas", ["scripts/export_atlas.py"]),
+    ("sight vectors for the Sight Lab", ["scripts/export_sight_vectors.py"]),
+    ("replays", ["scripts/export_replays.py"]),
+    ("season 0 leaderboard", ["scripts/export_season.py", "--season", "season0", "--resume"]),
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only check that exports are fresh")
+    parser.add_argument(
+        "--full-season", action="store_true", help="replay every season game, not resume"
+    )
+    args = parser.parse_args(argv)
+    for label, command in STEPS:
+        script = ROOT / command[0]
+        if not script.exists():
+            print(f"[skip] {label}: {command[0]} is not in this checkout", flush=True)
+            continue
+        extra = list(command[1:])
+        if args.full_season and "--resume" in extra:
+            extra.remove("--resume")
+        if args.check:
+            extra = [a for a in extra if a != "--resume"] + ["--check"]
+        start = time.perf_counter()
+        print(f"[run ] {label}: {' '.join([command[0], *extra])}", flush=True)
+        done = subprocess.run([sys.executable, str(script), *extra], cwd=ROOT)
+        if done.returncode != 0:
+            print(f"[fail] {label} (exit {done.returncode})", flush=True)
+            return done.returncode
+        print(f"[ok  ] {label} in {time.perf_counter() - start:.1f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

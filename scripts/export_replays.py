@@ -1,0 +1,182 @@
+"""Write the example replays under exports/replays/ (the viewer and the site open them).
+
+Games are played on the NumPy engine through `Game`: TDM-Alpha's decision function is the
+same code the JAX System compiles, and the Random player draws uniformly over legal actions
+from a NumPy generator seeded per game, so the files are byte-reproducible from the seeds.
+
+    python scripts/export_replays.py          # write the files
+    python scripts/export_replays.py --check  # fail if a file differs from what the code makes
+
+`--check` regenerates every replay with the package versions stored in the file, so a newer
+NumPy alone does not make a file stale; any other difference does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from marl_bgs import Game
+from marl_bgs.core.observe import compute_sight, joint_mask, legal_masks
+from marl_bgs.core.position import starting_position
+from marl_bgs.core.state import LEFT, TEAM_SIZE
+from marl_bgs.core.views import MIRROR_MOVE, observations
+from marl_bgs.maps import load_map
+from marl_bgs.replay import Replay, load_replay, record_game
+from marl_bgs.systems.base import TeamInputs
+from marl_bgs.systems.scripted import alpha_act, alpha_memory
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "exports" / "replays"
+ROOT_SEED = 0
+_FLAT = np.arange(198)
+MIRROR_FLAT = (MIRROR_MOVE[_FLAT // 22] * 22 + _FLAT % 22).astype(np.int32)  # an involution
+
+# file stem, map, the two players, game number (seeds the Random player)
+GAMES = (
+    ("alpha-vs-random-map47", 47, ("tdm-alpha", "random"), 0),
+    ("alpha-vs-alpha-map05", 5, ("tdm-alpha", "tdm-alpha"), 1),
+)
+LABELS = {"tdm-alpha": "TDM-Alpha", "random": "Random"}
+
+
+def team_inputs(game: Game, team: int, new_game: bool) -> TeamInputs:
+    """What one team may see, in each agent's own frame, built by the core's own functions."""
+    state = game.state
+    sight = compute_sight(np, state, game.map_arrays)
+    rows = slice(team * TEAM_SIZE, (team + 1) * TEAM_SIZE)
+    joint = joint_mask(np, legal_masks(np, state, sight))[rows]
+    if int(state.spawn_end[team]) != LEFT:
+        joint = joint[:, MIRROR_FLAT]
+    return TeamInputs(
+        obs=observations(np, state, game.map_arrays, sight)[rows],
+        avail=joint,
+        present=state.present[rows],
+        alive=state.alive[rows] & state.present[rows],
+        classes=state.cls[rows],
+        new_game=np.asarray(new_game),
+    )
+
+
+def alpha_player() -> Callable[[TeamInputs], np.ndarray]:
+    memory = [alpha_memory(np)]
+
+    def act(inputs: TeamInputs) -> np.ndarray:
+        flat, memory[0] = alpha_act(np, inputs, memory[0])
+        return np.asarray(flat, np.int32)
+
+    return act
+
+
+def random_player(seed: int) -> Callable[[TeamInputs], np.ndarray]:
+    rng = np.random.default_rng(seed)
+
+    def act(inputs: TeamInputs) -> np.ndarray:
+        return np.asarray(
+            [rng.choice(np.flatnonzero(inputs.avail[k])) for k in range(TEAM_SIZE)], np.int32
+        )
+
+    return act
+
+
+def make_player(name: str, seed: int) -> Callable[[TeamInputs], np.ndarray]:
+    if name == "tdm-alpha":
+        return alpha_player()
+    if name == "random":
+        return random_player(seed)
+    raise ValueError(f"player: unknown player {name!r}")
+
+
+def play(map_id: int, players: tuple[str, str], game_number: int, title: str) -> Replay:
+    """One full game of the official 5v5 between two players, recorded."""
+    game = Game(starting_position(map_id), backend="numpy")
+    seeds = np.random.SeedSequence([ROOT_SEED, game_number]).spawn(2)
+    acts = [
+        make_player(p, int(s.generate_state(1)[0])) for p, s in zip(players, seeds, strict=True)
+    ]
+
+    def choose(g: Game) -> np.ndarray:
+        out = np.zeros((10, 3), np.int32)
+        for t in range(2):
+            flat = acts[t](team_inputs(g, t, int(g.state.tick) == 0))
+            if int(g.state.spawn_end[t]) != LEFT:
+                flat = MIRROR_FLAT[flat]
+            heads = np.stack([flat // 22, (flat // 2) % 11, flat % 2], axis=1)
+            out[t * TEAM_SIZE : (t + 1) * TEAM_SIZE] = heads
+        return out
+
+    return record_game(game, choose, players, {"root": ROOT_SEED, "game": game_number}, title=title)
+
+
+def index_document(entries: list[dict]) -> bytes:
+    doc = {"format": "marl-bgs/replay-index", "version": 1, "replays": entries}
+    return (json.dumps(doc, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def build(stored_versions: dict[str, Any] | None = None) -> dict[str, bytes]:
+    """Every exported file's bytes, by file name."""
+    files, entries = {}, []
+    for stem, map_id, players, number in GAMES:
+        title = f"{LABELS[players[0]]} vs {LABELS[players[1]]} on {load_map(map_id)['name']}"
+        replay = play(map_id, players, number, f"{title} (map {map_id})")
+        name = f"{stem}.json"
+        if stored_versions and name in stored_versions:
+            replay = replay.with_versions(stored_versions[name])
+        files[name] = replay.to_bytes()
+        entries.append(
+            {
+                "title": replay.title,
+                "file": name,
+                "systems": list(players),
+                "map": map_id,
+                "ticks": replay.ticks,
+                "result": replay.metrics["result"],
+                "score": [replay.metrics["points_a"], replay.metrics["points_b"]],
+            }
+        )
+    files["index.json"] = index_document(entries)
+    return files
+
+
+def stored_versions() -> dict[str, Any]:
+    out = {}
+    for stem, *_ in GAMES:
+        path = OUT / f"{stem}.json"
+        if path.is_file():
+            try:
+                out[path.name] = load_replay(path).versions
+            except ValueError:
+                pass  # an unreadable file is stale; the byte comparison reports it
+    return out
+
+
+def stale_files(files: dict[str, bytes]) -> list[str]:
+    return [
+        n for n, data in files.items() if not (OUT / n).is_file() or (OUT / n).read_bytes() != data
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail if the files are stale")
+    args = parser.parse_args(argv)
+    if args.check:
+        stale = stale_files(build(stored_versions()))
+        for name in stale:
+            print(f"stale: exports/replays/{name} (run scripts/export_replays.py)")
+        return 1 if stale else 0
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, data in build().items():
+        (OUT / name).write_bytes(data)
+        print(f"wrote exports/replays/{name} ({len(data):,} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

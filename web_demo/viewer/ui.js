@@ -1,0 +1,193 @@
+// The viewer's DOM: controls, panels, help overlay. Every string that comes from a file is
+// put in with textContent (never innerHTML), so names like "<img onerror=...>" stay text.
+
+import { SPEEDS } from "./timeline.js";
+import { METRIC_NAMES, ORACLE } from "./view.js";
+
+export const SHORTCUTS = [
+  ["Space", "play / pause"],
+  ["\u2190 / \u2192", "step one tick back / forward"],
+  ["Shift + \u2190 / \u2192", "ten ticks back / forward"],
+  ["Home / End", "first / last tick"],
+  ["+ / -", "faster / slower"],
+  ["v", "next point of view"],
+  ["o", "Oracle view (everything)"],
+  ["?", "this help"],
+  ["Esc", "close help"],
+];
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "text") node.textContent = value;
+    else if (key === "class") node.className = value;
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+function button(label, title, cls) {
+  return el("button", { type: "button", class: `mbg-btn ${cls}`, title, "aria-label": title, text: label });
+}
+
+// Build the viewer's elements inside `container`; returns named references.
+export function buildLayout(container, { compact }) {
+  const root = el("div", { class: `mbg-root${compact ? " mbg-compact" : ""}`, tabindex: "0" });
+  const title = el("div", { class: "mbg-title" });
+  const matchup = el("div", { class: "mbg-matchup" });
+  const score = el("div", { class: "mbg-score", "aria-live": "polite" });
+  const clock = el("div", { class: "mbg-clock" });
+  const header = el("div", { class: "mbg-header" }, title, matchup, score, clock);
+  const error = el("div", { class: "mbg-error", role: "alert" });
+  error.hidden = true;
+  const canvas = el("canvas", { class: "mbg-canvas", "aria-label": "arena" });
+  const drop = el("div", { class: "mbg-drop", text: "Drop a replay file here" });
+  drop.hidden = true;
+  const stage = el("div", { class: "mbg-stage" }, canvas, drop);
+
+  const first = button("|\u25c0", "first tick (Home)", "mbg-first");
+  const back = button("\u25c0", "step back (\u2190)", "mbg-back");
+  const play = button("Play", "play / pause (Space)", "mbg-play");
+  const fwd = button("\u25b6", "step forward (\u2192)", "mbg-fwd");
+  const last = button("\u25b6|", "last tick (End)", "mbg-last");
+  const scrub = el("input", { type: "range", class: "mbg-scrub", min: "0", max: "0", value: "0", "aria-label": "tick" });
+  const speed = el("select", { class: "mbg-speed", "aria-label": "speed" });
+  SPEEDS.forEach((s, i) => speed.append(el("option", { value: String(i), text: `${s}\u00d7` })));
+  const view = el("select", { class: "mbg-view", "aria-label": "point of view" });
+  const share = button("Link", "copy a link to this tick and view", "mbg-share");
+  const shareOut = el("input", { class: "mbg-share-url", readonly: "", "aria-label": "shareable link" });
+  shareOut.hidden = true;
+  const file = el("input", { type: "file", class: "mbg-file", accept: ".json,.gz,application/json" });
+  const fileLabel = el("label", { class: "mbg-file-label" }, "Open file ", file);
+  const help = button("?", "keyboard shortcuts (?)", "mbg-help-btn");
+  const controls = el(
+    "div", { class: "mbg-controls" },
+    first, back, play, fwd, last, scrub, speed, view, share, help, fileLabel, shareOut,
+  );
+
+  const agents = el("table", { class: "mbg-agents" });
+  const log = el("ol", { class: "mbg-log", "aria-label": "event log" });
+  const metrics = el("table", { class: "mbg-metrics" });
+  const panels = el(
+    "div", { class: "mbg-panels" },
+    el("section", {}, el("h4", { text: "Agents" }), agents),
+    el("section", {}, el("h4", { text: "Events" }), log),
+    el("section", {}, el("h4", { class: "mbg-metrics-title", text: "Metrics so far" }), metrics),
+  );
+  const helpBox = el("div", { class: "mbg-help", role: "dialog", "aria-label": "keyboard shortcuts" });
+  const helpList = el("dl");
+  for (const [key, what] of SHORTCUTS) helpList.append(el("dt", { text: key }), el("dd", { text: what }));
+  helpBox.append(el("h4", { text: "Keyboard shortcuts" }), helpList, el("p", { text: "Press Esc or ? to close." }));
+  helpBox.hidden = true;
+
+  root.append(header, error, stage, controls, panels, helpBox);
+  container.append(root);
+  return {
+    root, title, matchup, score, clock, error, canvas, drop, first, back, play, fwd, last, scrub,
+    speed, view, share, shareOut, file, fileLabel, help, helpBox, agents, log, metrics, panels,
+  };
+}
+
+export function viewLabel(view) {
+  if (view === ORACLE) return "Oracle (everything)";
+  if (view === "a" || view === "b") return `Team ${view}`;
+  return `Agent ${view}`;
+}
+
+export function fillViews(select, views, current) {
+  select.replaceChildren(
+    ...views.map((v) => el("option", { value: v, text: viewLabel(v) })),
+  );
+  select.value = current;
+}
+
+const fmt = (milli) => (milli / 1000).toFixed(milli % 1000 === 0 ? 0 : 1);
+
+// One event as a sentence: who did what to whom.
+export function describeEvent(e, agents) {
+  const who = (name) => {
+    const a = agents.find((x) => x.name === name);
+    return a ? `${name} (${a.classTitle})` : name;
+  };
+  switch (e.kind) {
+    case "damage":
+      return `${who(e.source)} ${e.ability} \u2192 ${who(e.target)}: ${e.amount} damage`;
+    case "heal":
+      return `${who(e.source)} ${e.ability} \u2192 ${who(e.target)}: +${e.amount} health`;
+    case "excess_heal":
+      return `${who(e.target)}: ${e.amount} healing above maximum (excess)`;
+    case "effect":
+      return `${who(e.source)} puts ${e.effect} on ${who(e.target)} (${e.ticks} ticks)`;
+    case "trap_broken":
+      return `${who(e.target)}'s Trap broken by ${e.by.join(", ")}`;
+    case "charge":
+      return `${who(e.source)} charges ${who(e.target)}`;
+    case "death":
+      return `${who(e.target)} dies${e.by.length ? ` (by ${e.by.join(", ")})` : ""}, ${e.points} point${e.points === 1 ? "" : "s"}${e.red_zone ? " (Red Zone)" : ""}`;
+    case "shield_cleared":
+      return `${who(e.target)} steps clear as the shield ends`;
+    case "respawn":
+      return `${who(e.target)} respawns`;
+    case "rest_heal":
+      return `${who(e.target)} rests: +${e.amount} health`;
+    case "game_end":
+      return `game over: ${e.result === "draw" ? "draw" : `team ${e.result} wins`} ${e.score[0]}\u2013${e.score[1]}`;
+    default:
+      return e.kind;
+  }
+}
+
+export function fillAgents(table, agents) {
+  const rows = [el("tr", {}, ...["agent", "class", "system", "health", "ult", "status"].map((h) => el("th", { text: h })))];
+  for (const a of agents) {
+    if (!a.present) continue;
+    const tr = el("tr", { class: `mbg-team-${"ab"[a.team]}${a.visible ? "" : " mbg-hidden"}`, "data-agent": a.name });
+    if (!a.visible) {
+      tr.append(el("td", { text: a.name }), el("td", { text: "hidden", colspan: "5" }));
+    } else {
+      const status = a.alive ? Object.keys(a.effects).join(", ") + (a.shield ? ` shield ${a.shield}` : "") : "dead";
+      tr.append(
+        el("td", { text: a.name }),
+        el("td", { text: a.classTitle }),
+        el("td", { text: a.system ?? "" }),
+        el("td", { text: `${fmt(a.health)} / ${fmt(a.maxHealth)}` }),
+        el("td", { text: a.ultimateCooldown === 0 ? "ready" : String(a.ultimateCooldown) }),
+        el("td", { text: status }),
+      );
+    }
+    rows.push(tr);
+  }
+  table.replaceChildren(...rows);
+}
+
+export function fillLog(list, replay, view, t, eventsAt, agentsAt, limit) {
+  const items = [];
+  for (let k = Math.min(t, replay.ticks - 1); k >= 0 && items.length < limit; k--) {
+    const agents = agentsAt(replay, view, k);
+    for (const e of eventsAt(replay, view, k)) {
+      if (e.kind === "rest_heal" || e.kind === "excess_heal") continue;
+      items.push(el("li", { class: k === t ? "mbg-now" : "", text: `t${replay.frames.tick[k]} ${describeEvent(e, agents)}` }));
+      if (items.length >= limit) break;
+    }
+  }
+  if (!items.length) items.push(el("li", { class: "mbg-empty", text: "no events seen yet" }));
+  list.replaceChildren(...items);
+}
+
+export function fillMetrics(table, metrics, full) {
+  const rows = [el("tr", {}, el("th", { text: "metric" }), el("th", { text: "a" }), el("th", { text: "b" }))];
+  const pairs = {};
+  for (const name of METRIC_NAMES) {
+    const m = name.match(/^(.*)_(a|b)$/);
+    if (m) (pairs[m[1]] ||= {})[m[2]] = metrics[name];
+  }
+  for (const [name, v] of Object.entries(pairs)) {
+    const isHp = name.startsWith("damage") || name.startsWith("useful");
+    const show = (x) => (isHp ? fmt(x) : String(x));
+    rows.push(el("tr", {}, el("td", { text: name.replaceAll("_", " ") }), el("td", { text: show(v.a) }), el("td", { text: show(v.b) })));
+  }
+  rows.push(el("tr", {}, el("td", { text: "ticks" }), el("td", { text: String(metrics.ticks), colspan: "2" })));
+  table.replaceChildren(...rows);
+  table.dataset.scope = full ? "all" : "seen";
+}
