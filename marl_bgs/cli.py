@@ -113,6 +113,30 @@ def _crossplay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _view(args: argparse.Namespace) -> int:
+    import time
+    import webbrowser
+
+    from .replay import load_replay
+    from .serve import start_server, viewer_url
+
+    path = Path(args.replay)
+    if not path.is_file():
+        raise ValueError(f"replay: no file at {path}")
+    load_replay(path)  # a bad file is refused here, with the reader's message
+    server = start_server(path, args.port)
+    url = viewer_url(server.server_address[1], path, args.tick, args.view)
+    print(f"serving the replay viewer at {url}  (Ctrl-C stops)", flush=True)
+    if not args.no_browser:
+        webbrowser.open(url)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.shutdown()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="marl-bgs", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -138,6 +162,14 @@ def main(argv: list[str] | None = None) -> int:
     _common_eval_args(cp, games=40)
     cp.add_argument("--out", help="folder for games.csv, games.parquet and margins.csv")
     cp.set_defaults(run=_crossplay)
+    view = sub.add_parser("view", help="serve the replay viewer on 127.0.0.1 and open a replay")
+    view.add_argument("replay", help="a replay file (.json or .json.gz)")
+    view.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free)")
+    view.add_argument("--tick", type=int, help="open at this tick")
+    view.add_argument("--view", help="oracle, a, b, or one agent such as a2")
+    view.add_argument("--no-browser", action="store_true", help="print the address only")
+    view.set_defaults(run=_view)
+
     args = parser.parse_args(argv)
     try:
         return args.run(args)

@@ -353,12 +353,36 @@ class EvalResult:
         return paths
 
     def replay(self, game: int):
-        """The recorded game `game` as a replay (NumPy engine re-run of its actions)."""
+        """Recorded game `game` as a replay: its actions re-run on the NumPy engine.
+
+        Both engines play bit-identical games, so the re-run is the game that was played;
+        the result and points are checked against the game's row all the same.
+        """
+        from .game import Game
+        from .replay import record_game
+
         if game not in self.actions:
             raise ValueError(f"game: {game} was not recorded; pass record=[{game}] to evaluate")
-        from .replay.from_eval import replay_from_evaluation
-
-        return replay_from_evaluation(self, game)
+        sched = self.meta["schedule"]
+        schedule = Schedule(tuple(sched["maps"]), sched["games"], sched["first_seed"])
+        rosters = (tuple(self.meta["rosters"]["a"]), tuple(self.meta["rosters"]["b"]))
+        position = _positions(
+            schedule, [game], rosters, self.meta["horizon"], self.meta["winning_score"]
+        )[0]
+        trail = self.actions[game]
+        row = self.games.loc[self.games["game"] == game].iloc[0]
+        ticks = iter(range(len(trail)))
+        replay = record_game(
+            Game(position, backend="numpy"),
+            lambda g: trail[next(ticks)],
+            (row["system_a"], row["system_b"]),
+            {"root": self.meta["root_seed"], "game": int(row["seed_number"])},
+            title=f"{row['system_a']} vs {row['system_b']}, map {row['map_id']}, game {game}",
+        )
+        final = replay.state_at(-1)
+        if [int(v) for v in final.score] != [int(row["points_a"]), int(row["points_b"])]:
+            raise RuntimeError(f"game {game}: the re-run does not reproduce the recorded score")
+        return replay
 
 
 def summarize(games: pd.DataFrame) -> dict:

@@ -174,3 +174,21 @@ def test_crossplay_gives_every_pair():
     wdl = wdl_matrix(games)
     w, d, loss = (int(x) for x in wdl.loc["random", "first"].split("-"))
     assert w + d + loss == 2
+
+
+def test_a_recorded_game_becomes_an_exact_replay(random_games):
+    small, _ = random_games
+    replay = small.replay(3)
+    row = small.games.iloc[3]
+    final = replay.state_at(-1)
+    assert [int(v) for v in final.score] == [row["points_a"], row["points_b"]]
+    assert int(final.tick) == row["ticks"]
+    from marl_bgs.replay import replay_game
+
+    replay_game(replay, "numpy")  # raises at the first tick that differs
+
+
+def test_unrecorded_games_have_no_replay(random_games):
+    _, whole = random_games
+    with pytest.raises(ValueError, match="record"):
+        whole.replay(0)
