@@ -24,6 +24,7 @@ STEPS: tuple[tuple[str, list[str]], ...] = (
     ("map atlas", ["scripts/export_atlas.py"]),
     ("sight vectors for the Sight Lab", ["scripts/export_sight_vectors.py"]),
     ("replays", ["scripts/export_replays.py"]),
+    ("clips for the rules, class and key pages", ["scripts/export_clips.py"]),
     ("season 0 leaderboard", ["scripts/export_season.py", "--season", "season0", "--resume"]),
 )
 

@@ -14,7 +14,8 @@ import pytest
 
 from marl_bgs.core import classes as C
 from marl_bgs.site import build as site_build
-from marl_bgs.site.data_pages import season_dirs, viewer_ready
+from marl_bgs.site import viewer_key
+from marl_bgs.site.data_pages import season_dirs
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [
@@ -27,7 +28,9 @@ PAGES = [
     "atlas/index.html",
     "sight-lab/index.html",
     "visual-key/index.html",
+    "replays/index.html",
     "reference/observations/index.html",
+    "reference/replay-format/index.html",
     "api/env/index.html",
     "api/game/index.html",
     "api/systems/index.html",
@@ -44,7 +47,6 @@ def built_site() -> site_build.Built:
 def test_every_page_is_built(built_site):
     missing = [p for p in PAGES if not (built_site.site / p).is_file()]
     assert not missing
-    assert (built_site.site / "replays/index.html").is_file() == viewer_ready(ROOT)
     assert (built_site.site / "leaderboard/index.html").is_file() == bool(season_dirs(ROOT))
 
 
@@ -55,10 +57,11 @@ def test_no_broken_internal_link(built_site):
 def test_link_check_finds_a_broken_link(tmp_path):
     (tmp_path / "index.html").write_text(
         '<a href="gone/">x</a><a href="#here">y</a><img src="pic.svg"><p id="here"></p>'
-        '<a href="other.html#nowhere">z</a>'
+        '<a href="other.html#nowhere">z</a><div class="mbg-viewer" data-src="clips/gone.json"></div>'
     )
     (tmp_path / "other.html").write_text("<p id='somewhere'></p>")
     assert site_build.broken_links(tmp_path) == [
+        "index.html: clips/gone.json (no file)",
         "index.html: gone/ (no file)",
         "index.html: other.html#nowhere (no anchor #nowhere)",
         "index.html: pic.svg (no file)",
@@ -88,9 +91,55 @@ def test_generated_pages_hold_the_code_numbers(built_site):
 
 def test_sight_exports_are_fresh():
     """exports/sight/ equals a fresh export (run scripts/export_sight_vectors.py if not)."""
-    spec = importlib.util.spec_from_file_location(
-        "export_sight_vectors", ROOT / "scripts" / "export_sight_vectors.py"
-    )
+    assert _load_script("export_sight_vectors").main(["--check"]) == 0
+
+
+def _load_script(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    assert module.main(["--check"]) == 0
+    return module
+
+
+def test_clip_exports_are_fresh():
+    """exports/clips/ equals a fresh export (run scripts/export_clips.py if not)."""
+    assert _load_script("export_clips").main(["--check"]) == 0
+
+
+def test_every_pictured_scene_has_its_clip_on_the_page(built_site):
+    clips = json.loads((ROOT / "exports/clips/index.json").read_text())["clips"]
+    keys = {c["key"] for c in clips}
+    pages = [
+        built_site.site / "rules/how-a-match-works/index.html",
+        built_site.site / "visual-key/index.html",
+    ]
+    pages += [built_site.site / f"classes/{c.name}/index.html" for c in C.CLASSES]
+    embedded = set()
+    for page in pages:
+        html = page.read_text()
+        embedded |= {k for k in keys if f'data-clip="{k}"' in html}
+        assert 'data-view="oracle"' in html
+    assert embedded == keys
+    for c in C.CLASSES:
+        assert {f"{c.name}-basic", f"{c.name}-ultimate"} <= keys
+    assert len(keys) >= 16 + 2 * len(C.CLASSES)
+
+
+def test_viewer_pages_point_at_exported_replays(built_site):
+    index = json.loads((ROOT / "exports/replays/index.json").read_text())["replays"]
+    html = (built_site.site / "replays/index.html").read_text()
+    for e in index:
+        assert f'data-replay-pick="../exports/replays/{e["file"]}"' in html
+    home = (built_site.site / "index.html").read_text()
+    assert 'class="mbg-viewer"' in home and "data-autoplay" in home
+    base = (built_site.site / "index.html").read_text()
+    assert "web_demo/viewer/viewer.css" in base
+
+
+def test_visual_key_follows_the_render_code(tmp_path):
+    viewer_key.check_render_source(ROOT)  # every colour and label it names is in render.js
+    source = (ROOT / viewer_key.RENDER_JS).read_text()
+    (tmp_path / viewer_key.RENDER_JS).parent.mkdir(parents=True)
+    (tmp_path / viewer_key.RENDER_JS).write_text(source.replace("#0aa4c4", "#00ffff"))
+    with pytest.raises(ValueError, match="#0aa4c4"):
+        viewer_key.check_render_source(tmp_path)

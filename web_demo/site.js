@@ -1,30 +1,105 @@
 // Site-wide glue, loaded once as a module. Material's instant navigation swaps pages without
 // re-running scripts, so every interactive element is (re)initialised on each emission of
-// Material's `document$` stream: Sight Labs and embedded replay viewers.
+// Material's `document$` stream: Sight Labs and replay viewers.
+//
+// Replay viewers: every `<div class="mbg-viewer" data-src=...>` is mounted by the viewer's own
+// `mountAll` (web_demo/viewer/embed.js). The function it returns destroys those viewers; it is
+// called before the next page is mounted, which stops the old page's animation frames and
+// observers (the old nodes are already out of the document by then). Two extras live here:
+// `data-autoplay` starts a viewer once its replay is loaded (unless the reader asked for
+// reduced motion), and `[data-replay-pick]` buttons switch the page's main viewer to another
+// replay.
 
 const SITE_ROOT = new URL("../", import.meta.url);
+const VIEWER = ".mbg-viewer[data-src]";
 
-async function mountViewers() {
-  const hosts = [...document.querySelectorAll("[data-replay-viewer]:not([data-ready])")];
-  if (!hosts.length) return;
-  let embed;
-  try {
-    embed = await import(new URL("web_demo/viewer/embed.js", SITE_ROOT).href);
-  } catch (err) {
-    for (const host of hosts) host.textContent = `The replay viewer could not load: ${err.message}`;
+let unmountViewers = null;
+let generation = 0;
+
+// Call `then(root)` once the viewer in `host` has opened its replay or failed to.
+function whenLoaded(host, then) {
+  const ready = () => host.querySelector(".mbg-root.mbg-loaded, .mbg-root.mbg-failed");
+  if (ready()) {
+    then(ready());
     return;
   }
-  for (const host of hosts) {
-    host.dataset.ready = "yes";
-    const src = new URL(host.dataset.src, SITE_ROOT).href;
-    const tick = host.dataset.tick ? Number(host.dataset.tick) : undefined;
-    embed.mountViewer(host, {
-      src,
-      tick,
-      view: host.dataset.view || undefined,
-      compact: host.dataset.compact === "true",
+  const observer = new MutationObserver(() => {
+    const root = ready();
+    if (root) {
+      observer.disconnect();
+      then(root);
+    }
+  });
+  observer.observe(host, { subtree: true, childList: true, attributes: true, attributeFilter: ["class"] });
+}
+
+function autoplay() {
+  if (window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+  for (const host of document.querySelectorAll(`${VIEWER}[data-autoplay]`)) {
+    whenLoaded(host, (root) => {
+      const play = root.querySelector(".mbg-play");
+      if (play && root.classList.contains("mbg-loaded") && play.textContent === "Play") play.click();
     });
   }
+}
+
+// A link made by the viewer's Link button on this page (`?replay=...#tick=..&view=..`) opens
+// that replay, tick and view in the page's main viewer; the viewer checks the address.
+function followSharedLink() {
+  const main = document.querySelector(`${VIEWER}[data-replay-main]`);
+  const shared = new URLSearchParams(location.search).get("replay");
+  if (!main || !shared) return;
+  main.dataset.src = shared;
+  const hash = new URLSearchParams(location.hash.replace(/^#/, ""));
+  if (hash.get("tick")) main.dataset.tick = hash.get("tick");
+  if (hash.get("view")) main.dataset.view = hash.get("view");
+  for (const b of document.querySelectorAll("[data-replay-pick]")) {
+    const same = new URL(b.dataset.replayPick, location.href).pathname === new URL(shared, location.href).pathname;
+    b.setAttribute("aria-pressed", String(same));
+  }
+}
+
+function wirePickers(remount) {
+  const main = document.querySelector(`${VIEWER}[data-replay-main]`);
+  const buttons = [...document.querySelectorAll("[data-replay-pick]")];
+  if (!main || !buttons.length) return;
+  for (const button of buttons) {
+    button.addEventListener("click", () => {
+      for (const b of buttons) b.setAttribute("aria-pressed", String(b === button));
+      main.dataset.src = button.dataset.replayPick;
+      delete main.dataset.tick;
+      main.dataset.view = "oracle";
+      remount();
+      main.scrollIntoView({ block: "nearest" });
+    });
+  }
+}
+
+async function mountViewers() {
+  const mine = ++generation;
+  if (unmountViewers) {
+    unmountViewers();
+    unmountViewers = null;
+  }
+  if (!document.querySelector(VIEWER)) return;
+  let embed;
+  try {
+    embed = await import("./viewer/embed.js");
+  } catch (err) {
+    for (const host of document.querySelectorAll(VIEWER)) {
+      host.textContent = `The replay viewer could not load: ${err.message}`;
+    }
+    return;
+  }
+  if (mine !== generation) return; // another page arrived while the module loaded
+  const mount = () => {
+    if (unmountViewers) unmountViewers();
+    unmountViewers = embed.mountAll(document);
+    autoplay();
+  };
+  followSharedLink();
+  mount();
+  wirePickers(mount);
 }
 
 async function mountLabs() {

@@ -23,7 +23,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 ROOT = Path(__file__).resolve().parents[2]
-LINK_ATTRS = {"href", "src"}
+# data-src and data-replay-pick hold the files the embedded replay viewers open.
+LINK_ATTRS = {"href", "src", "data-src", "data-replay-pick"}
 EXTERNAL_SCHEMES = {"http", "https", "mailto", "data", "javascript", "blob"}
 
 
@@ -122,9 +123,11 @@ def external_references(site: Path) -> list[str]:
 
 
 def weight(site: Path) -> dict[str, int]:
+    """Pages (the documentation's, not web_demo's standalone viewer page) and bytes."""
     files = [p for p in site.rglob("*") if p.is_file()]
+    demo = site / "web_demo"
     return {
-        "pages": sum(1 for p in files if p.name == "index.html" and p.parent != site / "404"),
+        "pages": sum(1 for p in files if p.name == "index.html" and demo not in p.parents),
         "bytes": sum(p.stat().st_size for p in files),
         "html_bytes": sum(p.stat().st_size for p in files if p.suffix == ".html"),
     }

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from ..core import classes as C
 from ..core.state import TEAM_SIZE
-from .scenes import STAY, Scene, agent, ally, enemy, position, render
+from .clips import show
+from .scenes import STAY, Scene, agent, ally, enemy, position
 
 
 def _g(v: float) -> str:
@@ -188,8 +189,8 @@ def ability_scene(c: int, ultimate: bool) -> Scene:
 def class_page(c: int) -> str:
     spec = C.CLASSES[c]
     prose = PROSE[spec.name]
-    _, basic = render(ability_scene(c, ultimate=False))
-    _, ult = render(ability_scene(c, ultimate=True))
+    _, basic = show(ability_scene(c, ultimate=False), f"{spec.title}: {spec.basic_name} (Basic)")
+    _, ult = show(ability_scene(c, ultimate=True), f"{spec.title}: {spec.ultimate_name} (Ultimate)")
     aura_note = ""
     if spec.name == "mage":
         aura_note = (

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..core import classes as C
 from .draw import SYMBOLS, TEAM_COLOURS, TEAM_LABELS
+from .viewer_key import viewer_section
 
 SPLIT_TEXT = {
     "curriculum": "Curriculum maps introduce obstacles one kind at a time, starting from an "
@@ -120,36 +121,36 @@ the browser, and must give the same answer on every one. The rules behind it are
 
 
 def visual_key_page(root: Path) -> str:
-    """Symbols of the site's engine pictures, and of the replay viewer if it is present."""
+    """Symbols of the site's engine pictures, and of the replay viewer when it is present."""
     rows = "\n".join(f"| {key.replace('_', ' ')} | {text} |" for key, text in SYMBOLS)
     teams = ", ".join(
         f'<span style="color:{c}">■</span> {t}'
         for c, t in zip(TEAM_COLOURS, TEAM_LABELS, strict=True)
     )
     letters = ", ".join(f"**{c.title[0]}** {c.title}" for c in C.CLASSES)
-    viewer = root / "web_demo" / "viewer"
-    if (viewer / "embed.js").is_file():
-        viewer_text = (
-            "The [replay viewer](replays.md) draws the same arena; its own keyboard help "
-            "overlay (press `?` in the viewer) lists its controls and symbols."
-        )
+    if (root / "web_demo" / "viewer" / "render.js").is_file():
+        viewer_text = viewer_section(root)
     else:
-        viewer_text = (
-            "The replay viewer is not part of this build yet, so its symbols are not listed."
-        )
+        viewer_text = "The replay viewer is not part of this build, so its symbols are not listed."
     return f"""# Visual Key
 
-<!-- Written at build time by marl_bgs/site/data_pages.py from marl_bgs/site/draw.py. -->
+<!-- Written at build time by marl_bgs/site/data_pages.py and viewer_key.py. -->
 
-The pictures on [How a Match Works](rules/how-a-match-works.md) and the class pages are drawn by
-`marl_bgs/site/draw.py`; this table is written from the same module. Teams: {teams}. Class
+The site shows games two ways: in the **replay viewer** (the Home page, the Replay Viewer and
+the clips on the rules and class pages) and as **still pictures** (the film strips under each
+clip, for readers without JavaScript). Both are described here.
+
+{viewer_text}
+
+## The still pictures
+
+The film strips on [How a Match Works](rules/how-a-match-works.md) and the class pages are drawn
+by `marl_bgs/site/draw.py`; this table is written from the same module. Teams: {teams}. Class
 initials: {letters}.
 
 | symbol | meaning |
 |---|---|
 {rows}
-
-{viewer_text}
 """
 
 
@@ -173,40 +174,79 @@ def viewer_ready(root: Path) -> bool:
     return (root / "web_demo" / "viewer" / "embed.js").is_file() and bool(replay_entries(root))
 
 
-def viewer_div(src: str, compact: bool) -> str:
+RESULT_TEXT = {0: "team a wins", 1: "team b wins", 2: "draw"}
+
+
+def viewer_div(src: str, *, compact: bool, extra: str = "") -> str:
+    """An element the site's script turns into a replay viewer (`mountAll` in embed.js)."""
     return (
-        f'<div class="replay-host" data-replay-viewer data-src="{escape(src)}" '
-        f'data-compact="{"true" if compact else "false"}"></div>'
+        f'<div class="mbg-viewer" data-src="{escape(src)}" data-view="oracle" '
+        f'data-compact="{"true" if compact else "false"}"{extra}></div>'
     )
 
 
 def replays_page(root: Path) -> str:
+    """The full viewer, with the exported replays listed to pick from (page: replays.md)."""
     entries = replay_entries(root)
-    parts = [
-        "# Replay Viewer\n",
-        "<!-- Written at build time by marl_bgs/site/data_pages.py from exports/replays/. -->\n",
-        "Real games recorded from the engine. Each viewer can show the whole game (Oracle "
-        "view) or only what one team or one agent could see. Run `marl-bgs view FILE` to open "
-        "any replay file on your own machine.\n",
-    ]
-    for e in entries:
+    if not entries or not viewer_ready(root):
+        raise FileNotFoundError(
+            "exports/replays/index.json (or web_demo/viewer/embed.js): missing or empty; run "
+            "`python scripts/export_replays.py`"
+        )
+    rows = []
+    for k, e in enumerate(entries):
         title = escape(str(e.get("title", e["file"])))
-        parts.append(f"## {title}\n\n{viewer_div(e['src'], compact=False)}\n")
-        parts.append(f"[Download the replay file]({e['src']})\n")
-    return "\n".join(parts)
+        systems = " vs ".join(escape(str(s)) for s in e.get("systems", []))
+        score = e.get("score", ["?", "?"])
+        result = RESULT_TEXT.get(e.get("result"), "?")
+        pressed = "true" if k == 0 else "false"
+        rows.append(
+            f'| <button type="button" class="md-button bgs-pick" aria-pressed="{pressed}" '
+            f'data-replay-pick="../{escape(e["src"])}">Watch</button> | {title} | {systems} | '
+            f"{e.get('ticks', '?')} | {result}, {score[0]}–{score[1]} | "
+            f"[file]({e['src']}) · "
+            f"[standalone viewer](web_demo/viewer/index.html?replay=../../{e['src']}) |"
+        )
+    first = entries[0]["src"]
+    return f"""---
+hide:
+  - toc
+---
+
+# Replay Viewer
+
+<!-- Written at build time by marl_bgs/site/data_pages.py from exports/replays/index.json. -->
+
+Real games recorded from the engine by `scripts/export_replays.py`. Pick one with **Watch**.
+The viewer shows the whole game (the Oracle view) or, from the point-of-view menu, only what
+one team or one agent could see; press `?` inside it for the keyboard shortcuts and **Link** to
+copy a link to the current tick and view. You can also open a replay file of your own with the
+file picker or by dropping it on the arena, or run `marl-bgs view FILE` on your machine. The
+symbols are explained on the [Visual Key](visual-key.md); the file format on
+[Replay format](reference/replay-format.md).
+
+| | replay | teams | ticks | result | files |
+|---|---|---|---:|---|---|
+{chr(10).join(rows)}
+
+{viewer_div("../" + first, compact=False, extra=" data-replay-main")}
+"""
 
 
 def home_game(root: Path) -> str:
-    """The Home page's embedded game, or an engine picture of a starting position."""
-    if viewer_ready(root):
-        e = replay_entries(root)[0]
-        title = escape(str(e.get("title", e["file"])))
-        return f"*{title}*, recorded from the engine:\n\n{viewer_div(e['src'], compact=True)}\n"
-    from ..core.position import starting_position
-    from .scenes import Scene, render
-
-    _, film = render(Scene("home", starting_position(47), [], width_px=640))
-    return f"The official five-a-side start on test map 47, drawn from the engine:\n\n{film}\n"
+    """The Home page's embedded game; the site's script starts it once its file is loaded."""
+    entries = replay_entries(root)
+    if not entries:
+        raise FileNotFoundError(
+            "exports/replays/index.json: missing or empty; run `python scripts/export_replays.py`"
+        )
+    e = entries[0]
+    title = escape(str(e.get("title", e["file"])))
+    return (
+        f"*{title}*, a real game recorded from the engine (press Pause to stop it, or step "
+        f"through it tick by tick):\n\n"
+        f"{viewer_div(e['src'], compact=True, extra=' data-autoplay')}\n"
+    )
 
 
 def season_dirs(root: Path) -> list[Path]:

@@ -1,7 +1,8 @@
 """The MkDocs hook named in mkdocs.yml: generated pages, the navigation, and static data.
 
-- `on_config` sets the navigation, adding the Replay Viewer and Leaderboard entries only
-  when their data exists (never a placeholder page).
+- `on_config` sets the navigation, adding the Leaderboard entry only when a season has been
+  exported (never a placeholder page). The Replay Viewer page is always built: the Home page,
+  the clips and the Visual Key need the viewer and the exported replays.
 - `on_files` adds the pages written from the code (rules, classes, atlas, Sight Lab, Visual
   Key, replays, leaderboard) and copies `web_demo/` and `exports/` into the site as they are,
   so nothing is duplicated under `site_src/`.
@@ -38,11 +39,10 @@ def _generated(root: Path) -> dict[str, Any]:
         "atlas.md": lambda: data_pages.atlas_page(root),
         "sight-lab.md": lambda: data_pages.sight_lab_page(root),
         "visual-key.md": lambda: data_pages.visual_key_page(root),
+        "replays.md": lambda: data_pages.replays_page(root),
     }
     for c, spec in enumerate(C.CLASSES):
         pages[f"classes/{spec.name}.md"] = lambda c=c: class_page(c)
-    if data_pages.viewer_ready(root):
-        pages["replays.md"] = lambda: data_pages.replays_page(root)
     if data_pages.season_dirs(root):
         pages["leaderboard.md"] = lambda: data_pages.leaderboard_page(root)
     return pages
@@ -65,8 +65,7 @@ def navigation(root: Path) -> list:
         {"Map Atlas": "atlas.md"},
         {"Sight Lab": "sight-lab.md"},
     ]
-    if data_pages.viewer_ready(root):
-        nav.append({"Replay Viewer": "replays.md"})
+    nav.append({"Replay Viewer": "replays.md"})
     if data_pages.season_dirs(root):
         nav.append({"Leaderboard": "leaderboard.md"})
     nav += [
@@ -74,6 +73,7 @@ def navigation(root: Path) -> list:
         {
             "Reference": [
                 {"Observation layout": "reference/observations.md"},
+                {"Replay format": "reference/replay-format.md"},
                 {"API: make and the environment": "api/env.md"},
                 {"API: Game": "api/game.md"},
                 {"API: systems": "api/systems.md"},

@@ -16,6 +16,7 @@ from ..core.observe import compute_sight
 from ..core.position import starting_position
 from ..core.state import ARENA_HEIGHT, ARENA_WIDTH, PAD_X, PAD_Y, TEAM_SIZE
 from ..game import Game
+from .clips import show
 from .scenes import (
     EAST,
     NORTH,
@@ -75,7 +76,7 @@ def simultaneous() -> str:
         "simultaneous", pos, [{0: (STAY, enemy(0), 0), TEAM_SIZE: (STAY, enemy(0), 0)}],
         view=(6, 3.5, 11.5, 6.5),
     )  # fmt: skip
-    _, film = render(scene)
+    _, film = show(scene, "One tick, all at once")
     return f"""
 Both teams choose their actions for a tick at the same moment, and the engine resolves the
 tick in a fixed order: legal actions first, then combat, then Charges, then ordinary movement,
@@ -97,7 +98,7 @@ def legality() -> str:
         "legality", pos, [{0: (STAY, enemy(0), 0)}], view=(4.5, 1.5, 13, 8.5),
         ranges=[(0, mage.basic_range, f"{mage.basic_name} range")],
     )  # fmt: skip
-    played, film = render(scene)
+    played, film = show(scene, "Legal actions: an attack out of range")
     accepted = [int(v) for v in played.infos[0].actions[0]]
     return f"""
 Each agent picks three things per tick: a move (stay or one of eight compass steps), a target
@@ -130,7 +131,7 @@ def summed() -> str:
         "summed", pos, [{1: (STAY, ally(0), 0), TEAM_SIZE: (STAY, enemy(0), 0)}],
         view=(4.5, 3, 12, 7),
     )  # fmt: skip
-    played, film = render(scene)
+    played, film = show(scene, "A heal in the same tick saves the Mage")
     pos2 = position(
         [agent("warrior", 8, 5, health=CL["warrior"].max_health - 10), agent("priest", 6, 5)],
         [agent("hunter", 15, 5)],
@@ -139,7 +140,7 @@ def summed() -> str:
     excess_scene = Scene(
         "excess", pos2, [{1: (STAY, ally(0), 1)}], view=(4.5, 3, 12, 7),
     )  # fmt: skip
-    _, film2 = render(excess_scene)
+    _, film2 = show(excess_scene, "Excess healing")
     return f"""
 All damage and healing that lands on an agent in one tick is added up before anyone is
 declared dead: new health = old health − damage taken + healing received, capped at the
@@ -171,7 +172,7 @@ def auras() -> str:
         "auras", pos, [{0: (STAY, enemy(0), 0), 2: (STAY, enemy(2), 0)}],
         view=(5.5, 1, 13.5, 9),
     )  # fmt: skip
-    played, film = render(scene)
+    played, film = show(scene, "Auras: Mage and Warrior")
     boosted = int(played.infos[0].damage[0, TEAM_SIZE]) / 1000
     plain = int(played.infos[0].damage[2, TEAM_SIZE + 2]) / 1000
     return f"""
@@ -196,7 +197,7 @@ def burst() -> str:
     scene = Scene(
         "burst", pos, [{0: (STAY, 0, 1)}, {0: (STAY, enemy(0), 0)}], view=(6, 3, 12.5, 7),
     )  # fmt: skip
-    _, film = render(scene)
+    _, film = show(scene, "Burst: damage from the next tick")
     return f"""
 The {mage.title}'s Ultimate, {mage.ultimate_name}, takes no target. From the tick after it is
 used, and for {C.EFFECT_DURATION[C.BURST]} ticks, the {mage.title}'s damage is multiplied by
@@ -216,7 +217,7 @@ def charge() -> str:
         "charge", pos, [{0: (STAY, enemy(0), 1)}], view=(1, 2, 11, 8),
         ranges=[(0, warrior.ultimate_range, f"{warrior.ultimate_name} range")],
     )  # fmt: skip
-    played, film = render(scene)
+    played, film = show(scene, "Charge past a pillar")
     landed = at(played, 1, 0)
     return f"""
 The {warrior.title}'s {warrior.ultimate_name} (range {_g(warrior.ultimate_range)}) is resolved
@@ -237,7 +238,7 @@ def sliding() -> str:
         [agent("mage", 7, 5.25)], [agent("mage", 16, 5)], obstacles=[_wall(8, 6, 4, 0.5)]
     )
     scene = Scene("slide", pos, [{0: (NORTH_EAST, 0, 0)}], view=(4.5, 3, 11.5, 7.5))
-    played, film = render(scene)
+    played, film = show(scene, "Sliding along a wall")
     start, end = at(played, 0, 0), at(played, 1, 0)
     return f"""
 Every body is a circle of radius {_g(C.BODY_RADIUS)}. A step is one unit long in all eight
@@ -259,7 +260,7 @@ def bodies() -> str:
         "bodies", pos, [{0: (EAST, 0, 0), 1: (EAST, 0, 0), TEAM_SIZE: (WEST, 0, 0)}],
         view=(6, 3, 13, 9),
     )  # fmt: skip
-    played, film = render(scene)
+    played, film = show(scene, "Body blocking")
     a, b = at(played, 1, 0), at(played, 1, TEAM_SIZE)
     return f"""
 Living bodies block each other but never slide around each other. When a move would make two
@@ -281,7 +282,7 @@ def statuses() -> str:
         [{0: (STAY, enemy(0), 0), TEAM_SIZE: (EAST, 0, 0)}, {TEAM_SIZE: (EAST, 0, 0)}],
         view=(4, 3, 14.5, 7),
     )  # fmt: skip
-    played, film = render(scene)
+    played, film = show(scene, "A slow acts on the next tick")
     d1 = at(played, 1, TEAM_SIZE)[0] - at(played, 0, TEAM_SIZE)[0]
     d2 = at(played, 2, TEAM_SIZE)[0] - at(played, 1, TEAM_SIZE)[0]
     slow = C.SLOW_FACTORS[C.SLOW_HUNTER]
@@ -314,7 +315,7 @@ def trap() -> str:
         ],
         view=(4, 3, 12, 9.5),
     )  # fmt: skip
-    _, film = render(scene)
+    _, film = show(scene, "Freezing Trap, broken by damage")
     return f"""
 The {hunter.title}'s {hunter.ultimate_name} deals {_g(hunter.ultimate_damage)} damage and
 freezes its target for {C.EFFECT_DURATION[C.TRAP]} ticks: no moving, no abilities. Any damage
@@ -335,7 +336,7 @@ def points() -> str:
     scene = Scene(
         "points", pos, [{0: (STAY, enemy(0), 0), 1: (STAY, enemy(1), 0)}], view=(9, 0, 20, 7.5),
     )  # fmt: skip
-    played, film = render(scene)
+    played, film = show(scene, "Red Zone deaths count double")
     depth = float(played.states[0].red_zone_depth) / 1000
     score = [int(v) for v in played.states[1].score]
     return f"""
@@ -353,11 +354,11 @@ def ending() -> str:
         [agent("mage", 8, 5)], [agent("hunter", 10.5, 5, health=5)], score=[19, 7], tick=120
     )
     scene = Scene("win", pos, [{0: (STAY, enemy(0), 0)}], view=(6, 3, 12.5, 7))
-    played, film = render(scene)
+    played, film = show(scene, "Reaching the winning score")
     win = int(played.states[0].winning_score)
     horizon = int(played.states[0].horizon)
     pos2 = position([agent("mage", 4, 5)], [agent("hunter", 16, 5)], score=[6, 6], tick=horizon - 1)
-    _, film2 = render(Scene("horizon", pos2, [{}], width_px=420))
+    _, film2 = show(Scene("horizon", pos2, [{}], width_px=420), "The horizon: a draw")
     return f"""
 A team wins as soon as it reaches the winning score ({win} by default; it is a parameter) with
 more points than the other team. If both reach it in the same tick with equal scores, the game
@@ -378,7 +379,7 @@ def respawn() -> str:
         [{0: (STAY, enemy(0), 0)}, {}, {b: (WEST, 0, 0)}],
         view=(9, 0, 20, 7), width_px=260,
     )  # fmt: skip
-    _, film = render(scene)
+    _, film = show(scene, "Respawn wave and spawn shield")
     return f"""
 Dead agents come back in waves. Each team has a wave clock with a period of
 {C.RESPAWN_PERIOD} ticks; when it fires, every dead agent of that team returns to its own spawn
@@ -408,7 +409,7 @@ def resting() -> str:
         [agent("hunter", 17, 5)],
     )
     scene = Scene("rest", pos, [{}], view=(0.5, 1.5, 7, 8.5), width_px=260)
-    _, film = render(scene)
+    _, film = show(scene, "Out-of-combat healing")
     delays = {c.title: c.out_of_combat_delay for c in C.CLASSES}
     slow = [t for t, d in delays.items() if d != delays["Mage"]]
     return f"""
@@ -436,7 +437,7 @@ def sight() -> str:
     mine = [n for s, n in names.items() if seen.own_sight[0, s]]
     team = [n for s, n in names.items() if seen.team_sees[0, s]]
     scene = Scene("sight", pos, [], view=(0, 0, 13, 10), sight_of=0, width_px=520)
-    _, film = render(scene)
+    _, film = show(scene, "Sight and cover (seen by a0)", view="a0")
     mage = CL["mage"]
     return f"""
 Every agent sees the bodies whose centres lie within its sight radius ({_g(mage.sight)} units;
