@@ -176,12 +176,12 @@ function cross(ctx, sc, x, y, size, colour) {
   ctx.stroke();
 }
 
-function drawEvents(ctx, sc, events, agents) {
+function drawEvents(ctx, sc, events, agents, rules) {
   const at = (name) => {
     const a = agents[AGENT_NAMES.indexOf(name)];
     return [a.x, a.y];
   };
-  const body = 500 * sc.s;
+  const body = rules.body_radius * sc.s;
   for (const e of events) {
     if (e.kind === "damage") line(ctx, sc, at(e.source), at(e.target), "rgba(200,40,20,0.85)", 2.5);
     else if (e.kind === "heal") line(ctx, sc, at(e.source), at(e.target), "rgba(30,160,60,0.9)", 2.5, [5, 3]);
@@ -274,7 +274,7 @@ export function renderFrame(canvas, replay, view, t, obstacles) {
   const agents = agentsAt(replay, view, t);
   drawArena(ctx, sc, replay, t, obstacles);
   drawSight(ctx, sc, agents, view, obstacles);
-  drawEvents(ctx, sc, eventsAt(replay, view, t), agents);
+  drawEvents(ctx, sc, eventsAt(replay, view, t), agents, replay.rules);
   for (const a of agents) if (a.present && a.visible && a.alive) drawAgent(ctx, sc, a, replay.rules);
   return { scale: sc, agents };
 }
