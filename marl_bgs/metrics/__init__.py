@@ -1,5 +1,5 @@
 """Game metrics: the sixteen priority values kept inside the compiled loop."""
 
-from .priority import PRIORITY_NAMES, priority_update
+from .priority import METRIC_DESCRIPTIONS, PRIORITY_NAMES, priority_update
 
-__all__ = ["PRIORITY_NAMES", "priority_update"]
+__all__ = ["METRIC_DESCRIPTIONS", "PRIORITY_NAMES", "priority_update"]

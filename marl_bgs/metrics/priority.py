@@ -32,6 +32,29 @@ PRIORITY_NAMES: tuple[str, ...] = (
 )
 
 
+METRIC_DESCRIPTIONS: dict[str, str] = {
+    "result": "How the game ended: -1 still open, 0 team a won, 1 team b won, 2 draw.",
+    "points_a": "Team a's score: one point per enemy death, two when the victim started the "
+    "tick in its own Red Zone.",
+    "points_b": "Team b's score, counted the same way.",
+    "kills_a": "Enemy deaths caused by team a (every death of a team b agent).",
+    "kills_b": "Enemy deaths caused by team b.",
+    "deaths_a": "Deaths of team a's agents.",
+    "deaths_b": "Deaths of team b's agents.",
+    "damage_dealt_a": "Damage team a's abilities dealt, in thousandths of a health point, "
+    "including the part beyond a target's remaining health.",
+    "damage_dealt_b": "Damage team b's abilities dealt, in thousandths of a health point.",
+    "useful_healing_a": "Ability healing team a's agents received, minus what went above "
+    "maximum health, in thousandths of a point (out-of-combat healing is not counted).",
+    "useful_healing_b": "The same for team b.",
+    "ultimates_used_a": "Ultimates team a's agents cast (accepted Ultimate actions).",
+    "ultimates_used_b": "Ultimates team b's agents cast.",
+    "red_zone_deaths_a": "Deaths of team a's agents in their own Red Zone (two points to b).",
+    "red_zone_deaths_b": "Deaths of team b's agents in their own Red Zone (two points to a).",
+    "ticks": "Ticks played until the game ended (at most the horizon).",
+}
+
+
 def priority_update(xp: Any, metrics: Any, info: Any, after: State, counted: Any) -> Any:
     """Add one tick's record to the running metrics (16,); `counted` is False for a tick
     played after the game had ended (it adds nothing)."""

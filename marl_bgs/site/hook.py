@@ -20,6 +20,7 @@ from mkdocs.structure.files import File, Files
 from marl_bgs.core import classes as C
 from marl_bgs.site import data_pages
 from marl_bgs.site.classes_page import class_page, classes_index
+from marl_bgs.site.metrics_page import metrics_page
 from marl_bgs.site.rules_page import rules_page
 
 STATIC_DIRS = ("web_demo", "exports")
@@ -40,6 +41,7 @@ def _generated(root: Path) -> dict[str, Any]:
         "sight-lab.md": lambda: data_pages.sight_lab_page(root),
         "visual-key.md": lambda: data_pages.visual_key_page(root),
         "replays.md": lambda: data_pages.replays_page(root),
+        "reference/metrics.md": metrics_page,
     }
     for c, spec in enumerate(C.CLASSES):
         pages[f"classes/{spec.name}.md"] = lambda c=c: class_page(c)
@@ -74,9 +76,13 @@ def navigation(root: Path) -> list:
             "Reference": [
                 {"Observation layout": "reference/observations.md"},
                 {"Replay format": "reference/replay-format.md"},
+                {"Priority metrics": "reference/metrics.md"},
+                {"Scripted opponents": "reference/scripted-opponents.md"},
                 {"API: make and the environment": "api/env.md"},
                 {"API: Game": "api/game.md"},
                 {"API: systems": "api/systems.md"},
+                {"API: evaluation": "api/evaluation.md"},
+                {"API: replays": "api/replay.md"},
                 {"API: maps": "api/maps.md"},
             ]
         },

@@ -1,0 +1,226 @@
+"""Playing a season: the round robin, then challengers one at a time, every game kept.
+
+A fixture's games are saved as they finish (Parquet plus a small JSON of what produced them),
+so an interrupted season resumes where it stopped: a saved fixture is reused only when its
+schedule entry, root seed and both entrants' load specs match the planned one exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .entrants import Entrant, SeasonSpec, build_system
+from .ratings import fit_btd
+from .schedule import (
+    DEFAULT_GAMES_PER_MAP,
+    Fixture,
+    challenge,
+    round_robin,
+    seed_base_after,
+)
+
+EvaluateFn = Callable[..., Any]  # marl_bgs.evaluate's contract
+LEAD_COLUMNS = ("stage", "fixture", "entrant_a", "entrant_b")
+DEFAULT_BATCH_SIZE = 128
+
+
+@dataclass
+class SeasonResult:
+    """Every game of a season, the fixtures that produced them and who holds the seats."""
+
+    spec: SeasonSpec
+    maps: tuple[int, ...]
+    games_per_map: int
+    seed: int
+    fixtures: list[Fixture]
+    games: pd.DataFrame
+    metas: dict[int, dict]  # fixture index -> evaluate's metadata
+    field: list[str]  # the seats at the end, in seat order
+    admissions: list[dict] = field(default_factory=list)
+    seconds: dict[int, float] = field(default_factory=dict)  # fixtures played in this run
+    resumed: list[int] = field(default_factory=list)  # fixtures read back from saved games
+
+    @property
+    def entrants(self) -> list[Entrant]:
+        return list(self.spec.entrants) + list(self.spec.challengers)
+
+
+def _stored_key(fixture: Fixture, seed: int, a: Entrant, b: Entrant) -> dict:
+    return {"fixture": fixture.as_dict(), "seed": seed, "load_a": a.load, "load_b": b.load}
+
+
+class _Store:
+    """Per-fixture games files in a folder (none when the folder is None)."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+
+    def _paths(self, fixture: Fixture, a: Entrant, b: Entrant) -> tuple[Path, Path]:
+        stem = f"{fixture.index:03d}-{a.slug}-vs-{b.slug}"
+        return self.folder / f"{stem}.parquet", self.folder / f"{stem}.json"
+
+    def load(self, fixture, a, b, key) -> tuple[pd.DataFrame, dict] | None:
+        if self.folder is None:
+            return None
+        games_path, meta_path = self._paths(fixture, a, b)
+        if not (games_path.exists() and meta_path.exists()):
+            return None
+        stored = json.loads(meta_path.read_text())
+        if stored.get("key") != key:
+            return None
+        return pd.read_parquet(games_path), stored["meta"]
+
+    def save(self, fixture, a, b, key, games: pd.DataFrame, meta: dict) -> None:
+        if self.folder is None:
+            return
+        games_path, meta_path = self._paths(fixture, a, b)
+        games.to_parquet(games_path, index=False)
+        meta_path.write_text(json.dumps({"key": key, "meta": meta}, indent=2, sort_keys=True))
+
+
+def _evaluate_default() -> EvaluateFn:
+    from .. import evaluate
+
+    return evaluate
+
+
+def play_fixture(
+    fixture: Fixture,
+    a: Entrant,
+    b: Entrant,
+    systems: tuple[Any, Any],
+    seed: int,
+    evaluate_fn: EvaluateFn,
+    batch_size: int,
+    progress: bool,
+) -> tuple[pd.DataFrame, dict]:
+    """One fixture's games, with the season's columns (stage, fixture, entrants) in front."""
+    result = evaluate_fn(
+        systems[0],
+        systems[1],
+        maps=list(fixture.maps),
+        games=fixture.games,
+        seed=seed,
+        first_seed=fixture.first_seed,
+        batch_size=batch_size,
+        progress=progress,
+    )
+    games = result.games.copy()
+    if len(games) != fixture.games:
+        raise RuntimeError(
+            f"fixture {fixture.index}: expected {fixture.games} games, got {len(games)}"
+        )
+    lead = pd.DataFrame(
+        {
+            "stage": fixture.stage,
+            "fixture": fixture.index,
+            "entrant_a": a.name,
+            "entrant_b": b.name,
+        },
+        index=games.index,
+    )
+    return pd.concat([lead, games], axis=1), dict(result.meta)
+
+
+def run_season(
+    spec: SeasonSpec,
+    maps: Sequence[int],
+    games_per_map: int = DEFAULT_GAMES_PER_MAP,
+    seed: int = 0,
+    store: str | Path | None = None,
+    resume: bool = False,
+    evaluate_fn: EvaluateFn | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    progress: bool = True,
+) -> SeasonResult:
+    """Play (or read back) every fixture of a season: round robin, then each challenger.
+
+    A challenger plays every seat; it takes the lowest member's seat when its Elo, in one
+    joint fit of the field's and its own games, is higher than that member's, or an empty seat
+    while the field has fewer than `spec.field_size` members. Every game is kept either way.
+    """
+    from tqdm.auto import tqdm
+
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
+        raise ValueError(f"seed: expected a whole number in [0, 2^31), got {seed!r}")
+    evaluate_fn = evaluate_fn or _evaluate_default()
+    maps = tuple(int(m) for m in maps)
+    by_name = {e.name: e for e in list(spec.entrants) + list(spec.challengers)}
+    systems = {name: build_system(e) for name, e in by_name.items()}  # fail before any game
+    saved = _Store(Path(store) if store is not None else None)
+    fixtures = round_robin([e.name for e in spec.entrants], maps, games_per_map)
+    seed_base = seed_base_after(fixtures)
+    per_fixture = fixtures[0].games
+    total = per_fixture * (len(fixtures) + len(spec.challengers) * spec.field_size)
+    bar = tqdm(total=total, disable=not progress, desc=spec.season, unit="game")
+    result = SeasonResult(spec, maps, games_per_map, seed, [], pd.DataFrame(), {}, [])
+    frames: list[pd.DataFrame] = []
+
+    def play(fx: Fixture) -> None:
+        a, b = by_name[fx.entrant_a], by_name[fx.entrant_b]
+        key = _stored_key(fx, seed, a, b)
+        found = saved.load(fx, a, b, key) if resume else None
+        if found is not None:
+            games, meta = found
+            result.resumed.append(fx.index)
+        else:
+            started = time.perf_counter()
+            pair = (systems[a.name], systems[b.name])
+            games, meta = play_fixture(fx, a, b, pair, seed, evaluate_fn, batch_size, progress)
+            result.seconds[fx.index] = time.perf_counter() - started
+            saved.save(fx, a, b, key, games, meta)
+        frames.append(games)
+        result.fixtures.append(fx)
+        result.metas[fx.index] = meta
+        bar.update(len(games))
+
+    for fx in fixtures:
+        play(fx)
+    seats = [e.name for e in spec.entrants]
+    for challenger in spec.challengers:
+        planned = challenge(
+            challenger.name, seats, maps, games_per_map, len(result.fixtures), seed_base
+        )
+        for fx in planned:
+            play(fx)
+        result.admissions.append(_admit(challenger.name, seats, frames, spec.field_size))
+    bar.close()
+    result.games = pd.concat(frames, ignore_index=True)
+    result.field = seats
+    return result
+
+
+def _admit(challenger: str, seats: list[str], frames: list[pd.DataFrame], size: int) -> dict:
+    """Decide one challenger's entry from a joint fit of the field and the challenger."""
+    games = pd.concat(frames, ignore_index=True)
+    members = set(seats) | {challenger}
+    keep = games["entrant_a"].isin(members) & games["entrant_b"].isin(members)
+    games = games[keep]
+    fit = fit_btd(games["entrant_a"], games["entrant_b"], games["result"])
+    elo = fit.elo_of()
+    lowest = min(seats, key=lambda s: (elo[s], s))
+    record = {
+        "challenger": challenger,
+        "elo": elo[challenger],
+        "field_elo": {s: elo[s] for s in seats},
+        "lowest_member": lowest,
+        "lowest_elo": elo[lowest],
+    }
+    if len(seats) < size:
+        seats.append(challenger)
+        record.update(admitted=True, replaced=None, reason="an empty seat")
+    elif elo[challenger] > elo[lowest]:
+        seats[seats.index(lowest)] = challenger
+        record.update(admitted=True, replaced=lowest, reason="Elo above the lowest member's")
+    else:
+        record.update(admitted=False, replaced=None, reason="Elo not above the lowest member's")
+    return record

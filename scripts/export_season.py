@@ -1,0 +1,295 @@
+"""Play (or resume) a season and publish it under exports/seasons/<season>/.
+
+    .venv/bin/python scripts/export_season.py --season season0
+    .venv/bin/python scripts/export_season.py --season season0 --games-per-map 2 --refits 200
+
+Reads the entrants file seasons/<season>.json, plays the round robin and any challengers
+through `marl_bgs.evaluate` (saving each fixture's games under artifacts/seasons/<season>/ so
+`--resume` picks up where a run stopped), then writes every game, the ratings with intervals,
+tiers, W/D/L, matchups, per-map results and ratings, heterogeneity, provenance and figures.
+Everything except timing.json is byte-identical when the same season is run again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from marl_bgs.tournament.entrants import load_entrants  # noqa: E402
+from marl_bgs.tournament.figures import draw_all  # noqa: E402
+from marl_bgs.tournament.intervals import DEFAULT_REFITS  # noqa: E402
+from marl_bgs.tournament.leaderboard import build  # noqa: E402
+from marl_bgs.tournament.schedule import DEFAULT_GAMES_PER_MAP  # noqa: E402
+from marl_bgs.tournament.season import DEFAULT_BATCH_SIZE, run_season  # noqa: E402
+
+RATINGS_FORMAT = "marl-bgs/season-ratings"
+INDEX_FORMAT = "marl-bgs/season-index"
+FORMAT_VERSION = 1
+RATING_COLUMNS = (
+    "rank",
+    "name",
+    "type",
+    "status",
+    "elo",
+    "elo_low",
+    "elo_high",
+    "elo_sd",
+    "elo_sd_model",
+    "tier",
+    "division",
+    "tier_label",
+    "win_chance",
+    "prior_bound",
+    "games",
+    "wins",
+    "draws",
+    "losses",
+    "score",
+    "win_rate_decisive",
+    "margin_mean",
+    "points_for_mean",
+    "points_against_mean",
+    "kills_mean",
+    "deaths_mean",
+)
+
+
+def _clean(value):
+    """JSON has no NaN: undefined numbers (a share of zero games, say) become null."""
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if isinstance(value, (float, np.floating)):
+        return float(value) if np.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def _json(path: Path, data) -> None:
+    text = json.dumps(_clean(data), indent=2, ensure_ascii=False, allow_nan=False)
+    path.write_text(text + "\n")
+
+
+def _import(spec: str):
+    module, _, name = spec.partition(":")
+    if not module or not name:
+        raise SystemExit(f"--evaluate: expected 'module:function', got {spec!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def _maps(text: str) -> list[int]:
+    from marl_bgs.maps import SPLITS
+
+    if text in SPLITS:
+        return list(SPLITS[text])
+    try:
+        return [int(x) for x in text.split(",")]
+    except ValueError:
+        raise SystemExit(f"--maps: expected a split name or ids like 47,48, got {text!r}") from None
+
+
+def _versions() -> dict:
+    import matplotlib
+
+    from marl_bgs import __version__
+
+    return {
+        "marl_bgs": __version__,
+        "numpy": np.__version__,
+        "pandas": pd.__version__,
+        "matplotlib": matplotlib.__version__,
+        "python": sys.version.split()[0],
+    }
+
+
+def _statuses(result) -> dict[str, str]:
+    out = {name: "member" for name in result.field}
+    for rec in result.admissions:
+        if not rec["admitted"]:
+            out[rec["challenger"]] = "not admitted"
+        if rec["replaced"]:
+            out[rec["replaced"]] = "left the field"
+    return out
+
+
+def _index(root: Path) -> None:
+    """exports/seasons/index.json: every published season, for the site's hook."""
+    seasons = []
+    for folder in sorted(p for p in root.iterdir() if (p / "leaderboard.json").exists()):
+        board = json.loads((folder / "leaderboard.json").read_text())
+        seasons.append(
+            {
+                "season": board["season"],
+                "folder": folder.name,
+                "entrants": len(board["table"]),
+                "games": board["season_facts"]["games"],
+                "leader": board["table"][0]["name"],
+            }
+        )
+    _json(root / "index.json", {"format": INDEX_FORMAT, "version": 1, "seasons": seasons})
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--season", default="season0")
+    p.add_argument("--entrants", type=Path, help="entrants file (default seasons/<season>.json)")
+    p.add_argument("--games-per-map", type=int, default=DEFAULT_GAMES_PER_MAP)
+    p.add_argument("--maps", default="test", help="a split name or comma-separated map ids")
+    p.add_argument("--refits", type=int, default=DEFAULT_REFITS)
+    p.add_argument("--seed", type=int, default=0, help="root seed of the games and the refits")
+    p.add_argument("--resume", action="store_true", help="reuse saved fixtures that match")
+    p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE)
+    p.add_argument("--out", type=Path, default=ROOT / "exports" / "seasons")
+    p.add_argument("--store", type=Path, help="saved fixtures (default artifacts/seasons/<s>)")
+    p.add_argument("--evaluate", help="module:function standing in for marl_bgs.evaluate")
+    p.add_argument("--no-progress", action="store_true")
+    args = p.parse_args(argv)
+
+    if args.refits < 2:
+        raise SystemExit(f"--refits: an interval needs at least 2 refits, got {args.refits}")
+    started = time.perf_counter()
+    spec = load_entrants(args.entrants or ROOT / "seasons" / f"{args.season}.json")
+    if spec.season != args.season:
+        raise SystemExit(f"--season: {args.season!r} but the entrants file says {spec.season!r}")
+    maps = _maps(args.maps)
+    store = args.store or ROOT / "artifacts" / "seasons" / spec.season
+    evaluate_fn = _import(args.evaluate) if args.evaluate else None
+    result = run_season(
+        spec,
+        maps,
+        args.games_per_map,
+        args.seed,
+        store=store,
+        resume=args.resume,
+        evaluate_fn=evaluate_fn,
+        batch_size=args.batch_size,
+        progress=not args.no_progress,
+    )
+    played = time.perf_counter()
+    entrants = [
+        e.as_dict()
+        for e in result.entrants
+        if e.name in set(result.games["entrant_a"]) | set(result.games["entrant_b"])
+    ]
+    board, extra = build(result.games, entrants, args.refits, args.seed, statuses=_statuses(result))
+    rated = time.perf_counter()
+
+    out = args.out / spec.season
+    out.mkdir(parents=True, exist_ok=True)
+    games = result.games
+    games.to_csv(out / "games.csv", index=False, lineterminator="\n")
+    games.to_parquet(out / "games.parquet", index=False)
+    pd.DataFrame(board["table"], columns=list(RATING_COLUMNS)).to_csv(
+        out / "ratings.csv", index=False, lineterminator="\n"
+    )
+    extra["per_map"].round(1).to_csv(out / "per_map_ratings.csv", index=False, lineterminator="\n")
+    _json(
+        out / "ratings.json",
+        {
+            "format": RATINGS_FORMAT,
+            "version": FORMAT_VERSION,
+            "season": spec.season,
+            "rating": board["rating"],
+            "table": board["table"],
+        },
+    )
+    figures = draw_all(board, out)
+    fixtures = [f.as_dict() for f in result.fixtures]
+    facts = {
+        "games": int(len(games)),
+        "pairs": int(games.groupby(["fixture", "seed_number"]).ngroups),
+        "seed_numbers": int(games["seed_number"].nunique()),
+        "fixtures": len(fixtures),
+        "maps": list(result.maps),
+        "games_per_map": result.games_per_map,
+        "games_per_pairing": result.games_per_map * len(result.maps),
+        "root_seed": args.seed,
+        "field_size": spec.field_size,
+        "field": result.field,
+    }
+    board = {
+        "format": board["format"],
+        "version": board["version"],
+        "season": spec.season,
+        "description": spec.description,
+        "season_facts": facts,
+        **{k: v for k, v in board.items() if k not in ("format", "version")},
+        "admissions": result.admissions,
+        "files": {
+            "games_csv": "games.csv",
+            "games_parquet": "games.parquet",
+            "ratings_json": "ratings.json",
+            "ratings_csv": "ratings.csv",
+            "per_map_ratings_csv": "per_map_ratings.csv",
+            "provenance": "provenance.json",
+            "timing": "timing.json",
+            "figures": figures,
+        },
+    }
+    _json(out / "leaderboard.json", board)
+    first_meta = result.metas[result.fixtures[0].index]
+    _json(
+        out / "provenance.json",
+        {
+            "format": "marl-bgs/season-provenance",
+            "version": FORMAT_VERSION,
+            "season": spec.season,
+            "entrants_file": spec.as_dict(),
+            "versions": {**_versions(), "evaluate": first_meta.get("versions", {})},
+            "root_seed": args.seed,
+            "refits": args.refits,
+            "refit_seed": args.seed,
+            "command": f"scripts/export_season.py --season {spec.season} "
+            f"--games-per-map {args.games_per_map} --maps {args.maps} --refits {args.refits} "
+            f"--seed {args.seed}",
+            "schedule_rule": "round robin in entrants-file order (i before j, i plays team a); "
+            "fixture k takes seed numbers k * pairs_per_pairing onwards; inside a fixture, pair "
+            "p plays maps[p % len(maps)] with seed number first_seed + p and its two games "
+            "swap spawn ends; challengers play every seat, seat s taking the block numbered "
+            "after the round robin's s-th",
+            "fixtures": fixtures,
+            "counts": facts,
+            "evaluations": {str(k): v for k, v in sorted(result.metas.items())},
+        },
+    )
+    done = time.perf_counter()
+    _json(
+        out / "timing.json",
+        {
+            "wall_seconds": round(done - started, 2),
+            "playing_seconds": round(played - started, 2),
+            "rating_seconds": round(rated - played, 2),
+            "fixture_seconds": {str(k): round(v, 2) for k, v in sorted(result.seconds.items())},
+            "resumed_fixtures": result.resumed,
+            "refits_per_second": round(extra["refits_per_second"], 1),
+        },
+    )
+    _index(args.out)
+    top = board["table"]
+    print(f"{spec.season}: {facts['games']} games, {len(top)} entrants -> {out}")
+    for row in top:
+        print(
+            f"  {row['rank']}. {row['name']:<12} {row['elo']:7.1f} "
+            f"[{row['elo_low']:.1f}, {row['elo_high']:.1f}] {row['tier_label']:<12} "
+            f"{row['wins']}-{row['draws']}-{row['losses']}"
+        )
+    print(f"  wall {done - started:.1f}s, refits/s {extra['refits_per_second']:.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

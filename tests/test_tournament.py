@@ -1,0 +1,365 @@
+"""Seasons: entrants files, the fixed schedule, challengers, resuming, and repeatable exports.
+
+Games come from a fast stand-in for `marl_bgs.evaluate` with the same contract (one row per
+game, spawn-swapped pairs, pair p on maps[p % len(maps)] with seed number first_seed + p),
+whose outcomes follow known strengths; one test plays real games (random vs TDM-Alpha).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from marl_bgs.systems.base import System
+from marl_bgs.tournament.entrants import build_system, load_entrants, parse_entrants
+from marl_bgs.tournament.schedule import challenge, round_robin, seed_base_after
+from marl_bgs.tournament.season import run_season
+
+ROOT = Path(__file__).resolve().parent.parent
+STRENGTH = {"weak": 1000.0, "mid": 1200.0, "strong": 1400.0, "star": 1600.0}
+NU = 0.3
+
+
+def fake_system(label: str) -> System:
+    """A System that only carries a name (the stand-in evaluate reads its strength)."""
+    return System(label, act=None, init=None)
+
+
+def fake_evaluate(team_a, team_b, maps, games, seed, first_seed=0, batch_size=128, progress=True):
+    """marl_bgs.evaluate's contract, with outcomes drawn from STRENGTH and draw rate NU."""
+    rows = []
+    for g in range(games):
+        pair = g // 2
+        number = first_seed + pair
+        rng = np.random.default_rng([seed, number, g % 2, len(team_a.name), len(team_b.name)])
+        x = (STRENGTH[team_a.name] - STRENGTH[team_b.name]) * math.log(10) / 400
+        w, lo = math.exp(x / 2), math.exp(-x / 2)
+        result = rng.choice(["a", "draw", "b"], p=np.array([w, NU, lo]) / (w + lo + NU))
+        pa, pb = {"a": (20, 12), "b": (9, 20), "draw": (15, 15)}[result]
+        rows.append(
+            {
+                "game": g,
+                "pair": pair,
+                "seed_number": number,
+                "map_id": maps[pair % len(maps)],
+                "spawn_a": ("left", "right")[g % 2],
+                "system_a": team_a.name,
+                "system_b": team_b.name,
+                "result": result,
+                "points_a": pa,
+                "points_b": pb,
+                "margin": pa - pb,
+                "kills_a": pa // 2,
+                "kills_b": pb // 2,
+                "deaths_a": pb // 2,
+                "deaths_b": pa // 2,
+                "ticks": 200,
+            }
+        )
+    meta = {"versions": {"fake": 1}, "root_seed": seed, "counts": {"games": games}}
+    return SimpleNamespace(games=pd.DataFrame(rows), meta=meta)
+
+
+def _entry(name: str, label: str, kind: str = "learned") -> dict:
+    return {
+        "name": name,
+        "type": kind,
+        "load": {"entry_point": "tests.test_tournament:fake_system", "kwargs": {"label": label}},
+    }
+
+
+def _spec(challengers=(), size=9, names=("Weak", "Mid", "Strong")) -> dict:
+    return {
+        "format": "marl-bgs/entrants",
+        "version": 1,
+        "season": "test-season",
+        "field_size": size,
+        "entrants": [_entry(n, n.lower()) for n in names],
+        "challengers": [_entry(n, n.lower()) for n in challengers],
+    }
+
+
+# ---- entrants file ---------------------------------------------------------------------------
+def test_season0_file_is_valid():
+    spec = load_entrants(ROOT / "seasons" / "season0.json")
+    assert spec.season == "season0"
+    assert [e.name for e in spec.entrants] == ["Random", "TDM-Alpha", "TDM-Beta", "TDM-Gamma"]
+    assert all(e.load.keys() == {"system"} for e in spec.entrants)
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda d: d.update(format="x"), "format"),
+        (lambda d: d.update(version=2), "version"),
+        (lambda d: d.update(season="Season 0"), "season"),
+        (lambda d: d.update(field_size=1), "field_size"),
+        (lambda d: d.update(colour="red"), "entrants file"),
+        (lambda d: d["entrants"][1].update(type="wizard"), "entrants[1].type"),
+        (lambda d: d["entrants"][0].update(name=""), "entrants[0].name"),
+        (
+            lambda d: d["entrants"][2].update(load={"system": "x", "entry_point": "a:b"}),
+            "entrants[2].load",
+        ),
+        (
+            lambda d: d["entrants"][2].update(load={"entry_point": "no colon"}),
+            "entrants[2].load.entry_point",
+        ),
+        (lambda d: d["entrants"][1].update(name="weak"), "entrants[1].name"),
+        (lambda d: d.update(entrants=d["entrants"][:1]), "entrants"),
+        (lambda d: d.update(field_size=2), "entrants"),
+    ],
+)
+def test_bad_entrants_name_the_field(change, field):
+    data = _spec()
+    change(data)
+    with pytest.raises(ValueError, match="^" + re.escape(field) + ":"):
+        parse_entrants(data)
+
+
+def test_entry_point_loads_a_system_without_code_changes():
+    spec = parse_entrants(_spec())
+    assert build_system(spec.entrants[2]).name == "strong"
+    bad = parse_entrants(
+        {
+            **_spec(),
+            "entrants": [
+                _entry("A", "weak"),
+                {
+                    "name": "B",
+                    "type": "learned",
+                    "load": {"entry_point": "tests.test_tournament:_spec"},
+                },
+            ],
+        }
+    )
+    with pytest.raises(ValueError, match="not a System"):
+        build_system(bad.entrants[1])
+
+
+# ---- schedule --------------------------------------------------------------------------------
+def test_round_robin_seed_numbers_are_unique_and_fixed():
+    maps = (47, 48, 49, 50, 51)
+    fixtures = round_robin(["A", "B", "C", "D"], maps, 40)
+    assert len(fixtures) == 6 and all(f.games == 200 for f in fixtures)
+    assert [(f.entrant_a, f.entrant_b) for f in fixtures] == [
+        ("A", "B"),
+        ("A", "C"),
+        ("A", "D"),
+        ("B", "C"),
+        ("B", "D"),
+        ("C", "D"),
+    ]
+    numbers = [f.first_seed + p for f in fixtures for p in range(f.pairs)]
+    assert len(numbers) == len(set(numbers)) == 600
+    assert fixtures == round_robin(["A", "B", "C", "D"], maps, 40)  # no randomness
+    with pytest.raises(ValueError, match="games_per_map"):
+        round_robin(["A", "B"], maps, 3)
+    seats = challenge("E", ["A", "B"], maps, 40, 6, seed_base_after(fixtures))
+    assert [f.first_seed for f in seats] == [600, 700]
+
+
+# ---- seasons ---------------------------------------------------------------------------------
+def test_season_games_follow_the_schedule(tmp_path):
+    spec = parse_entrants(_spec())
+    res = run_season(
+        spec, [47, 48], 4, seed=5, store=tmp_path, evaluate_fn=fake_evaluate, progress=False
+    )
+    g = res.games
+    assert len(g) == 3 * 8
+    assert g.groupby("seed_number").size().eq(2).all()  # each seed number: one pair
+    assert set(g.groupby(["fixture", "map_id"]).size()) == {4}
+    pairs = g.groupby("seed_number")["spawn_a"].apply(sorted)
+    assert all(p == ["left", "right"] for p in pairs)
+    assert res.field == ["Weak", "Mid", "Strong"]
+
+
+def test_challengers_enter_only_above_the_lowest_member(tmp_path):
+    spec = parse_entrants(_spec(challengers=("Star", "Weak2"), size=3))
+    STRENGTH["weak2"] = 900.0
+    try:
+        res = run_season(
+            spec, [47], 40, seed=1, store=tmp_path, evaluate_fn=fake_evaluate, progress=False
+        )
+    finally:
+        del STRENGTH["weak2"]
+    star, weak2 = res.admissions
+    assert star["admitted"] and star["replaced"] == "Weak"
+    assert not weak2["admitted"]
+    assert res.field == ["Star", "Mid", "Strong"]
+    assert set(res.games["entrant_a"]) >= {"Star", "Weak2"}  # every result kept
+    # both challengers met seat s on the same seed numbers
+    ch = res.games[res.games["stage"] == "challenge"]
+    firsts = ch.groupby(["entrant_a", "fixture"])["seed_number"].min()
+    assert list(firsts["Star"]) == list(firsts["Weak2"])
+
+
+def test_resume_reads_saved_fixtures_and_replays_changed_ones(tmp_path):
+    spec = parse_entrants(_spec())
+    calls = []
+
+    def counting(*args, **kw):
+        calls.append(kw["first_seed"])
+        return fake_evaluate(*args, **kw)
+
+    first = run_season(spec, [47], 4, seed=2, store=tmp_path, evaluate_fn=counting, progress=False)
+    again = run_season(
+        spec, [47], 4, seed=2, store=tmp_path, resume=True, evaluate_fn=counting, progress=False
+    )
+    assert len(calls) == 3 and again.resumed == [0, 1, 2]
+    pd.testing.assert_frame_equal(first.games, again.games)
+    run_season(
+        spec, [47], 4, seed=3, store=tmp_path, resume=True, evaluate_fn=counting, progress=False
+    )
+    assert len(calls) == 6  # a new root seed matches no saved fixture
+
+
+def _script():
+    path = ROOT / "scripts" / "export_season.py"
+    module_spec = importlib.util.spec_from_file_location("export_season", path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module
+
+
+def test_export_is_byte_identical_across_runs(tmp_path):
+    entrants = tmp_path / "test-season.json"
+    entrants.write_text(json.dumps(_spec()))
+    script = _script()
+    outs = []
+    for run in ("one", "two"):
+        out = tmp_path / run
+        argv = [
+            "--season",
+            "test-season",
+            "--entrants",
+            str(entrants),
+            "--games-per-map",
+            "4",
+            "--maps",
+            "47,48",
+            "--refits",
+            "200",
+            "--seed",
+            "3",
+            "--out",
+            str(out),
+            "--store",
+            str(tmp_path / f"store-{run}"),
+            "--no-progress",
+            "--evaluate",
+            "tests.test_tournament:fake_evaluate",
+        ]
+        assert script.main(argv) == 0
+        outs.append(out / "test-season")
+    files = sorted(p.name for p in outs[0].iterdir())
+    for name in (
+        "games.csv",
+        "games.parquet",
+        "ratings.json",
+        "ratings.csv",
+        "leaderboard.json",
+        "provenance.json",
+        "timing.json",
+        "matchup_heatmap.svg",
+        "per_map_forest.svg",
+        "heterogeneity.svg",
+        "heterogeneity.png",
+    ):
+        assert name in files
+    assert files == sorted(p.name for p in outs[1].iterdir())
+    for name in files:
+        if name != "timing.json":  # wall time lives there alone
+            assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
+    board = json.loads((outs[0] / "leaderboard.json").read_text())
+    assert [r["name"] for r in board["table"]] == ["Strong", "Mid", "Weak"]
+    assert board["season_facts"]["games"] == 24
+    assert board["rating"]["strata"] == 6  # three pairings on two maps
+    assert 0 <= board["rating"]["strata_all_alike"] <= 6
+    assert len(board["per_map"]["ratings"]) == 6
+    assert {r["entrant"] for r in board["heterogeneity"]["entrants"]} == {"Weak", "Mid", "Strong"}
+    index = json.loads((tmp_path / "one" / "index.json").read_text())
+    assert index["seasons"][0]["folder"] == "test-season"
+
+
+def test_export_of_a_one_map_season(tmp_path):
+    """One map: no between-map spread to estimate, so Q's p is null (not NaN) in the JSON."""
+    entrants = tmp_path / "test-season.json"
+    entrants.write_text(json.dumps(_spec()))
+    argv = [
+        "--season",
+        "test-season",
+        "--entrants",
+        str(entrants),
+        "--games-per-map",
+        "6",
+        "--maps",
+        "47",
+        "--refits",
+        "20",
+        "--out",
+        str(tmp_path),
+        "--store",
+        str(tmp_path / "store"),
+        "--no-progress",
+        "--evaluate",
+        "tests.test_tournament:fake_evaluate",
+    ]
+    assert _script().main(argv) == 0
+    board = json.loads((tmp_path / "test-season" / "leaderboard.json").read_text())
+    assert all(r["p"] is None and r["df"] == 0 for r in board["heterogeneity"]["entrants"])
+    with pytest.raises(SystemExit, match="--refits"):
+        _script().main([*argv, "--refits", "1"])  # the last --refits wins
+
+
+@pytest.mark.slow
+def test_real_games_export_identically_twice(tmp_path):
+    """Real evaluate: two Random entrants, 2 games a test map (it shares test_evaluate's
+    compiled random-vs-random loop at 4 games a batch), exported twice: identical files."""
+    entrants = tmp_path / "tiny.json"
+    random = {"type": "scripted", "load": {"system": "random"}}
+    data = {
+        "format": "marl-bgs/entrants",
+        "version": 1,
+        "season": "tiny",
+        "entrants": [{"name": "Random A", **random}, {"name": "Random B", **random}],
+    }
+    entrants.write_text(json.dumps(data))
+    script = _script()
+    outs = []
+    for run in ("one", "two"):
+        argv = [
+            "--season",
+            "tiny",
+            "--entrants",
+            str(entrants),
+            "--games-per-map",
+            "2",
+            "--refits",
+            "50",
+            "--batch-size",
+            "4",
+            "--out",
+            str(tmp_path / run),
+            "--store",
+            str(tmp_path / f"store-{run}"),
+            "--no-progress",
+        ]
+        assert script.main(argv) == 0
+        outs.append(tmp_path / run / "tiny")
+    games = pd.read_parquet(outs[0] / "games.parquet")
+    assert len(games) == 10 and games["seed_number"].tolist() == [p // 2 for p in range(10)]
+    assert set(games["system_a"]) == {"random"} and set(games["entrant_b"]) == {"Random B"}
+    board = json.loads((outs[0] / "leaderboard.json").read_text())
+    assert board["table"][0]["elo_low"] <= board["table"][0]["elo"] <= board["table"][0]["elo_high"]
+    for name in sorted(p.name for p in outs[0].iterdir()):
+        if name != "timing.json":
+            assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
