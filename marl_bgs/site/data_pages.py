@@ -1,5 +1,5 @@
 """Pages written from exported data: the Map Atlas, the Sight Lab, the Visual Key, the
-replay viewer, the leaderboard and the Home page's live game.
+replay viewer and the Home page's live game (the leaderboard pages: leaderboard_page.py).
 
 The data comes from `exports/` (written by the scripts in `scripts/`), so each function takes
 the repository root and raises a clear error naming the missing file and the script that
@@ -8,7 +8,6 @@ writes it. Paths in the Markdown are relative to the page, so MkDocs checks them
 
 from __future__ import annotations
 
-import csv
 import json
 from html import escape
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 from ..core import classes as C
 from .draw import SYMBOLS, TEAM_COLOURS, TEAM_LABELS
+from .leaderboard_page import season_dirs  # noqa: F401  (kept importable from here)
 from .viewer_key import viewer_section
 
 SPLIT_TEXT = {
@@ -247,34 +247,3 @@ def home_game(root: Path) -> str:
         f"through it tick by tick):\n\n"
         f"{viewer_div(e['src'], compact=True, extra=' data-autoplay')}\n"
     )
-
-
-def season_dirs(root: Path) -> list[Path]:
-    base = root / "exports" / "seasons"
-    return sorted(p for p in base.glob("*/") if p.is_dir()) if base.is_dir() else []
-
-
-def leaderboard_page(root: Path) -> str:
-    """Every season's tables (CSV) and files, as exported by the season export."""
-    parts = [
-        "# Leaderboard\n",
-        "<!-- Written at build time by marl_bgs/site/data_pages.py from exports/seasons/. -->\n",
-    ]
-    for season in season_dirs(root):
-        parts.append(f"## {escape(season.name)}\n")
-        for table in sorted(season.glob("*.csv")):
-            with table.open(newline="") as fh:
-                rows = list(csv.reader(fh))
-            if not rows:
-                continue
-            parts.append(f"**{escape(table.stem)}**\n")
-            parts.append("| " + " | ".join(escape(h) for h in rows[0]) + " |")
-            parts.append("|" + "---|" * len(rows[0]))
-            parts.extend("| " + " | ".join(escape(c) for c in r) + " |" for r in rows[1:])
-            parts.append("")
-        files = sorted(p for p in season.iterdir() if p.is_file())
-        links = ", ".join(
-            f"[{escape(p.name)}](exports/seasons/{season.name}/{p.name})" for p in files
-        )
-        parts.append(f"Files: {links}\n" if links else "")
-    return "\n".join(parts)

@@ -18,7 +18,7 @@ from typing import Any
 from mkdocs.structure.files import File, Files
 
 from marl_bgs.core import classes as C
-from marl_bgs.site import data_pages
+from marl_bgs.site import data_pages, leaderboard_page
 from marl_bgs.site.classes_page import class_page, classes_index
 from marl_bgs.site.metrics_page import metrics_page
 from marl_bgs.site.rules_page import rules_page
@@ -45,8 +45,7 @@ def _generated(root: Path) -> dict[str, Any]:
     }
     for c, spec in enumerate(C.CLASSES):
         pages[f"classes/{spec.name}.md"] = lambda c=c: class_page(c)
-    if data_pages.season_dirs(root):
-        pages["leaderboard.md"] = lambda: data_pages.leaderboard_page(root)
+    pages.update(leaderboard_page.pages(root))
     return pages
 
 
@@ -68,8 +67,7 @@ def navigation(root: Path) -> list:
         {"Sight Lab": "sight-lab.md"},
     ]
     nav.append({"Replay Viewer": "replays.md"})
-    if data_pages.season_dirs(root):
-        nav.append({"Leaderboard": "leaderboard.md"})
+    nav += leaderboard_page.nav(root)  # only when a season has been exported
     nav += [
         {"Visual Key": "visual-key.md"},
         {
