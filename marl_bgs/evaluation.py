@@ -39,7 +39,7 @@ MAX_GAMES = 1_000_000
 SPAWN_NAMES = ("left", "right")
 MILLI_COLUMNS = ("damage_dealt_a", "damage_dealt_b", "useful_healing_a", "useful_healing_b")
 
-GAME_COLUMNS = (
+SCHEDULE_COLUMNS = (
     "game",
     "pair",
     "seed_number",
@@ -50,23 +50,10 @@ GAME_COLUMNS = (
     "system_b",
     "roster_a",
     "roster_b",
-    "result",
-    "points_a",
-    "points_b",
-    "margin",
-    "kills_a",
-    "kills_b",
-    "deaths_a",
-    "deaths_b",
-    "ticks",
-    "damage_dealt_a",
-    "damage_dealt_b",
-    "useful_healing_a",
-    "useful_healing_b",
-    "ultimates_used_a",
-    "ultimates_used_b",
-    "red_zone_deaths_a",
-    "red_zone_deaths_b",
+)
+# The schedule, then the result, points and margin, then the other priority metrics.
+GAME_COLUMNS = (
+    SCHEDULE_COLUMNS + ("result", "points_a", "points_b", "margin") + tuple(PRIORITY_NAMES[3:])
 )
 
 

@@ -20,20 +20,15 @@ import pytest
 
 from marl_bgs.site import build as site_build
 
+from .browser import CHROMIUM as CHROMIUM_PATH
+from .browser import CHROMIUM_ARGS
+
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(CHROMIUM_PATH)
 SHOTS = ROOT / "artifacts" / "screenshots" / "site"
-ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+ARGS = CHROMIUM_ARGS
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")
 

@@ -18,20 +18,13 @@ from marl_bgs import Game
 from marl_bgs.core.position import starting_position
 from marl_bgs.replay import load_replay, record_game
 
+from .browser import CHROMIUM, CHROMIUM_ARGS
+
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "artifacts" / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
 REPLAY = "alpha-vs-random-map47.json"
 XSS = "<img src=x onerror=alert(1)>"
-ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+ARGS = CHROMIUM_ARGS
 
 sync_api = pytest.importorskip("playwright.sync_api")
 if shutil.which(CHROMIUM) is None and not Path(CHROMIUM).exists():
