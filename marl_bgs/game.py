@@ -22,9 +22,15 @@ from .core.observe import (
     legal_masks,
 )
 from .core.position import parse_position, position_dict
-from .core.state import NUM_SLOTS, RESULT_NAMES, RESULT_OPEN, TEAM_SIZE, State
+from .core.state import LEFT, NUM_SLOTS, RESULT_NAMES, RESULT_OPEN, TEAM_SIZE, State
 from .core.tick import TickInfo
 from .core.tick import step as tick_step
+from .core.views import MIRROR_MOVE, observations
+from .systems.base import TeamInputs
+
+_FLAT = np.arange(NUM_MOVES * NUM_TARGETS * 2)
+# A flat action seen from the other end: the move mirrored, target and Ultimate kept.
+MIRROR_FLAT = (MIRROR_MOVE[_FLAT // 22] * 22 + _FLAT % 22).astype(np.int32)
 
 Backend = Literal["numpy", "jax"]
 
@@ -51,6 +57,7 @@ class Game:
         self.state: State = parsed.state
         self._sight_of: State | None = None
         self._sight_cache = None
+        self.start_tick = int(parsed.state.tick)
         self.sizes = [
             int(parsed.state.present[t * TEAM_SIZE : (t + 1) * TEAM_SIZE].sum()) for t in range(2)
         ]
@@ -83,6 +90,40 @@ class Game:
     def legal_heads(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per-head masks, shapes (2, 5, 9), (2, 5, 11) and (2, 5, 2)."""
         return tuple(h.reshape(2, TEAM_SIZE, -1) for h in head_masks(np, self._masks()))
+
+    def team_inputs(self, team: int) -> TeamInputs:
+        """What one team may see, in each agent's own frame: what a System's `act` gets.
+
+        The same inputs as `env.team_inputs` gives for one game, so a System written over
+        `xp` plays here on NumPy exactly as it plays compiled.
+        """
+        if team not in (0, 1):
+            raise ValueError(f"team: must be 0 or 1, got {team!r}")
+        rows = slice(team * TEAM_SIZE, (team + 1) * TEAM_SIZE)
+        joint = joint_mask(np, self._masks())[rows]
+        if int(self.state.spawn_end[team]) != LEFT:
+            joint = joint[:, MIRROR_FLAT]
+        return TeamInputs(
+            obs=observations(np, self.state, self.map_arrays, self._sight())[rows],
+            avail=joint,
+            present=self.state.present[rows],
+            alive=self.state.alive[rows] & self.state.present[rows],
+            classes=self.state.cls[rows],
+            new_game=np.asarray(int(self.state.tick) == self.start_tick),
+        )
+
+    def slots_from_flat(self, flat_a: np.ndarray, flat_b: np.ndarray) -> np.ndarray:
+        """Both teams' flat own-frame actions (5 each) as compass actions per slot, (10, 3)."""
+        out = np.zeros((NUM_SLOTS, 3), np.int32)
+        for t, flat in enumerate((flat_a, flat_b)):
+            flat = np.asarray(flat, np.int32)
+            if flat.shape != (TEAM_SIZE,) or flat.min() < 0 or flat.max() >= len(_FLAT):
+                raise ValueError(f"flat_{'ab'[t]}: expected 5 flat actions in 0..197")
+            if int(self.state.spawn_end[t]) != LEFT:
+                flat = MIRROR_FLAT[flat]
+            heads = np.stack([flat // 22, (flat // 2) % NUM_TARGETS, flat % 2], axis=1)
+            out[t * TEAM_SIZE : (t + 1) * TEAM_SIZE] = heads
+        return out
 
     def encode_actions(self, actions: Sequence[Sequence[Sequence[int]]]) -> np.ndarray:
         """Check `[[team 0 actions], [team 1 actions]]` and lay them out over the 10 slots."""

@@ -126,3 +126,23 @@ def test_systems_compile_with_the_game():
     run = jax.jit(lambda s, m, k: jax.lax.scan(body, (s, m, k), jnp.arange(6)))
     _, priest_actions = run(state, memories, jax.random.key(2))
     assert np.asarray(priest_actions).tolist() == [[0] * N] * 6  # slot 4 is the Priest
+
+
+@pytest.mark.parametrize("ends", [("left", "right"), ("right", "left")])
+def test_game_team_inputs_match_the_env(ends):
+    """The NumPy referee hands a System exactly what the JAX env hands it."""
+    from marl_bgs import Game
+    from marl_bgs.core.position import starting_position
+
+    game = Game(starting_position(48, spawn_ends=ends))
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        picks = [rng.choice(np.flatnonzero(game.team_inputs(t).avail[k])) for t in (0, 1)
+                 for k in range(5)]  # fmt: skip
+        game.step_slots(game.slots_from_flat(picks[:5], picks[5:]))
+    env = marl_bgs.make("tdm", map_id=48, num_envs=None)
+    _, state = env.reset_to(jax.random.key(0), game.state_dict())
+    for t in (0, 1):
+        ours, theirs = game.team_inputs(t), env.team_inputs(state, t)
+        for name in ("obs", "avail", "present", "alive", "classes"):
+            np.testing.assert_array_equal(getattr(ours, name), np.asarray(getattr(theirs, name)))
