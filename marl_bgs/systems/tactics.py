@@ -1,0 +1,76 @@
+"""Small decision pieces the three scripted opponents share (array code over `xp`).
+
+Each opponent scores every legal (target, Ultimate) pair and every legal move its own way;
+these helpers turn such scores into the flat action (move * 22 + target * 2 + ultimate) and
+pick the team's target point for pathing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core import classes as C
+from .base import TEAM_SLOTS
+from .percept import Percept
+
+F32 = np.float32
+
+
+def legal_pairs(inputs_avail: Any) -> Any:
+    """(5, 11, 2): which (target, Ultimate) pairs some move allows (masks are a product)."""
+    return inputs_avail.reshape(TEAM_SLOTS, 9, 11, 2).any(axis=1)
+
+
+def legal_moves(inputs_avail: Any) -> Any:
+    """(5, 9): which moves some pair allows."""
+    return inputs_avail.reshape(TEAM_SLOTS, 9, 22).any(axis=2)
+
+
+def best_pair(xp: Any, basic: Any, ult: Any, pair_ok: Any) -> Any:
+    """Highest-scoring legal pair from per-code scores (5, 11) for Basic and Ultimate.
+
+    Pair (no target, no Ultimate) scores 0, so a negative score means "rather do nothing".
+    """
+    score = xp.stack([basic, ult], axis=-1)
+    score = xp.where(pair_ok, score, F32(-1.0))
+    nothing = (xp.arange(11) == 0)[None, :, None] & (xp.arange(2) == 0)
+    score = xp.where(nothing, F32(0.0), score)
+    score = xp.round(score * F32(1000.0))  # NumPy and XLA break near-ties alike
+    return xp.argmax(score.reshape(TEAM_SLOTS, 22), axis=1)
+
+
+def flat_action(xp: Any, move: Any, pair: Any) -> Any:
+    return (move * 22 + pair).astype(xp.int32)
+
+
+def speeds(xp: Any, cls: Any) -> Any:
+    """Each agent's base speed per tick (slows are ignored: pathing only needs a step)."""
+    return xp.asarray(C.SPEED)[cls]
+
+
+def is_ranged(xp: Any, cls: Any) -> Any:
+    return (cls == C.MAGE) | (cls == C.HUNTER) | (cls == C.PRIEST)
+
+
+def basic_range(xp: Any, cls: Any) -> Any:
+    return xp.asarray(C.BASIC_RANGE)[cls]
+
+
+def team_point(xp: Any, p: Percept) -> Any:
+    """The living agents' mean position (the team's own centre), (2,)."""
+    w = p.alive.astype(F32)
+    return xp.sum(p.my_xy * w[:, None], axis=0) / xp.maximum(xp.sum(w), F32(1.0))
+
+
+def pick_enemy(xp: Any, p: Percept, score: Any, last: Any) -> tuple[Any, Any, Any]:
+    """The seen enemy with the highest score (5,): its slot, its position, and whether any.
+
+    An enemy within 2 of the last pick (`last`, a point) gets a bonus of 2.5, so that
+    near-ties do not flip the team's target (and restart its field) every tick.
+    """
+    near_last = xp.sum((p.enemy_xy - last) ** 2, axis=-1) < F32(2.0**2)
+    score = score + xp.where(near_last, F32(2.5), F32(0.0))
+    best = xp.argmax(xp.where(p.enemy_seen, score, F32(-1e9)))
+    return best, p.enemy_xy[best], xp.any(p.enemy_seen)
