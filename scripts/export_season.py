@@ -3,19 +3,27 @@
     .venv/bin/python scripts/export_season.py --season season0
     .venv/bin/python scripts/export_season.py --season season0 --games-per-map 2 --refits 200
 
+    .venv/bin/python scripts/export_season.py --season season0 --resume   # refit saved games
+    .venv/bin/python scripts/export_season.py --season season0 --check    # exit 1 if stale
+
 Reads the entrants file seasons/<season>.json, plays the round robin and any challengers
-through `marl_bgs.evaluate` (saving each fixture's games under artifacts/seasons/<season>/ so
-`--resume` picks up where a run stopped), then writes every game, the ratings with intervals,
-tiers, W/D/L, matchups, per-map results and ratings, heterogeneity, provenance and figures.
-Everything except timing.json is byte-identical when the same season is run again.
+through `marl_bgs.evaluate` (saving each fixture's games under
+exports/seasons/<season>/fixtures/, committed with the season, so `--resume` picks up where a
+run stopped and a fresh checkout refits without replaying), then writes every game, the
+ratings with intervals, tiers, W/D/L, matchups, per-map results and ratings, heterogeneity,
+provenance and figures. Everything except timing.json is byte-identical when the same season
+is run again. `--check` rebuilds every published file from the saved fixtures, playing
+nothing, and compares bytes.
 """
 
 from __future__ import annotations
 
 import argparse
+import filecmp
 import importlib
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -143,6 +151,35 @@ def _index(root: Path) -> None:
     _json(root / "index.json", {"format": INDEX_FORMAT, "version": 1, "seasons": seasons})
 
 
+def _refuse_to_play(*args, **kwargs):
+    raise SystemExit("stale: a fixture has no saved games that match; run export_season.py")
+
+
+def _check(args: argparse.Namespace) -> int:
+    """Rebuild the season from its saved fixtures into a temporary folder and compare."""
+    published = args.out / args.season
+    with tempfile.TemporaryDirectory() as tmp:
+        args.store = args.store or published / "fixtures"
+        args.out, args.check, args.resume, args.refuse_to_play = Path(tmp), False, True, True
+        args.no_progress = True
+        _run(args)
+        fresh = Path(tmp) / args.season
+        stale = []
+        for path in sorted(fresh.rglob("*")):
+            rel = path.relative_to(fresh)
+            if path.is_dir() or rel.name == "timing.json":
+                continue
+            if not (published / rel).is_file() or not filecmp.cmp(
+                path, published / rel, shallow=False
+            ):
+                stale.append(str(rel))
+    if stale:
+        print(f"stale files in {published}: {', '.join(stale)}; run export_season.py --resume")
+        return 1
+    print(f"{published} is up to date")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--season", default="season0")
@@ -154,11 +191,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--resume", action="store_true", help="reuse saved fixtures that match")
     p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE)
     p.add_argument("--out", type=Path, default=ROOT / "exports" / "seasons")
-    p.add_argument("--store", type=Path, help="saved fixtures (default artifacts/seasons/<s>)")
+    p.add_argument(
+        "--store", type=Path, help="saved fixtures (default exports/seasons/<s>/fixtures)"
+    )
+    p.add_argument("--check", action="store_true", help="fail if the published files are stale")
     p.add_argument("--evaluate", help="module:function standing in for marl_bgs.evaluate")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
+    if args.check:
+        return _check(args)
+    return _run(args)
 
+
+def _run(args: argparse.Namespace) -> int:
+    """Play or resume the season described by the parsed arguments and publish it."""
     if args.refits < 2:
         raise SystemExit(f"--refits: an interval needs at least 2 refits, got {args.refits}")
     started = time.perf_counter()
@@ -166,8 +212,10 @@ def main(argv: list[str] | None = None) -> int:
     if spec.season != args.season:
         raise SystemExit(f"--season: {args.season!r} but the entrants file says {spec.season!r}")
     maps = _maps(args.maps)
-    store = args.store or ROOT / "artifacts" / "seasons" / spec.season
+    store = args.store or args.out / spec.season / "fixtures"
     evaluate_fn = _import(args.evaluate) if args.evaluate else None
+    if getattr(args, "refuse_to_play", False):
+        evaluate_fn = _refuse_to_play
     result = run_season(
         spec,
         maps,
