@@ -23,52 +23,47 @@ from typing import Any
 import numpy as np
 
 from marl_bgs import Game
-from marl_bgs.core.observe import compute_sight, joint_mask, legal_masks
 from marl_bgs.core.position import starting_position
-from marl_bgs.core.state import LEFT, TEAM_SIZE
-from marl_bgs.core.views import MIRROR_MOVE, observations
+from marl_bgs.core.state import TEAM_SIZE
 from marl_bgs.maps import load_map
 from marl_bgs.replay import Replay, load_replay, record_game
 from marl_bgs.systems.base import TeamInputs
+from marl_bgs.systems.beta import beta_act, beta_memory
+from marl_bgs.systems.gamma import gamma_act, gamma_memory
 from marl_bgs.systems.scripted import alpha_act, alpha_memory
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "exports" / "replays"
 ROOT_SEED = 0
-_FLAT = np.arange(198)
-MIRROR_FLAT = (MIRROR_MOVE[_FLAT // 22] * 22 + _FLAT % 22).astype(np.int32)  # an involution
 
 # file stem, map, the two players, game number (seeds the Random player)
 GAMES = (
     ("alpha-vs-random-map47", 47, ("tdm-alpha", "random"), 0),
-    ("alpha-vs-alpha-map05", 5, ("tdm-alpha", "tdm-alpha"), 1),
+    ("beta-vs-gamma-map49", 49, ("tdm-beta", "tdm-gamma"), 1),
+    ("gamma-vs-random-map05", 5, ("tdm-gamma", "random"), 2),
 )
-LABELS = {"tdm-alpha": "TDM-Alpha", "random": "Random"}
+LABELS = {
+    "tdm-alpha": "TDM-Alpha",
+    "tdm-beta": "TDM-Beta",
+    "tdm-gamma": "TDM-Gamma",
+    "random": "Random",
+}
 
 
-def team_inputs(game: Game, team: int, new_game: bool) -> TeamInputs:
-    """What one team may see, in each agent's own frame, built by the core's own functions."""
-    state = game.state
-    sight = compute_sight(np, state, game.map_arrays)
-    rows = slice(team * TEAM_SIZE, (team + 1) * TEAM_SIZE)
-    joint = joint_mask(np, legal_masks(np, state, sight))[rows]
-    if int(state.spawn_end[team]) != LEFT:
-        joint = joint[:, MIRROR_FLAT]
-    return TeamInputs(
-        obs=observations(np, state, game.map_arrays, sight)[rows],
-        avail=joint,
-        present=state.present[rows],
-        alive=state.alive[rows] & state.present[rows],
-        classes=state.cls[rows],
-        new_game=np.asarray(new_game),
-    )
+SCRIPTED = {
+    "tdm-alpha": (alpha_act, alpha_memory),
+    "tdm-beta": (beta_act, beta_memory),
+    "tdm-gamma": (gamma_act, gamma_memory),
+}
 
 
-def alpha_player() -> Callable[[TeamInputs], np.ndarray]:
-    memory = [alpha_memory(np)]
+def scripted_player(name: str) -> Callable[[TeamInputs], np.ndarray]:
+    """A scripted opponent's own decision code, run on NumPy (the code JAX compiles)."""
+    act_fn, memory_fn = SCRIPTED[name]
+    memory = [memory_fn(np)]
 
     def act(inputs: TeamInputs) -> np.ndarray:
-        flat, memory[0] = alpha_act(np, inputs, memory[0])
+        flat, memory[0] = act_fn(np, inputs, memory[0])
         return np.asarray(flat, np.int32)
 
     return act
@@ -86,8 +81,8 @@ def random_player(seed: int) -> Callable[[TeamInputs], np.ndarray]:
 
 
 def make_player(name: str, seed: int) -> Callable[[TeamInputs], np.ndarray]:
-    if name == "tdm-alpha":
-        return alpha_player()
+    if name in SCRIPTED:
+        return scripted_player(name)
     if name == "random":
         return random_player(seed)
     raise ValueError(f"player: unknown player {name!r}")
@@ -102,14 +97,7 @@ def play(map_id: int, players: tuple[str, str], game_number: int, title: str) ->
     ]
 
     def choose(g: Game) -> np.ndarray:
-        out = np.zeros((10, 3), np.int32)
-        for t in range(2):
-            flat = acts[t](team_inputs(g, t, int(g.state.tick) == 0))
-            if int(g.state.spawn_end[t]) != LEFT:
-                flat = MIRROR_FLAT[flat]
-            heads = np.stack([flat // 22, (flat // 2) % 11, flat % 2], axis=1)
-            out[t * TEAM_SIZE : (t + 1) * TEAM_SIZE] = heads
-        return out
+        return g.slots_from_flat(acts[0](g.team_inputs(0)), acts[1](g.team_inputs(1)))
 
     return record_game(game, choose, players, {"root": ROOT_SEED, "game": game_number}, title=title)
 

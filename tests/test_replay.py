@@ -397,10 +397,9 @@ def test_exported_replays_are_fresh_and_exact(tmp_path, monkeypatch):
     built = module.build(module.stored_versions())
     assert module.stale_files(built) == [], "run scripts/export_replays.py"
     index = json.loads(built["index.json"])
-    assert {tuple(e["systems"]) for e in index["replays"]} == {
-        ("tdm-alpha", "random"),
-        ("tdm-alpha", "tdm-alpha"),
-    }
+    pairs = {tuple(e["systems"]) for e in index["replays"]}
+    assert any("random" in p for p in pairs), "a scripted opponent against Random"
+    assert any("random" not in p for p in pairs), "a scripted opponent against another"
     for entry in index["replays"]:
         assert len(built[entry["file"]]) < 1_500_000
         replay = load_replay(built[entry["file"]])
