@@ -24,7 +24,15 @@ import numpy as np
 
 from .core import classes as C
 from .core.events import agent_name
-from .core.observe import NUM_JOINT, NUM_MOVES, NUM_TARGETS, Sight, compute_sight, legal_masks
+from .core.observe import (
+    NUM_JOINT,
+    NUM_MOVES,
+    NUM_TARGETS,
+    Sight,
+    compute_sight,
+    legal_masks,
+    sight_lines,
+)
 from .core.observe import TEAM as TEAM_OF
 from .core.position import OFFICIAL_ROSTER, parse_position
 from .core.state import (
@@ -40,6 +48,7 @@ from .core.state import (
     State,
     map_arrays,
     obstacle_groups,
+    pad_positions,
 )
 from .core.tick import step as tick_step
 from .core.views import MAX_TURNED_WALLS, MIRROR_MOVE, OBS_WIDTH, observations
@@ -137,6 +146,12 @@ class TeamDeathmatch:
             for i, obs in zip(ids, obstacles, strict=True)
         ]
         self._maps = jax.tree.map(lambda *xs: jnp.asarray(np.stack(xs)), *banks)
+        # Sight lines between the spawn pads, per map and spawn-end order (unswapped, swapped):
+        # every fresh game looks them up instead of testing 45 lines (exact: same integers).
+        ends = (np.asarray([0, 1], np.int32), np.asarray([1, 0], np.int32))
+        self._pad_lines = jnp.asarray(
+            [[sight_lines(np, pad_positions(e), bank) for e in ends] for bank in banks]
+        )
         if rosters is None:
             rosters = [(OFFICIAL_ROSTER, OFFICIAL_ROSTER)]
         elif len(rosters) == 2 and all(isinstance(n, str) for n in rosters[0]):
@@ -247,10 +262,10 @@ class TeamDeathmatch:
             last_action=jnp.full((NUM_SLOTS, 3), -1, jnp.int32),
         )
         map_id = jnp.asarray(self.map_ids, jnp.int32)[mi]
-        return self._wrap(game, m, map_id, jnp.asarray(0, jnp.int32))
+        sight = compute_sight(jnp, game, m, self._pad_lines[mi, swap.astype(jnp.int32)])
+        return self._wrap(game, m, map_id, sight, jnp.asarray(0, jnp.int32))
 
-    def _wrap(self, game, m, map_id, started) -> EnvState:
-        sight = compute_sight(jnp, game, m)
+    def _wrap(self, game, m, map_id, sight, started) -> EnvState:
         return EnvState(
             game, m, map_id, sight, jnp.asarray(True), started + 1, self._fresh_metrics(game)
         )

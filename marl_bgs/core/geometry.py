@@ -55,6 +55,21 @@ def near_segment(xp: Any, px, py, ax, ay, bx, by, r: Any, strict: bool) -> Any:
     return xp.where(dot <= 0, ends_a, xp.where(dot >= uu, ends_b, side))
 
 
+def first_index(xp: Any, mask: Any, axis: int = -1) -> Any:
+    """Index of the first True along `axis`, or the axis length where there is none.
+
+    Under XLA on the CPU an argmax is a two-value reduction that does not vectorise; a min
+    over indices (kept where the mask holds) gives the same index several times faster.
+    """
+    n = mask.shape[axis]
+    if xp is np:
+        return np.where(mask.any(axis=axis), mask.argmax(axis=axis), n).astype(I32)
+    shape = [1] * mask.ndim
+    shape[axis] = n
+    index = xp.arange(n, dtype=I32).reshape(shape)
+    return xp.min(xp.where(mask, index, n), axis=axis)
+
+
 def _edges(m: MapArrays):
     """Each turned wall's edges as (P, 4) start and end coordinates."""
     a = m.poly_corners
@@ -66,57 +81,142 @@ def _sign(xp: Any, v: Any) -> Any:
     return (v > 0).astype(I32) - (v < 0).astype(I32)
 
 
-def _box_gap(xp: Any, px: Any, py: Any, m: MapArrays) -> tuple[Any, Any]:
-    """Per box, how far a point lies beyond its rectangle along x and y (0 if within)."""
-    gx = xp.maximum(xp.maximum(m.box_lo[:, 0] - px, px - m.box_hi[:, 0]), 0)
-    gy = xp.maximum(xp.maximum(m.box_lo[:, 1] - py, py - m.box_hi[:, 1]), 0)
-    return gx, gy
+# Each obstacle test below is written once for one obstacle and broadcasts: NumPy runs it on
+# all obstacles at once (obstacles on a last axis, then any/all), XLA runs it obstacle by
+# obstacle over all points, unrolled when tracing. XLA on the CPU does not vectorise short
+# reductions along the last axis, and the unrolled form is several times faster; both forms
+# evaluate the same integer expressions, so they agree exactly.
+
+
+def _boxes_any(xp: Any, m: MapArrays, pts: tuple, test) -> Any:
+    """Whether `test(pts, lo_x, lo_y, hi_x, hi_y, r)` holds for any valid box."""
+    lo, hi, r = m.box_lo, m.box_hi, m.box_radius
+    if xp is np:
+        hit = test(tuple(c[..., None] for c in pts), lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1], r)
+        return np.any(hit & m.box_valid, axis=-1)
+    out = xp.zeros(pts[0].shape, bool)
+    for b in range(lo.shape[0]):
+        hit = test(pts, lo[b, 0], lo[b, 1], hi[b, 0], hi[b, 1], r[b])
+        out = out | (hit & m.box_valid[b])
+    return out
+
+
+def _walls_any(xp: Any, m: MapArrays, pts: tuple, test) -> Any:
+    """Whether a valid turned wall is hit: `test(pts, ax, ay, bx, by)` gives, per edge, a
+    term that hits if it holds for any edge and terms that hit if each holds for all edges."""
+    ax, ay, bx, by = _edges(m)
+    if xp is np:
+        some, alls = test(tuple(c[..., None, None] for c in pts), ax, ay, bx, by)
+        hit = np.any(some, axis=-1)
+        for term in alls:
+            hit = hit | np.all(term, axis=-1)
+        return np.any(hit & m.poly_valid, axis=-1)
+    out = xp.zeros(pts[0].shape, bool)
+    for w in range(ax.shape[0]):
+        some, alls = None, None
+        for e in range(4):
+            s, a = test(pts, ax[w, e], ay[w, e], bx[w, e], by[w, e])
+            some = s if some is None else some | s
+            alls = a if alls is None else tuple(x & y for x, y in zip(alls, a, strict=True))
+        hit = some
+        for term in alls:
+            hit = hit | term
+        out = out | (hit & m.poly_valid[w])
+    return out
+
+
+def _segment_meets_box(xp: Any, seg: tuple, lo_x, lo_y, hi_x, hi_y, r) -> Any:
+    """Segment (x0, y0, x1, y1) touches a pillar (lo = hi = centre, radius r > 0) or a
+    square wall (r = 0), closed shapes."""
+    x0, y0, x1, y1 = seg
+    # Corners relative to the segment's start, and the segment's direction (ux, uy).
+    ux, uy = x1 - x0, y1 - y0
+    lx, hx, ly, hy = lo_x - x0, hi_x - x0, lo_y - y0, hi_y - y0
+    # Orientation of each corner against the segment (shared products).
+    ux_ly, ux_hy, uy_lx, uy_hx = ux * ly, ux * hy, uy * lx, uy * hx
+    corner = (ux_ly - uy_lx, ux_ly - uy_hx, ux_hy - uy_hx, ux_hy - uy_lx)
+    # Pillars: the centre lies within the radius of the segment; the same exact integers as
+    # `near_segment`, with the cross product read off the first corner.
+    dot = lx * ux + ly * uy
+    uu = ux * ux + uy * uy
+    d_a = lx * lx + ly * ly
+    d_b = sq(xp, lx - ux, ly - uy)
+    reach = xp.asarray(r).astype(F32) * xp.sqrt(uu.astype(F32))
+    side = xp.abs(corner[0]).astype(F32) <= reach
+    r2 = r * r
+    pillar = xp.where(dot <= 0, d_a <= r2, xp.where(dot >= uu, d_b <= r2, side))
+    # Square walls: the bounding boxes meet and the corners are not all strictly on one side.
+    overlap = (
+        (xp.maximum(x0, x1) >= lo_x)
+        & (xp.minimum(x0, x1) <= hi_x)
+        & (xp.maximum(y0, y1) >= lo_y)
+        & (xp.minimum(y0, y1) <= hi_y)
+    )
+    low = xp.minimum(xp.minimum(corner[0], corner[1]), xp.minimum(corner[2], corner[3]))
+    high = xp.maximum(xp.maximum(corner[0], corner[1]), xp.maximum(corner[2], corner[3]))
+    apart = (low > 0) | (high < 0)
+    return xp.where(r > 0, pillar, overlap & ~apart)
+
+
+def _segment_meets_edge(xp: Any, seg: tuple, ax, ay, bx, by) -> tuple[Any, tuple]:
+    """Segment against one edge of a turned wall: it crosses the edge (any edge hits), and
+    each end lies on the inner side (all edges: that end is inside the wall)."""
+    x0, y0, x1, y1 = seg
+    s1 = _sign(xp, orient(ax, ay, bx, by, x0, y0))
+    s2 = _sign(xp, orient(ax, ay, bx, by, x1, y1))
+    s3 = _sign(xp, orient(x0, y0, x1, y1, ax, ay))
+    s4 = _sign(xp, orient(x0, y0, x1, y1, bx, by))
+    collinear = (s1 == 0) & (s2 == 0)
+    boxes = (
+        (xp.maximum(ax, bx) >= xp.minimum(x0, x1))
+        & (xp.maximum(x0, x1) >= xp.minimum(ax, bx))
+        & (xp.maximum(ay, by) >= xp.minimum(y0, y1))
+        & (xp.maximum(y0, y1) >= xp.minimum(ay, by))
+    )
+    crosses = (s1 * s2 <= 0) & (s3 * s4 <= 0) & (~collinear | boxes)
+    return crosses, (s1 >= 0, s2 >= 0)
 
 
 def sight_blocked(xp: Any, p0: Any, p1: Any, m: MapArrays) -> Any:
     """Whether segment p0 -> p1 (int arrays (..., 2)) touches any obstacle (closed shapes)."""
-    x0, y0, x1, y1 = (v[..., None] for v in (p0[..., 0], p0[..., 1], p1[..., 0], p1[..., 1]))
-    lo, hi, r = m.box_lo, m.box_hi, m.box_radius
-    # Pillars: the centre lies within the radius of the segment.
-    pillar = near_segment(xp, lo[:, 0], lo[:, 1], x0, y0, x1, y1, r, strict=False) & (r > 0)
-    # Square walls: the bounding boxes meet and the corners are not all on one side.
-    overlap = (
-        (xp.maximum(x0, x1) >= lo[:, 0])
-        & (xp.minimum(x0, x1) <= hi[:, 0])
-        & (xp.maximum(y0, y1) >= lo[:, 1])
-        & (xp.minimum(y0, y1) <= hi[:, 1])
-    )
-    sides = [
-        _sign(xp, orient(x0, y0, x1, y1, cx, cy))
-        for cx, cy in (
-            (lo[:, 0], lo[:, 1]),
-            (hi[:, 0], lo[:, 1]),
-            (hi[:, 0], hi[:, 1]),
-            (lo[:, 0], hi[:, 1]),
-        )
-    ]
-    apart = (
-        (sides[0] == sides[1]) & (sides[1] == sides[2]) & (sides[2] == sides[3]) & (sides[0] != 0)
-    )
-    box = (pillar | (overlap & ~apart & (r == 0))) & m.box_valid
-    # Turned walls: an end inside the polygon, or the segment meets one of its edges.
-    ax, ay, bx, by = _edges(m)
-    x0e, y0e, x1e, y1e = (v[..., None] for v in (x0, y0, x1, y1))
-    s1 = _sign(xp, orient(ax, ay, bx, by, x0e, y0e))
-    s2 = _sign(xp, orient(ax, ay, bx, by, x1e, y1e))
-    s3 = _sign(xp, orient(x0e, y0e, x1e, y1e, ax, ay))
-    s4 = _sign(xp, orient(x0e, y0e, x1e, y1e, bx, by))
-    collinear = (s1 == 0) & (s2 == 0)
-    boxes = (
-        (xp.maximum(ax, bx) >= xp.minimum(x0e, x1e))
-        & (xp.maximum(x0e, x1e) >= xp.minimum(ax, bx))
-        & (xp.maximum(ay, by) >= xp.minimum(y0e, y1e))
-        & (xp.maximum(y0e, y1e) >= xp.minimum(ay, by))
-    )
-    crosses = (s1 * s2 <= 0) & (s3 * s4 <= 0) & (~collinear | boxes)
-    inside = xp.all(s1 >= 0, axis=-1) | xp.all(s2 >= 0, axis=-1)
-    poly = (xp.any(crosses, axis=-1) | inside) & m.poly_valid
-    return xp.any(box, axis=-1) | xp.any(poly, axis=-1)
+    seg = (p0[..., 0], p0[..., 1], p1[..., 0], p1[..., 1])
+    boxes = _boxes_any(xp, m, seg, lambda q, *box: _segment_meets_box(xp, q, *box))
+    walls = _walls_any(xp, m, seg, lambda q, *edge: _segment_meets_edge(xp, q, *edge))
+    return boxes | walls
+
+
+def _box_holds_body(xp: Any, pt: tuple, lo_x, lo_y, hi_x, hi_y, r) -> Any:
+    """A body centred at pt sinks into the box (closer than r + BODY to its rectangle)."""
+    x, y = pt
+    gx = xp.maximum(xp.maximum(lo_x - x, x - hi_x), 0)
+    gy = xp.maximum(xp.maximum(lo_y - y, y - hi_y), 0)
+    grown = r + BODY
+    return sq(xp, gx, gy) < grown * grown
+
+
+def _edge_holds_body(xp: Any, pt: tuple, ax, ay, bx, by) -> tuple[Any, tuple]:
+    """A body centred at pt against one edge of a turned wall: closer than BODY to the edge
+    (any edge), or on its inner side (all edges: the centre is inside)."""
+    x, y = pt
+    near = near_segment(xp, x, y, ax, ay, bx, by, BODY, strict=True)
+    return near, (orient(ax, ay, bx, by, x, y) >= 0,)
+
+
+def _off_arena(p: Any) -> tuple[Any, Any]:
+    x, y = p[..., 0], p[..., 1]
+    return (x < ARENA_LO[0]) | (x > ARENA_HI[0]), (y < ARENA_LO[1]) | (y > ARENA_HI[1])
+
+
+def body_blocked(xp: Any, p: Any, m: MapArrays) -> Any:
+    """Whether a body centred at p (int (..., 2)) cannot stand there: `body_overlap(...).any`,
+    computed without the per-obstacle detail (the form the sweeps and searches need)."""
+    if xp is np:
+        return body_overlap(xp, p, m).any
+    pt = (p[..., 0], p[..., 1])
+    edge_x, edge_y = _off_arena(p)
+    boxes = _boxes_any(xp, m, pt, lambda q, *box: _box_holds_body(xp, q, *box))
+    walls = _walls_any(xp, m, pt, lambda q, *edge: _edge_holds_body(xp, q, *edge))
+    return boxes | walls | edge_x | edge_y
 
 
 class Overlap(NamedTuple):
@@ -137,18 +237,14 @@ def body_overlap(xp: Any, p: Any, m: MapArrays) -> Overlap:
     px, py = p[..., 0:1], p[..., 1:2]
     parts = []
     if m.box_lo.shape[0]:
-        gx, gy = _box_gap(xp, px, py, m)
-        grown = m.box_radius + BODY
-        parts.append((sq(xp, gx, gy) < grown * grown) & m.box_valid)
+        lo, hi = m.box_lo, m.box_hi
+        hit = _box_holds_body(xp, (px, py), lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1], m.box_radius)
+        parts.append(hit & m.box_valid)
     if m.poly_corners.shape[0]:
-        ax, ay, bx, by = _edges(m)
-        pxe, pye = px[..., None], py[..., None]
-        near = near_segment(xp, pxe, pye, ax, ay, bx, by, BODY, strict=True)
-        inside = xp.all(orient(ax, ay, bx, by, pxe, pye) >= 0, axis=-1)
-        parts.append((xp.any(near, axis=-1) | inside) & m.poly_valid)
-    x, y = p[..., 0], p[..., 1]
-    edge_x = (x < ARENA_LO[0]) | (x > ARENA_HI[0])
-    edge_y = (y < ARENA_LO[1]) | (y > ARENA_HI[1])
+        near, (inner,) = _edge_holds_body(xp, (px[..., None], py[..., None]), *_edges(m))
+        parts.append((xp.any(near, axis=-1) | xp.all(inner, axis=-1)) & m.poly_valid)
+    edge_x, edge_y = _off_arena(p)
+    x = p[..., 0]
     if not parts:
         obstacle = xp.zeros(x.shape + (0,), bool)
         return Overlap(edge_x | edge_y, obstacle, edge_x, edge_y)
@@ -215,12 +311,12 @@ def _sweep(xp: Any, p: Any, v: Any, m: MapArrays) -> tuple[Any, Any]:
         k = xp.arange(1, count + 1, dtype=I32)
         steps = free[:, None] + k[None, :] * span
         pts = p[:, None, :] + scaled(xp, v[:, None, :], steps[..., None], SWEEP_STEPS)
-        bad = body_overlap(xp, pts, m).any
+        bad = body_blocked(xp, pts, m)
         if blocked is None:
             blocked = xp.any(bad, axis=1)
         else:
             bad = bad | (k == count)[None, :]  # the round's end is known to be blocked
-        first = xp.argmax(bad, axis=1)  # index of the first blocked sample
+        first = first_index(xp, bad, axis=1)  # the first blocked sample (any, if blocked)
         free = xp.where(blocked, free + first * span, SWEEP_STEPS).astype(I32)
     return xp.where(blocked, free, SWEEP_STEPS).astype(I32), blocked
 
@@ -249,7 +345,7 @@ def surface_tangent(xp: Any, contact: Any, blocked_at: Any, m: MapArrays) -> Any
     ov = body_overlap(xp, blocked_at, m)
     cx, cy = contact[:, 0], contact[:, 1]
     nb = m.box_lo.shape[0]
-    first = xp.argmax(ov.obstacle, axis=-1)
+    first = first_index(xp, ov.obstacle, axis=-1)  # past the end if none: masked below
     is_box = first < nb
     # Box: offset from the nearest point of the rectangle.
     b = xp.minimum(first, nb - 1)

@@ -15,9 +15,17 @@ from typing import Any
 import numpy as np
 
 
-def settle(xp: Any, update: Callable[[Any], tuple[Any, Any]], value: Any, passes: int) -> Any:
-    """Apply `update` until it reports no change, at most `passes` times."""
+def settle(
+    xp: Any, update: Callable[[Any], tuple[Any, Any]], value: Any, passes: int, first: Any = True
+) -> Any:
+    """Apply `update` until it reports no change, at most `passes` times.
+
+    `first` says whether a first pass can change anything at all (a cheap exact pre-test):
+    under `vmap` a batch where no game needs the pass then skips it entirely.
+    """
     if xp is np:
+        if not first:
+            return value
         for _ in range(passes):
             value, changed = update(value)
             if not changed:
@@ -34,4 +42,4 @@ def settle(xp: Any, update: Callable[[Any], tuple[Any, Any]], value: Any, passes
         v, changed = update(v)
         return count + 1, v, xp.asarray(changed)
 
-    return lax.while_loop(keep_going, one_pass, (0, value, xp.asarray(True)))[1]
+    return lax.while_loop(keep_going, one_pass, (0, value, xp.asarray(first)))[1]

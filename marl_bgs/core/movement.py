@@ -13,7 +13,8 @@ import numpy as np
 from .geometry import (
     CONTACT,
     I32,
-    body_overlap,
+    body_blocked,
+    first_index,
     pair_sq_distances,
     scaled,
     sight_blocked,
@@ -79,7 +80,7 @@ def charge_landing(xp: Any, start: Any, goal: Any, charging: Any, bodies: Any, m
             to_goal = sq(xp, pts[:, 0] - g[0], pts[:, 1] - g[1])
             gap = sq(xp, pts[:, None, 0] - start[None, :, 0], pts[:, None, 1] - start[None, :, 1])
             crowded = xp.any((gap < CONTACT_SQ) & others[k][None, :], axis=1)
-            return ~body_overlap(xp, pts, m).any & ~crowded & (to_goal >= CONTACT_SQ)
+            return ~body_blocked(xp, pts, m) & ~crowded & (to_goal >= CONTACT_SQ)
 
         best = xp.zeros((), I32)  # farthest free point found, in 1/1024ths of the line
         span = CHARGE_STEPS
@@ -91,9 +92,9 @@ def charge_landing(xp: Any, start: Any, goal: Any, charging: Any, bodies: Any, m
         spot = p + scaled(xp, v, best, CHARGE_STEPS)
         here = (slots == k) & pending[k]
         landing = xp.where(here[:, None], spot[None, :], landing)
-        return (landing, pending & ~here), xp.any(pending)
+        return (landing, pending & ~here), xp.any(pending & ~here)  # more to land?
 
-    landing, _ = settle(xp, land_one, (start, charging), NUM_SLOTS)
+    landing, _ = settle(xp, land_one, (start, charging), NUM_SLOTS, xp.any(charging))
     # Two Charges that would land overlapping each other both stay where they were.
     clash = xp.any(overlapping_pairs(xp, landing, charging), axis=1)
     return xp.where((charging & ~clash)[:, None], landing, start)
@@ -133,8 +134,8 @@ def move_bodies(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays) -
         q = at(limit)
         d = sq(xp, q[:, None, :, 0] - q[None, :, :, 0], q[:, None, :, 1] - q[None, :, :, 1])
         hit = (d < CONTACT_SQ) & pairs[:, :, None]
-        first = xp.argmax(hit, axis=2)
-        cut = xp.where(xp.any(hit, axis=2), xp.maximum(first - 1, 0), last)
+        # The instant before the first contact; with none, first is last + 1 and cut last.
+        cut = xp.maximum(first_index(xp, hit, axis=2) - 1, 0)
         new = xp.minimum(limit, xp.min(cut, axis=1)).astype(I32)
         return new, xp.any(new != limit)
 
@@ -185,9 +186,12 @@ def clear_of_bodies(xp: Any, pos: Any, leaving: Any, others: Any, end: Any, m: M
     bodies = others | leaving
     slots = xp.arange(NUM_SLOTS)
 
+    def needing(pos, tried):
+        return leaving & ~tried & xp.any(overlapping_pairs(xp, pos, bodies), axis=1)
+
     def clear_one(carry):
         pos, tried = carry
-        needs = leaving & ~tried & xp.any(overlapping_pairs(xp, pos, bodies), axis=1)
+        needs = needing(pos, tried)
         if xp is np and not needs.any():
             return (pos, tried), False  # nothing left to clear: the rest would change nothing
         from_edge = xp.where(end == LEFT, pos[:, 0], 20 * MILLI - pos[:, 0])
@@ -196,20 +200,23 @@ def clear_of_bodies(xp: Any, pos: Any, leaving: Any, others: Any, end: Any, m: M
         cand = here[None, :] + rings[end[k]]
         gap = sq(xp, cand[:, None, 0] - pos[None, :, 0], cand[:, None, 1] - pos[None, :, 1])
         crowded = xp.any((gap < CONTACT_SQ) & (bodies & (slots != k))[None, :], axis=1)
-        free = ~body_overlap(xp, cand, m).any & ~crowded
+        free = ~body_blocked(xp, cand, m) & ~crowded
         # The line test is dearer: run it on the first LINE_CHECKS free spots only.
         rank = xp.cumsum(free.astype(I32)) - 1
-        pick = xp.argmax(free[None, :] & (rank[None, :] == xp.arange(LINE_CHECKS)[:, None]), axis=1)
+        nth = free[None, :] & (rank[None, :] == xp.arange(LINE_CHECKS)[:, None])
+        pick = xp.minimum(first_index(xp, nth, axis=1), cand.shape[0] - 1)
         shortlist = cand[pick]
         usable = free[pick] & (rank[pick] == xp.arange(LINE_CHECKS))
         clear = usable & ~sight_blocked(xp, xp.broadcast_to(here, shortlist.shape), shortlist, m)
         best = shortlist[xp.argmax(clear)]
         move = needs[k] & xp.any(clear)
         pos = xp.where(((slots == k) & move)[:, None], best[None, :], pos)
-        return (pos, tried | ((slots == k) & needs[k])), xp.any(needs)
+        tried = tried | ((slots == k) & needs[k])
+        return (pos, tried), xp.any(needing(pos, tried))  # does the next pass have work?
 
-    return settle(xp, clear_one, (pos, xp.zeros(NUM_SLOTS, bool)), CLEAR_PASSES)[0]
-    return pos
+    untried = xp.zeros(NUM_SLOTS, bool)
+    first = xp.any(needing(pos, untried))
+    return settle(xp, clear_one, (pos, untried), CLEAR_PASSES, first)[0]
 
 
 def stride_table() -> np.ndarray:

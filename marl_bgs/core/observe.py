@@ -53,12 +53,19 @@ def stunned(state: State) -> Any:
     return (state.effects[:, C.STUN] > 0) | (state.effects[:, C.TRAP] > 0)
 
 
-def compute_sight(xp: Any, state: State, m: MapArrays) -> Sight:
-    pos = state.pos
-    dist_sq = pair_sq_distances(xp, pos, pos)
+def sight_lines(xp: Any, pos: Any, m: MapArrays) -> Any:
+    """(10, 10) whether the straight line between two centres touches no obstacle."""
     # Sight lines are symmetric: test each of the 45 pairs once, then spread to (10, 10).
     blocked = sight_blocked(xp, pos[PAIR_I], pos[PAIR_J], m)
-    clear = ~xp.concatenate([blocked, xp.zeros(1, bool)])[PAIR_INDEX]
+    return ~xp.concatenate([blocked, xp.zeros(1, bool)])[PAIR_INDEX]
+
+
+def compute_sight(xp: Any, state: State, m: MapArrays, clear: Any = None) -> Sight:
+    """Who sees whom. `clear` may pass `sight_lines` of these positions if already known
+    (a fresh game on its spawn pads looks them up instead of testing 45 lines again)."""
+    pos = state.pos
+    dist_sq = pair_sq_distances(xp, pos, pos)
+    clear = sight_lines(xp, pos, m) if clear is None else clear
     living = state.present & state.alive
     radius_sq = xp.asarray(C.SIGHT_SQ)[state.cls]
     own = (dist_sq <= radius_sq[:, None]) & clear & living[:, None] & living[None, :]
