@@ -311,7 +311,10 @@ def _run(args: argparse.Namespace) -> int:
             "after the round robin's s-th",
             "fixtures": fixtures,
             "counts": facts,
-            "evaluations": {str(k): v for k, v in sorted(result.metas.items())},
+            # key-sorted, so a fixture read back from its saved file prints the same
+            "evaluations": json.loads(
+                json.dumps({str(k): v for k, v in sorted(result.metas.items())}, sort_keys=True)
+            ),
         },
     )
     done = time.perf_counter()

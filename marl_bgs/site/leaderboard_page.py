@@ -736,12 +736,26 @@ def played_page(season: Season) -> str:
     ]
     if season.timing is not None:
         t = season.timing
-        out.append(
-            f"The export took {t['wall_seconds'].num():,.1f} s on the machine that ran it "
+        resumed = len(t["resumed_fixtures"].value) if "resumed_fixtures" in t.value else 0
+        played = t["fixture_seconds"].value if "fixture_seconds" in t.value else {}
+        sentence = (
+            f"The last export took {t['wall_seconds'].num():,.1f} s on the machine that ran it "
             f"({t['playing_seconds'].num():,.1f} s playing games, "
             f"{t['rating_seconds'].num():,.1f} s rating, "
-            f"{t['refits_per_second'].num():,.0f} refits per second).\n"
+            f"{t['refits_per_second'].num():,.0f} refits per second)."
         )
+        if resumed:
+            sentence += (
+                f" It read {resumed} fixture(s) back from their saved games instead of "
+                "playing them again"
+            )
+            known = sum(float(v) for v in played.values())
+            sentence += (
+                f"; playing the fixtures took {known:,.1f} s in all when they were played."
+                if played
+                else "; their original playing time was not recorded."
+            )
+        out.append(sentence + "\n")
     out += [
         "The entrants file as it was read:\n",
         _code(json.dumps(prov["entrants_file"].value, indent=2, ensure_ascii=False), "json"),

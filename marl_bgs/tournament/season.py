@@ -44,7 +44,7 @@ class SeasonResult:
     metas: dict[int, dict]  # fixture index -> evaluate's metadata
     field: list[str]  # the seats at the end, in seat order
     admissions: list[dict] = field(default_factory=list)
-    seconds: dict[int, float] = field(default_factory=dict)  # fixtures played in this run
+    seconds: dict[int, float] = field(default_factory=dict)  # play time per fixture, when known
     resumed: list[int] = field(default_factory=list)  # fixtures read back from saved games
 
     @property
@@ -68,7 +68,7 @@ class _Store:
         stem = f"{fixture.index:03d}-{a.slug}-vs-{b.slug}"
         return self.folder / f"{stem}.parquet", self.folder / f"{stem}.json"
 
-    def load(self, fixture, a, b, key) -> tuple[pd.DataFrame, dict] | None:
+    def load(self, fixture, a, b, key) -> tuple[pd.DataFrame, dict, float | None] | None:
         if self.folder is None:
             return None
         games_path, meta_path = self._paths(fixture, a, b)
@@ -77,14 +77,15 @@ class _Store:
         stored = json.loads(meta_path.read_text())
         if stored.get("key") != key:
             return None
-        return pd.read_parquet(games_path), stored["meta"]
+        return pd.read_parquet(games_path), stored["meta"], stored.get("seconds")
 
-    def save(self, fixture, a, b, key, games: pd.DataFrame, meta: dict) -> None:
+    def save(self, fixture, a, b, key, games: pd.DataFrame, meta: dict, seconds: float) -> None:
         if self.folder is None:
             return
         games_path, meta_path = self._paths(fixture, a, b)
         games.to_parquet(games_path, index=False)
-        meta_path.write_text(json.dumps({"key": key, "meta": meta}, indent=2, sort_keys=True))
+        record = {"key": key, "meta": meta, "seconds": round(seconds, 2)}
+        meta_path.write_text(json.dumps(record, indent=2, sort_keys=True))
 
 
 def _evaluate_default() -> EvaluateFn:
@@ -170,14 +171,16 @@ def run_season(
         key = _stored_key(fx, seed, a, b)
         found = saved.load(fx, a, b, key) if resume else None
         if found is not None:
-            games, meta = found
+            games, meta, seconds = found
             result.resumed.append(fx.index)
+            if seconds is not None:  # how long it took when it was played
+                result.seconds[fx.index] = seconds
         else:
             started = time.perf_counter()
             pair = (systems[a.name], systems[b.name])
             games, meta = play_fixture(fx, a, b, pair, seed, evaluate_fn, batch_size, progress)
             result.seconds[fx.index] = time.perf_counter() - started
-            saved.save(fx, a, b, key, games, meta)
+            saved.save(fx, a, b, key, games, meta, result.seconds[fx.index])
         frames.append(games)
         result.fixtures.append(fx)
         result.metas[fx.index] = meta
