@@ -23,3 +23,18 @@ def pytest_configure(config):
 def backend(request) -> str:
     """Every rule test runs on both engines."""
     return request.param
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for every browser test: Playwright's sync API allows only one
+    running instance per process, so the modules share it."""
+    from tests.browser import CHROMIUM, CHROMIUM_ARGS
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"needs {CHROMIUM}")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

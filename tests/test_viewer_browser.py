@@ -80,14 +80,6 @@ def server():
     httpd.server_close()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def page(browser, server):
     context = browser.new_context(viewport={"width": 1200, "height": 900}, device_scale_factor=1)
