@@ -23,22 +23,18 @@ from . import percept
 from .base import TEAM_SLOTS, System, TeamInputs
 from .pathing import (
     Paths,
-    alone,
     paths_memory,
-    remember_move,
-    steer,
     update_paths,
     waypoints,
 )
 from .tactics import (
     basic_range,
     best_pair,
-    flat_action,
     is_ranged,
-    legal_moves,
     legal_pairs,
+    move_and_remember,
     pick_enemy,
-    speeds,
+    scripted_system,
 )
 
 F32 = np.float32
@@ -131,19 +127,9 @@ def beta_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     direction = xp.where(lonely[:, None], mate_gap, direction)
     hold = hold & ~lonely
     still = xp.where(hold, 2.0, 0.0)
-    score = steer(xp, direction, legal_moves(inputs.avail), still, p.my_xy, speeds(xp, cls), paths)
-    move = xp.argmax(score, axis=1)
-    free = alone(xp, p.my_xy, p.alive, p.enemy_xy, p.enemy_seen) & p.alive & ~p.my_held
-    paths = remember_move(xp, paths, p.my_xy, move, speeds(xp, cls), free)
-    return flat_action(xp, move, pair), paths
+    return move_and_remember(xp, p, inputs.avail, cls, direction, still, paths, pair)
 
 
 def tdm_beta() -> System:
     """TDM-Beta as a JAX System (compiled with the game)."""
-    import jax.numpy as jnp
-
-    def act(key, inputs, memory):
-        del key  # deterministic
-        return beta_act(jnp, inputs, memory)
-
-    return System("tdm-beta", act, lambda key: beta_memory(jnp))
+    return scripted_system("tdm-beta", beta_act, beta_memory)

@@ -25,21 +25,17 @@ from . import percept
 from .base import TEAM_SLOTS, System, TeamInputs
 from .pathing import (
     Paths,
-    alone,
     paths_memory,
-    remember_move,
-    steer,
     update_paths,
     waypoints,
 )
 from .tactics import (
     best_pair,
-    flat_action,
     is_ranged,
-    legal_moves,
     legal_pairs,
+    move_and_remember,
     pick_enemy,
-    speeds,
+    scripted_system,
     team_point,
 )
 
@@ -98,20 +94,9 @@ def alpha_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     way = waypoints(xp, grid, paths, p.my_xy, use_target)
     hold = is_ranged(xp, cls) & in_reach  # ranged agents with a target in reach stand and shoot
     still = xp.where(hold, 2.0, 0.0)
-    speed = speeds(xp, cls)
-    score = steer(xp, way - p.my_xy, legal_moves(inputs.avail), still, p.my_xy, speed, paths)
-    move = xp.argmax(score, axis=1)
-    free = alone(xp, p.my_xy, p.alive, p.enemy_xy, p.enemy_seen) & p.alive & ~p.my_held
-    paths = remember_move(xp, paths, p.my_xy, move, speeds(xp, cls), free)
-    return flat_action(xp, move, pair), paths
+    return move_and_remember(xp, p, inputs.avail, cls, way - p.my_xy, still, paths, pair)
 
 
 def tdm_alpha() -> System:
     """TDM-Alpha as a JAX System (compiled with the game)."""
-    import jax.numpy as jnp
-
-    def act(key, inputs, memory):
-        del key  # deterministic
-        return alpha_act(jnp, inputs, memory)
-
-    return System("tdm-alpha", act, lambda key: alpha_memory(jnp))
+    return scripted_system("tdm-alpha", alpha_act, alpha_memory)

@@ -74,3 +74,30 @@ def pick_enemy(xp: Any, p: Percept, score: Any, last: Any) -> tuple[Any, Any, An
     score = score + xp.where(near_last, F32(2.5), F32(0.0))
     best = xp.argmax(xp.where(p.enemy_seen, score, F32(-1e9)))
     return best, p.enemy_xy[best], xp.any(p.enemy_seen)
+
+
+def move_and_remember(
+    xp: Any, p: Any, avail: Any, cls: Any, direction: Any, still: Any, paths: Any, pair: Any
+) -> tuple[Any, Any]:
+    """Steer each agent along `direction`, remember moves that met a wall, and return the
+    flat actions with the updated path memory: the last step all three opponents share."""
+    from .pathing import alone, remember_move, steer
+
+    speed = speeds(xp, cls)
+    move = xp.argmax(steer(xp, direction, legal_moves(avail), still, p.my_xy, speed, paths), axis=1)
+    free = alone(xp, p.my_xy, p.alive, p.enemy_xy, p.enemy_seen) & p.alive & ~p.my_held
+    paths = remember_move(xp, paths, p.my_xy, move, speed, free)
+    return flat_action(xp, move, pair), paths
+
+
+def scripted_system(name: str, act_fn: Any, memory_fn: Any) -> Any:
+    """A scripted opponent's `act_fn(xp, inputs, memory)` as a JAX System."""
+    import jax.numpy as jnp
+
+    from .base import System
+
+    def act(key, inputs, memory):
+        del key  # deterministic
+        return act_fn(jnp, inputs, memory)
+
+    return System(name, act, lambda key: memory_fn(jnp))
