@@ -55,6 +55,23 @@ def near_segment(xp: Any, px, py, ax, ay, bx, by, r: Any, strict: bool) -> Any:
     return xp.where(dot <= 0, ends_a, xp.where(dot >= uu, ends_b, side))
 
 
+def spread(xp: Any, values: Any, index: np.ndarray) -> Any:
+    """`values[..., index]` for a boolean vector and a constant integer `index` table.
+
+    Under JAX the lookup is a product with a constant 0/1 matrix (exact for 0/1 values).
+    XLA on the CPU fuses a gather with the work that feeds it and repeats that work for
+    every element read: spreading the 45 sight lines to a (10, 10) table that way tested
+    each line more than twice, inside one fusion that took half of every tick. A dot is
+    never fused with its operands, so each line is tested once. NumPy just indexes.
+    """
+    if xp is np:
+        return values[..., index]
+    picks = np.zeros((values.shape[-1], index.size), np.float32)
+    picks[index.ravel(), np.arange(index.size)] = 1.0
+    counts = xp.asarray(values, dtype=np.float32) @ xp.asarray(picks)
+    return (counts > 0.5).reshape(values.shape[:-1] + index.shape)
+
+
 def first_index(xp: Any, mask: Any, axis: int = -1) -> Any:
     """Index of the first True along `axis`, or the axis length where there is none.
 
@@ -326,11 +343,17 @@ def point_at(xp: Any, p: Any, v: Any, reach: Any) -> Any:
 
 
 def _shrink(xp: Any, t: Any, limit: int = 64, rounds: int = 10) -> Any:
-    """Halve a direction (truncating toward zero) until both parts fit within `limit`."""
-    for _ in range(rounds):
-        big = xp.max(xp.abs(t), axis=-1, keepdims=True) > limit
-        t = xp.where(big, xp.sign(t) * (xp.abs(t) // 2), t)
-    return t
+    """Halve a direction (truncating toward zero) until both parts fit within `limit`, at
+    most `rounds` times.
+
+    Halving k times truncated toward zero is a right shift of the magnitude by k, and the
+    larger part decides whether a round halves; so k is counted up front and applied once
+    (the same integers as halving round by round, with a tenth of the work).
+    """
+    size = xp.abs(t)
+    largest = xp.max(size, axis=-1, keepdims=True)
+    halvings = sum(((largest >> j) > limit).astype(I32) for j in range(rounds))
+    return (xp.sign(t) * (size >> halvings)).astype(I32)
 
 
 def surface_tangent(xp: Any, contact: Any, blocked_at: Any, m: MapArrays) -> Any:

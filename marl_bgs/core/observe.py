@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import classes as C
-from .geometry import pair_sq_distances, sight_blocked
+from .geometry import pair_sq_distances, sight_blocked, spread
 from .state import NUM_SLOTS, TEAM_SIZE, MapArrays, State, team_of_slot
 
 NUM_MOVES = 9
@@ -57,7 +57,7 @@ def sight_lines(xp: Any, pos: Any, m: MapArrays) -> Any:
     """(10, 10) whether the straight line between two centres touches no obstacle."""
     # Sight lines are symmetric: test each of the 45 pairs once, then spread to (10, 10).
     blocked = sight_blocked(xp, pos[PAIR_I], pos[PAIR_J], m)
-    return ~xp.concatenate([blocked, xp.zeros(1, bool)])[PAIR_INDEX]
+    return ~spread(xp, xp.concatenate([blocked, xp.zeros(1, bool)]), PAIR_INDEX)
 
 
 def compute_sight(xp: Any, state: State, m: MapArrays, clear: Any = None) -> Sight:
