@@ -82,7 +82,13 @@ def play_numpy(games: int, ticks: int, seed: int) -> tuple[list, str]:
             h.add(legal, *g.state, *info)
             actions.append(slots)
             records.append((g.state, info))
-        padded = map_arrays(g.obstacles, boxes=MAX_OBSTACLES, polys=MAX_TURNED_WALLS)
+        padded = map_arrays(
+            g.obstacles,
+            boxes=MAX_OBSTACLES,
+            polys=MAX_TURNED_WALLS,
+            pillars=MAX_OBSTACLES,
+            rects=MAX_OBSTACLES,
+        )
         played.append((first, padded, actions, records))
     return played, h.hexdigest()
 

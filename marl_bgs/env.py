@@ -24,6 +24,7 @@ import numpy as np
 
 from .core import classes as C
 from .core.events import agent_name
+from .core.geometry import first_index
 from .core.observe import (
     NUM_JOINT,
     NUM_MOVES,
@@ -94,10 +95,12 @@ class MultiDiscrete:
     dtype: Any = jnp.int32
 
 
-def pack_map(obstacles: list[dict], where: str, capacity: tuple[int, int]) -> MapArrays:
-    """Map arrays padded to the environment's capacity, shared by all its games."""
+def pack_map(obstacles: list[dict], where: str, capacity: tuple[int, int, int, int]) -> MapArrays:
+    """Map arrays padded to the environment's capacity, shared by all its games: room for
+    (boxes, turned walls, pillars, square walls), the last two for the sight test."""
+    boxes, polys, pillars, rects = capacity
     try:
-        return map_arrays(obstacles, boxes=capacity[0], polys=capacity[1])
+        return map_arrays(obstacles, boxes=boxes, polys=polys, pillars=pillars, rects=rects)
     except ValueError as err:
         raise ValueError(
             f"{where}: {err} (raise the environment's obstacle_capacity to fit it)"
@@ -118,6 +121,17 @@ def _roster_arrays(rosters: Sequence[tuple[Sequence[str], Sequence[str]]]) -> np
                     raise ValueError(f"rosters[{r}][{t}][{k}]: unknown class {name!r}")
                 table[r, t * TEAM_SIZE + k] = C.CLASS_INDEX[name]
     return table
+
+
+def _nth_legal(key, legal):
+    """Per row of `legal` (rows, choices), a uniformly drawn index among its True entries.
+
+    Every row must have one (staying and "no target, no Ultimate" are always legal).
+    """
+    count = jnp.sum(legal, axis=-1, dtype=jnp.int32)
+    nth = jax.random.randint(key, count.shape, 0, count)
+    rank = jnp.cumsum(legal, axis=-1, dtype=jnp.int32) - 1
+    return first_index(jnp, legal & (rank == nth[:, None]), axis=-1)
 
 
 class TeamDeathmatch:
@@ -141,9 +155,9 @@ class TeamDeathmatch:
         self.map_ids = tuple(ids)
         obstacles = [load_map(i)["obstacles"] for i in ids]
         self.obstacle_capacity = self._capacity(obstacles, obstacle_capacity)
+        self._room = self._sight_room(obstacles, obstacle_capacity, self.obstacle_capacity)
         banks = [
-            pack_map(obs, f"map_id {i}", self.obstacle_capacity)
-            for i, obs in zip(ids, obstacles, strict=True)
+            pack_map(obs, f"map_id {i}", self._room) for i, obs in zip(ids, obstacles, strict=True)
         ]
         self._maps = jax.tree.map(lambda *xs: jnp.asarray(np.stack(xs)), *banks)
         # Sight lines between the spawn pads, per map and spawn-end order (unswapped, swapped):
@@ -203,6 +217,23 @@ class TeamDeathmatch:
                 f"{need_walls} turned walls, within ({MAX_OBSTACLES}, {MAX_TURNED_WALLS})"
             )
         return int(boxes), int(walls)
+
+    @staticmethod
+    def _sight_room(
+        obstacles: list[list[dict]], asked: tuple[int, int] | None, capacity: tuple[int, int]
+    ) -> tuple[int, int, int, int]:
+        """The capacity plus room for the boxes split by shape (pillars, square walls).
+
+        Sized to the maps by default; a capacity asked for serves any map that fits it, so
+        either split group then has room for every box.
+        """
+        boxes = [obstacle_groups(o)[0] for o in obstacles]
+        if asked is None:
+            pillars = max(max(sum(1 for b in bs if b[2] > 0) for bs in boxes), 1)
+            rects = max(max(sum(1 for b in bs if b[2] == 0) for bs in boxes), 1)
+        else:
+            pillars = rects = capacity[0]
+        return capacity[0], capacity[1], pillars, rects
 
     # ---- spaces -------------------------------------------------------------------------
     def observation_space(self, agent: str = "a0") -> Box:
@@ -315,7 +346,7 @@ class TeamDeathmatch:
                 parsed = parse_position(p)
             except ValueError as err:
                 raise ValueError(f"{where}: {err}") from None
-            m = pack_map(parsed.obstacles, f"{where}.map", self.obstacle_capacity)
+            m = pack_map(parsed.obstacles, f"{where}.map", self._room)
             map_id = parsed.map_ref if isinstance(parsed.map_ref, int) else -1
             states.append(
                 EnvState(
@@ -430,15 +461,15 @@ class TeamDeathmatch:
         """Uniform legal flat actions per slot, in each agent's own frame.
 
         The joint mask is a product (legal moves x legal target-Ultimate pairs), so drawing a
-        legal move and a legal pair independently is uniform over the legal joint choices,
-        with 31 draws per agent instead of 198.
+        legal move and a legal pair independently is uniform over the legal joint choices.
+        Each is one random whole number below its count of legal choices, read as "the
+        r-th legal one": two draws per agent, where a Gumbel draw over every choice would
+        spend 31 random numbers and 62 logarithms.
         """
         masks = legal_masks(jnp, s.game, s.sight)
         k_move, k_pair = jax.random.split(key)
-        move = jax.random.categorical(k_move, jnp.where(masks.move, 0.0, -jnp.inf))
-        pair = jax.random.categorical(
-            k_pair, jnp.where(masks.pair.reshape(NUM_SLOTS, -1), 0.0, -jnp.inf)
-        )
+        move = _nth_legal(k_move, masks.move)
+        pair = _nth_legal(k_pair, masks.pair.reshape(NUM_SLOTS, -1))
         flat = (move * (NUM_TARGETS * 2) + pair).astype(jnp.int32)
         end = s.game.spawn_end[jnp.asarray(TEAM_OF)]
         return jnp.where(end == LEFT, flat, jnp.asarray(MIRROR_FLAT)[flat])

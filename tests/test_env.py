@@ -126,6 +126,30 @@ def test_sampled_actions_are_always_legal(fns):
             assert np.asarray(avail[a])[np.arange(N), chosen].all()
 
 
+def test_sampled_actions_are_uniform_over_legal_joint_choices(env, fns):
+    """Every legal joint choice of every agent is drawn equally often (pooled chi-square)."""
+    from scipy.stats import chi2
+
+    _, state = fns["reset_to"](jax.random.key(0), positions(4))
+    avail = {a: np.asarray(m) for a, m in fns["avail"](state).items()}
+    draws = 3000
+    keys = jax.random.split(jax.random.key(3), draws)
+    many = jax.jit(jax.vmap(env.sample_actions, in_axes=(0, None)))(keys, state)
+    statistic, freedom = 0.0, 0
+    for a in AGENTS:
+        chosen = np.asarray(many[a])  # (draws, N)
+        for g in range(N):
+            legal = np.flatnonzero(avail[a][g])
+            counts = np.bincount(chosen[:, g], minlength=avail[a].shape[-1])
+            assert counts[legal].sum() == draws, (a, g)  # never an illegal choice
+            if len(legal) > 1:
+                expected = draws / len(legal)
+                statistic += float(((counts[legal] - expected) ** 2 / expected).sum())
+                freedom += len(legal) - 1
+    assert freedom > 100  # the positions give agents many legal choices
+    assert chi2.sf(statistic, freedom) > 1e-6, (statistic, freedom)
+
+
 def test_env_step_matches_the_referee(fns):
     """Stepping through the env equals the referee given the same (absolute) actions."""
     ps = positions(5)

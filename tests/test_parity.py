@@ -53,7 +53,9 @@ def numpy_games():
             states.append(g.state)
             infos.append(info)
         # One padded size for every map, so the JAX engine runs all games in one program.
-        padded = map_arrays(g.obstacles, boxes=MAX_OBSTACLES, polys=8)
+        padded = map_arrays(
+            g.obstacles, boxes=MAX_OBSTACLES, polys=8, pillars=MAX_OBSTACLES, rects=MAX_OBSTACLES
+        )
         games.append((first, padded, actions, states, infos))
     return games
 

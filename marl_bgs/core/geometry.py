@@ -94,10 +94,6 @@ def _edges(m: MapArrays):
     return a[..., 0], a[..., 1], b[..., 0], b[..., 1]
 
 
-def _sign(xp: Any, v: Any) -> Any:
-    return (v > 0).astype(I32) - (v < 0).astype(I32)
-
-
 # Each obstacle test below is written once for one obstacle and broadcasts: NumPy runs it on
 # all obstacles at once (obstacles on a last axis, then any/all), XLA runs it obstacle by
 # obstacle over all points, unrolled when tracing. XLA on the CPU does not vectorise short
@@ -105,17 +101,23 @@ def _sign(xp: Any, v: Any) -> Any:
 # evaluate the same integer expressions, so they agree exactly.
 
 
+def _any_of(xp: Any, pts: tuple, columns: tuple, valid: Any, test) -> Any:
+    """Whether `test(pts, *column values)` holds for any valid obstacle of a group whose
+    values are given as columns, (K,) arrays each."""
+    if xp is np:
+        hit = test(tuple(c[..., None] for c in pts), *columns)
+        return np.any(hit & valid, axis=-1)
+    out = xp.zeros(pts[0].shape, bool)
+    for k in range(valid.shape[0]):
+        out = out | (test(pts, *(c[k] for c in columns)) & valid[k])
+    return out
+
+
 def _boxes_any(xp: Any, m: MapArrays, pts: tuple, test) -> Any:
     """Whether `test(pts, lo_x, lo_y, hi_x, hi_y, r)` holds for any valid box."""
-    lo, hi, r = m.box_lo, m.box_hi, m.box_radius
-    if xp is np:
-        hit = test(tuple(c[..., None] for c in pts), lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1], r)
-        return np.any(hit & m.box_valid, axis=-1)
-    out = xp.zeros(pts[0].shape, bool)
-    for b in range(lo.shape[0]):
-        hit = test(pts, lo[b, 0], lo[b, 1], hi[b, 0], hi[b, 1], r[b])
-        out = out | (hit & m.box_valid[b])
-    return out
+    lo, hi = m.box_lo, m.box_hi
+    columns = (lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1], m.box_radius)
+    return _any_of(xp, pts, columns, m.box_valid, test)
 
 
 def _walls_any(xp: Any, m: MapArrays, pts: tuple, test) -> Any:
@@ -142,27 +144,21 @@ def _walls_any(xp: Any, m: MapArrays, pts: tuple, test) -> Any:
     return out
 
 
-def _segment_meets_box(xp: Any, seg: tuple, lo_x, lo_y, hi_x, hi_y, r) -> Any:
-    """Segment (x0, y0, x1, y1) touches a pillar (lo = hi = centre, radius r > 0) or a
-    square wall (r = 0), closed shapes."""
+def _segment_meets_pillar(xp: Any, seg: tuple, cx, cy, r) -> Any:
+    """Segment (x0, y0, x1, y1) comes within r of a pillar's centre (closed disc)."""
     x0, y0, x1, y1 = seg
-    # Corners relative to the segment's start, and the segment's direction (ux, uy).
+    return near_segment(xp, cx, cy, x0, y0, x1, y1, r, strict=False)
+
+
+def _segment_meets_rect(xp: Any, seg: tuple, lo_x, lo_y, hi_x, hi_y) -> Any:
+    """Segment touches a wall square to the axes (closed rectangle): their bounding boxes
+    meet and the rectangle's corners are not all strictly on one side of the segment."""
+    x0, y0, x1, y1 = seg
     ux, uy = x1 - x0, y1 - y0
     lx, hx, ly, hy = lo_x - x0, hi_x - x0, lo_y - y0, hi_y - y0
     # Orientation of each corner against the segment (shared products).
     ux_ly, ux_hy, uy_lx, uy_hx = ux * ly, ux * hy, uy * lx, uy * hx
     corner = (ux_ly - uy_lx, ux_ly - uy_hx, ux_hy - uy_hx, ux_hy - uy_lx)
-    # Pillars: the centre lies within the radius of the segment; the same exact integers as
-    # `near_segment`, with the cross product read off the first corner.
-    dot = lx * ux + ly * uy
-    uu = ux * ux + uy * uy
-    d_a = lx * lx + ly * ly
-    d_b = sq(xp, lx - ux, ly - uy)
-    reach = xp.asarray(r).astype(F32) * xp.sqrt(uu.astype(F32))
-    side = xp.abs(corner[0]).astype(F32) <= reach
-    r2 = r * r
-    pillar = xp.where(dot <= 0, d_a <= r2, xp.where(dot >= uu, d_b <= r2, side))
-    # Square walls: the bounding boxes meet and the corners are not all strictly on one side.
     overlap = (
         (xp.maximum(x0, x1) >= lo_x)
         & (xp.minimum(x0, x1) <= hi_x)
@@ -171,35 +167,57 @@ def _segment_meets_box(xp: Any, seg: tuple, lo_x, lo_y, hi_x, hi_y, r) -> Any:
     )
     low = xp.minimum(xp.minimum(corner[0], corner[1]), xp.minimum(corner[2], corner[3]))
     high = xp.maximum(xp.maximum(corner[0], corner[1]), xp.maximum(corner[2], corner[3]))
-    apart = (low > 0) | (high < 0)
-    return xp.where(r > 0, pillar, overlap & ~apart)
+    return overlap & (low <= 0) & (high >= 0)
 
 
-def _segment_meets_edge(xp: Any, seg: tuple, ax, ay, bx, by) -> tuple[Any, tuple]:
-    """Segment against one edge of a turned wall: it crosses the edge (any edge hits), and
-    each end lies on the inner side (all edges: that end is inside the wall)."""
+def _segment_meets_wall(xp: Any, seg: tuple, corners: tuple) -> Any:
+    """Segment touches a turned wall (closed convex quadrilateral, corners counter-clockwise).
+
+    Two convex shapes are apart exactly when a line parallel to one of their edges separates
+    them strictly: both ends of the segment outside one edge, or all four corners strictly
+    on one side of the segment.
+    """
     x0, y0, x1, y1 = seg
-    s1 = _sign(xp, orient(ax, ay, bx, by, x0, y0))
-    s2 = _sign(xp, orient(ax, ay, bx, by, x1, y1))
-    s3 = _sign(xp, orient(x0, y0, x1, y1, ax, ay))
-    s4 = _sign(xp, orient(x0, y0, x1, y1, bx, by))
-    collinear = (s1 == 0) & (s2 == 0)
-    boxes = (
-        (xp.maximum(ax, bx) >= xp.minimum(x0, x1))
-        & (xp.maximum(x0, x1) >= xp.minimum(ax, bx))
-        & (xp.maximum(ay, by) >= xp.minimum(y0, y1))
-        & (xp.maximum(y0, y1) >= xp.minimum(ay, by))
-    )
-    crosses = (s1 * s2 <= 0) & (s3 * s4 <= 0) & (~collinear | boxes)
-    return crosses, (s1 >= 0, s2 >= 0)
+    ux, uy = x1 - x0, y1 - y0
+    outside_one_edge = None
+    left, right = None, None
+    for k in range(4):
+        ax, ay = corners[k]
+        bx, by = corners[(k + 1) % 4]
+        ex, ey = bx - ax, by - ay
+        out = (ex * (y0 - ay) - ey * (x0 - ax) < 0) & (ex * (y1 - ay) - ey * (x1 - ax) < 0)
+        side = ux * (ay - y0) - uy * (ax - x0)
+        outside_one_edge = out if outside_one_edge is None else outside_one_edge | out
+        left = side > 0 if left is None else left & (side > 0)
+        right = side < 0 if right is None else right & (side < 0)
+    return ~(outside_one_edge | left | right)
+
+
+def _walls_meet(xp: Any, m: MapArrays, seg: tuple) -> Any:
+    """Whether the segment touches any valid turned wall."""
+    c = m.poly_corners
+    columns = tuple(c[:, k, d] for k in range(4) for d in range(2))
+
+    def test(q, *values):
+        return _segment_meets_wall(xp, q, tuple(zip(values[0::2], values[1::2], strict=True)))
+
+    return _any_of(xp, seg, columns, m.poly_valid, test)
 
 
 def sight_blocked(xp: Any, p0: Any, p1: Any, m: MapArrays) -> Any:
     """Whether segment p0 -> p1 (int arrays (..., 2)) touches any obstacle (closed shapes)."""
     seg = (p0[..., 0], p0[..., 1], p1[..., 0], p1[..., 1])
-    boxes = _boxes_any(xp, m, seg, lambda q, *box: _segment_meets_box(xp, q, *box))
-    walls = _walls_any(xp, m, seg, lambda q, *edge: _segment_meets_edge(xp, q, *edge))
-    return boxes | walls
+    c = m.pillar_centre
+    pillars = _any_of(
+        xp, seg, (c[:, 0], c[:, 1], m.pillar_radius), m.pillar_valid,
+        lambda q, *pillar: _segment_meets_pillar(xp, q, *pillar),
+    )  # fmt: skip
+    lo, hi = m.rect_lo, m.rect_hi
+    rects = _any_of(
+        xp, seg, (lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1]), m.rect_valid,
+        lambda q, *rect: _segment_meets_rect(xp, q, *rect),
+    )  # fmt: skip
+    return pillars | rects | _walls_meet(xp, m, seg)
 
 
 def _box_holds_body(xp: Any, pt: tuple, lo_x, lo_y, hi_x, hi_y, r) -> Any:
@@ -313,9 +331,14 @@ def _obstacles_near(m: MapArrays, p: np.ndarray, v: np.ndarray) -> MapArrays:
         & np.all(m.poly_corners.max(axis=1) >= lo, axis=1)
         & np.all(m.poly_corners.min(axis=1) <= hi, axis=1)
     )
-    box = [a[box_keep] for a in (m.box_lo, m.box_hi, m.box_radius, m.box_valid)]
-    poly = [a[poly_keep] for a in (m.poly_corners, m.poly_valid)]
-    return MapArrays(*box, *poly)
+    box_lo, box_hi, box_radius, box_valid = (
+        a[box_keep] for a in (m.box_lo, m.box_hi, m.box_radius, m.box_valid)
+    )
+    # Sweeps test bodies against boxes and turned walls; the sight groups stay whole.
+    return m._replace(
+        box_lo=box_lo, box_hi=box_hi, box_radius=box_radius, box_valid=box_valid,
+        poly_corners=m.poly_corners[poly_keep], poly_valid=m.poly_valid[poly_keep],
+    )  # fmt: skip
 
 
 def _sweep(xp: Any, p: Any, v: Any, m: MapArrays) -> tuple[Any, Any]:

@@ -50,6 +50,14 @@ class MapArrays(NamedTuple):
     box_valid: Array  # (B,) bool
     poly_corners: Array  # (P, 4, 2) int32
     poly_valid: Array  # (P,) bool
+    # The same boxes split by shape, for the sight test (order does not matter there, and
+    # a circle or a rectangle alone is a cheaper test than "a rectangle grown by a radius").
+    pillar_centre: Array  # (Q, 2) int32 boxes with a radius
+    pillar_radius: Array  # (Q,) int32
+    pillar_valid: Array  # (Q,) bool
+    rect_lo: Array  # (S, 2) int32 boxes without a radius (walls square to the axes)
+    rect_hi: Array  # (S, 2) int32
+    rect_valid: Array  # (S,) bool
 
 
 class State(NamedTuple):
@@ -110,34 +118,54 @@ def obstacle_groups(obstacles: list[dict]) -> tuple[list, list]:
 
 
 def map_arrays(
-    obstacles: list[dict], boxes: int | None = None, polys: int | None = None
+    obstacles: list[dict],
+    boxes: int | None = None,
+    polys: int | None = None,
+    pillars: int | None = None,
+    rects: int | None = None,
 ) -> MapArrays:
     """Pack validated obstacle dicts into padded integer arrays (host side, NumPy).
 
     `boxes` and `polys` fix the padded sizes (a program compiled for them serves every map
-    that fits); by default each group is as large as this map needs, and at least 1.
+    that fits), as do `pillars` and `rects` for the boxes split by shape; by default each
+    group is as large as this map needs, and at least 1.
     """
     if len(obstacles) > MAX_OBSTACLES:
         raise ValueError(f"map: {len(obstacles)} obstacles, at most {MAX_OBSTACLES} allowed")
     box_list, poly_list = obstacle_groups(obstacles)
-    nb = max(len(box_list), 1) if boxes is None else boxes
-    npoly = max(len(poly_list), 1) if polys is None else polys
-    if len(box_list) > nb:
-        raise ValueError(f"map: {len(box_list)} pillars and square walls, room for {nb}")
-    if len(poly_list) > npoly:
-        raise ValueError(f"map: {len(poly_list)} turned walls, room for {npoly}")
+    pillar_list = [b for b in box_list if b[2] > 0]
+    rect_list = [b for b in box_list if b[2] == 0]
+    room = {}
+    for name, items, asked, what in (
+        ("boxes", box_list, boxes, "pillars and square walls"),
+        ("polys", poly_list, polys, "turned walls"),
+        ("pillars", pillar_list, pillars, "pillars"),
+        ("rects", rect_list, rects, "square walls"),
+    ):
+        room[name] = max(len(items), 1) if asked is None else asked
+        if len(items) > room[name]:
+            raise ValueError(f"map: {len(items)} {what}, room for {room[name]}")
     far = -10 * MILLI  # padding sits far outside the arena and is masked out as well
-    lo = np.full((nb, 2), far, np.int32)
-    hi = np.full((nb, 2), far, np.int32)
-    radius = np.zeros(nb, np.int32)
-    for i, (a, b, r) in enumerate(box_list):
-        lo[i], hi[i], radius[i] = a, b, r
-    corners = np.full((npoly, 4, 2), far, np.int32)
+
+    def pack_boxes(items: list, size: int) -> tuple[np.ndarray, ...]:
+        lo = np.full((size, 2), far, np.int32)
+        hi = np.full((size, 2), far, np.int32)
+        radius = np.zeros(size, np.int32)
+        for i, (a, b, r) in enumerate(items):
+            lo[i], hi[i], radius[i] = a, b, r
+        return lo, hi, radius, np.arange(size) < len(items)
+
+    lo, hi, radius, box_valid = pack_boxes(box_list, room["boxes"])
+    centre, _, pillar_radius, pillar_valid = pack_boxes(pillar_list, room["pillars"])
+    rect_lo, rect_hi, _, rect_valid = pack_boxes(rect_list, room["rects"])
+    corners = np.full((room["polys"], 4, 2), far, np.int32)
     for i, cs in enumerate(poly_list):
         corners[i] = cs
-    box_valid = np.arange(nb) < len(box_list)
-    poly_valid = np.arange(npoly) < len(poly_list)
-    return MapArrays(lo, hi, radius, box_valid, corners, poly_valid)
+    poly_valid = np.arange(room["polys"]) < len(poly_list)
+    return MapArrays(
+        lo, hi, radius, box_valid, corners, poly_valid,
+        centre, pillar_radius, pillar_valid, rect_lo, rect_hi, rect_valid,
+    )  # fmt: skip
 
 
 def team_of_slot() -> np.ndarray:
