@@ -14,7 +14,6 @@ stored in the existing file, so a newer NumPy alone does not make a clip stale.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 
 from marl_bgs.core import classes as C
 from marl_bgs.replay import load_replay
+from marl_bgs.site import publish
 from marl_bgs.site.classes_page import class_page
 from marl_bgs.site.clips import CLIP_DIR, Clip, collecting, record_clip
 from marl_bgs.site.rules_page import rules_page
@@ -84,36 +84,14 @@ def stored_versions() -> dict[str, Any]:
 
 def stale_files(files: dict[str, bytes]) -> list[str]:
     """Files that differ from `files`, are missing, or are not written by the export."""
-    stale = [
-        n for n, data in files.items() if not (OUT / n).is_file() or (OUT / n).read_bytes() != data
-    ]
-    extra = (
-        sorted(p.name for p in OUT.glob("*.json") if p.name not in files) if OUT.is_dir() else []
-    )
-    return stale + extra
+    return publish.stale_files(OUT, files)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail if the files are stale")
-    args = parser.parse_args(argv)
-    if args.check:
-        stale = stale_files(build(stored_versions()))
-        for name in stale:
-            print(f"stale: {CLIP_DIR}/{name} (run scripts/export_clips.py)")
-        return 1 if stale else 0
-    OUT.mkdir(parents=True, exist_ok=True)
-    files = build()
-    for old in sorted(OUT.glob("*.json")):
-        if old.name not in files:
-            old.unlink()
-            print(f"removed {CLIP_DIR}/{old.name} (no page shows it)")
-    total = 0
-    for name, data in files.items():
-        (OUT / name).write_bytes(data)
-        total += len(data)
-    print(f"wrote {len(files)} files to {CLIP_DIR}/ ({total:,} bytes)")
-    return 0
+    return publish.export_main(
+        argv, __doc__.splitlines()[0], build, stored_versions, lambda: OUT,
+        CLIP_DIR, "scripts/export_clips.py",
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

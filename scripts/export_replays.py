@@ -13,7 +13,6 @@ NumPy alone does not make a file stale; any other difference does.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from marl_bgs.core.position import starting_position
 from marl_bgs.core.state import TEAM_SIZE
 from marl_bgs.maps import load_map
 from marl_bgs.replay import Replay, load_replay, record_game
+from marl_bgs.site import publish
 from marl_bgs.systems.base import TeamInputs
 from marl_bgs.systems.beta import beta_act, beta_memory
 from marl_bgs.systems.gamma import gamma_act, gamma_memory
@@ -145,25 +145,15 @@ def stored_versions() -> dict[str, Any]:
 
 
 def stale_files(files: dict[str, bytes]) -> list[str]:
-    return [
-        n for n, data in files.items() if not (OUT / n).is_file() or (OUT / n).read_bytes() != data
-    ]
+    """Files that differ from `files`, are missing, or are not written by the export."""
+    return publish.stale_files(OUT, files)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail if the files are stale")
-    args = parser.parse_args(argv)
-    if args.check:
-        stale = stale_files(build(stored_versions()))
-        for name in stale:
-            print(f"stale: exports/replays/{name} (run scripts/export_replays.py)")
-        return 1 if stale else 0
-    OUT.mkdir(parents=True, exist_ok=True)
-    for name, data in build().items():
-        (OUT / name).write_bytes(data)
-        print(f"wrote exports/replays/{name} ({len(data):,} bytes)")
-    return 0
+    return publish.export_main(
+        argv, __doc__.splitlines()[0], build, stored_versions, lambda: OUT,
+        "exports/replays", "scripts/export_replays.py",
+    )  # fmt: skip
 
 
 if __name__ == "__main__":
