@@ -371,3 +371,18 @@ def test_priority_metrics_match_the_numpy_engine():
     assert np.array_equal(got, np.stack(expected))
     names = dict(zip(PRIORITY_NAMES, got.sum(axis=0), strict=True))
     assert names["damage_dealt_a"] + names["damage_dealt_b"] > 0
+
+
+def test_obstacle_room_fits_the_maps_unless_a_capacity_is_asked_for():
+    """Room for pillars and square walls (the sight test's groups) follows the env's maps by
+    default, so a richer authored map is refused, naming the capacity; an asked capacity
+    holds any map that fits it."""
+    pillars = [pillar(6 + 0.9 * (i % 10), 1.5 + 7 * (i // 10), 0.3) for i in range(20)]
+    rich = position([agent("rogue", 3, 5)], [agent("priest", 17, 5)], pillars)
+    tight = marl_bgs.make("tdm", map_id=47, num_envs=2)
+    with pytest.raises(ValueError, match=r"position\.map: .*20 pillars.*obstacle_capacity"):
+        tight.reset_to(jax.random.key(0), rich)
+    roomy = marl_bgs.make("tdm", map_id=47, num_envs=2, obstacle_capacity=(32, 8))
+    _, state = roomy.reset_to(jax.random.key(0), rich)
+    assert np.asarray(state.map.pillar_valid).sum(axis=1).tolist() == [20, 20]
+    assert np.asarray(state.map.rect_valid).sum(axis=1).tolist() == [0, 0]
