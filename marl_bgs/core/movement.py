@@ -25,6 +25,11 @@ from .loops import settle
 from .state import LEFT, MILLI, NUM_SLOTS, MapArrays
 
 EYE = np.eye(NUM_SLOTS, dtype=bool)
+PAIR_I, PAIR_J = np.triu_indices(NUM_SLOTS, k=1)
+# For each agent, the indices of the 9 pairs it belongs to (into the 45 pairs).
+PAIRS_OF_AGENT = np.asarray(
+    [[p for p in range(len(PAIR_I)) if i in (PAIR_I[p], PAIR_J[p])] for i in range(NUM_SLOTS)]
+)
 CONTACT_SQ = CONTACT * CONTACT
 
 _DIAG = np.sqrt(0.5)
@@ -124,7 +129,7 @@ def move_bodies(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays) -
     path = xp.concatenate([leg1, leg2], axis=1)  # (10, T, 2)
     last = path.shape[1] - 1
     times = xp.arange(path.shape[1], dtype=I32)
-    pairs = blocking[:, None] & blocking[None, :] & ~xp.asarray(EYE)
+    pair_blocks = blocking[PAIR_I] & blocking[PAIR_J]
 
     def at(lim):  # (10, T, 2): each agent's position at each instant, stopped at its limit
         stop = xp.take_along_axis(path, lim[:, None, None], axis=1)
@@ -132,11 +137,13 @@ def move_bodies(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays) -
 
     def cut_pass(limit):
         q = at(limit)
-        d = sq(xp, q[:, None, :, 0] - q[None, :, :, 0], q[:, None, :, 1] - q[None, :, :, 1])
-        hit = (d < CONTACT_SQ) & pairs[:, :, None]
+        # Contacts are symmetric: test each of the 45 pairs once.
+        qi, qj = q[PAIR_I], q[PAIR_J]
+        d = sq(xp, qi[..., 0] - qj[..., 0], qi[..., 1] - qj[..., 1])
+        hit = (d < CONTACT_SQ) & pair_blocks[:, None]
         # The instant before the first contact; with none, first is last + 1 and cut last.
-        cut = xp.maximum(first_index(xp, hit, axis=2) - 1, 0)
-        new = xp.minimum(limit, xp.min(cut, axis=1)).astype(I32)
+        cut = xp.maximum(first_index(xp, hit, axis=1) - 1, 0)
+        new = xp.minimum(limit, xp.min(cut[PAIRS_OF_AGENT], axis=1)).astype(I32)
         return new, xp.any(new != limit)
 
     def fallback_pass(limit):
