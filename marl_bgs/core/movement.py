@@ -22,14 +22,12 @@ from .geometry import (
     sq,
 )
 from .loops import settle
+from .observe import PAIR_I, PAIR_INDEX, PAIR_J
 from .state import LEFT, MILLI, NUM_SLOTS, MapArrays
 
 EYE = np.eye(NUM_SLOTS, dtype=bool)
-PAIR_I, PAIR_J = np.triu_indices(NUM_SLOTS, k=1)
-# For each agent, the indices of the 9 pairs it belongs to (into the 45 pairs).
-PAIRS_OF_AGENT = np.asarray(
-    [[p for p in range(len(PAIR_I)) if i in (PAIR_I[p], PAIR_J[p])] for i in range(NUM_SLOTS)]
-)
+# For each agent, the indices of the 9 pairs it belongs to (into observe's 45 pairs).
+PAIRS_OF_AGENT = PAIR_INDEX[~EYE].reshape(NUM_SLOTS, NUM_SLOTS - 1)
 CONTACT_SQ = CONTACT * CONTACT
 
 _DIAG = np.sqrt(0.5)
