@@ -1,24 +1,37 @@
 """Charge relocation, ordinary movement with body blocking, and clearing an ending shield.
 
-All three resolve every agent at once from symmetric pairwise tests on exact integer
-positions, so listing the agents in another order permutes the result and nothing else.
+Ordinary movement follows the settled rules in continuous time (RULES.md, "Settled
+2026-12-01"): each body first meets the obstacles on its own (`plan_legs`: a straight leg to
+its first contact, then at most one slide along that surface), and then the bodies' actual
+paths are checked against each other pair by pair, earliest contact first (`plan_moves`).
+Everything resolves all agents at once from symmetric pairwise tests, so listing the agents
+in another order permutes the result and nothing else.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from .contact import (
+    NO_HIT,
+    circle_span,
+    f32,
+    fence,
+    float_circle_entry,
+    obstacle_entries,
+    surface_normal,
+)
 from .geometry import (
     CONTACT,
+    F32,
     I32,
     body_blocked,
     first_index,
     pair_sq_distances,
     scaled,
     sight_blocked,
-    slide_move,
     sq,
 )
 from .loops import settle
@@ -38,6 +51,13 @@ MOVE_DIRECTIONS = np.asarray(
     np.float64,
 )  # fmt: skip
 
+# Time and legs are resolved in 1/QUANTA of a tick (of a leg): a stop lands within one
+# quantum before the exact contact, 1/1024 of the move, inside the settled 1/256.
+QUANTA = 1024
+# How far (in quanta) a stop backs off when rounding to the grid would put the body into
+# what stopped it; the first candidate that stands free is taken.
+BACKOFF = np.asarray([0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], np.int32)
+
 
 def overlapping_pairs(xp: Any, pos: Any, bodies: Any) -> Any:
     """(10, 10) pairs of distinct blocking bodies closer than touching."""
@@ -45,31 +65,29 @@ def overlapping_pairs(xp: Any, pos: Any, bodies: Any) -> Any:
     return close & bodies[:, None] & bodies[None, :] & ~xp.asarray(EYE)
 
 
-def _hits_bodies(xp: Any, pts: Any, pos: Any, bodies: Any) -> Any:
-    """Whether points (10, S, 2), one row per agent, overlap another agent's blocking body."""
-    d = sq(
-        xp, pts[:, :, None, 0] - pos[None, None, :, 0], pts[:, :, None, 1] - pos[None, None, :, 1]
-    )
-    others = bodies[None, None, :] & ~xp.asarray(EYE)[:, None, :]
-    return xp.any((d < CONTACT_SQ) & others, axis=-1)
+def _free_of_bodies(xp: Any, pts: Any, pos: Any, others: Any) -> Any:
+    """Whether points (S, 2) keep a body's width from every body in `others` at pos (10, 2)."""
+    gap = sq(xp, pts[:, None, 0] - pos[None, :, 0], pts[:, None, 1] - pos[None, :, 1])
+    return ~xp.any((gap < CONTACT_SQ) & others[None, :], axis=1)
 
 
-CHARGE_ROUNDS = (16, 16, 4)  # samples per round; each refines after the best so far
-CHARGE_STEPS = 1024
+CHARGE_BACKOFF = np.asarray([0, 1, 2, 3, 4], np.int32)  # milli-units back along the line
 
 
 def charge_landing(xp: Any, start: Any, goal: Any, charging: Any, bodies: Any, m: MapArrays) -> Any:
     """Where each charging Warrior lands on its straight line toward `goal`.
 
-    It takes the farthest point, up to touching the target, where its body overlaps no
-    obstacle and no blocking body as it stood at the start of the tick: 16 samples along the
-    line, then 16 and 4 more after the farthest free one so far, to 1/1024 of the line.
-    Landings depend only on start-of-tick bodies, so Warriors are handled one at a time
-    (a tick rarely has more than one Charge) in any order with the same result.
+    The exact farthest point, up to touching the target, where its body overlaps no
+    obstacle and no blocking body as it stood at the start of the tick. Each obstacle and
+    body blocks one open stretch of the line (grown shapes are convex): an obstacle's is
+    found as its first contact from either end of the line, a body's from its circle. The
+    answer is the line's end or the start of a stretch, whichever is farthest and inside no
+    stretch; it is snapped to the grid, backing off by a few thousandths if the snap would
+    overlap. Landings depend only on start-of-tick bodies, so Warriors are handled one at a
+    time (a tick rarely has more than one Charge) in any order with the same result.
     """
     line = goal - start
     slots = xp.arange(NUM_SLOTS)
-    others = bodies[None, :] & ~xp.asarray(EYE)
 
     def land_one(carry):
         landing, pending = carry
@@ -77,22 +95,29 @@ def charge_landing(xp: Any, start: Any, goal: Any, charging: Any, bodies: Any, m
             return (landing, pending), False
         k = xp.argmax(pending)
         p, v, g = start[k], line[k], goal[k]
-
-        def free(steps):
-            pts = p[None, :] + scaled(xp, v[None, :], steps[:, None], CHARGE_STEPS)
-            to_goal = sq(xp, pts[:, 0] - g[0], pts[:, 1] - g[1])
-            gap = sq(xp, pts[:, None, 0] - start[None, :, 0], pts[:, None, 1] - start[None, :, 1])
-            crowded = xp.any((gap < CONTACT_SQ) & others[k][None, :], axis=1)
-            return ~body_blocked(xp, pts, m) & ~crowded & (to_goal >= CONTACT_SQ)
-
-        best = xp.zeros((), I32)  # farthest free point found, in 1/1024ths of the line
-        span = CHARGE_STEPS
-        for count in CHARGE_ROUNDS:
-            span //= count
-            k_steps = xp.arange(1, count + 1, dtype=I32)
-            ok = free(best + k_steps * span)
-            best = best + xp.max(xp.where(ok, k_steps, 0)) * span
-        spot = p + scaled(xp, v, best, CHARGE_STEPS)
+        blockers = bodies & (slots != k)
+        ahead = obstacle_entries(xp, p[None, :], v[None, :], m)[0, 4:]
+        behind = obstacle_entries(xp, g[None, :], -v[None, :], m)[0, 4:]
+        enters = ahead <= 1
+        lo_ob = xp.where(enters, ahead, NO_HIT)
+        hi_ob = xp.where(enters, xp.where(behind <= 1, 1 - behind, F32(2)), NO_HIT)
+        rel = p[None, :] - start
+        lo_b, hi_b = circle_span(xp, rel[:, 0], rel[:, 1], v[0], v[1], CONTACT)
+        lo_b = xp.where(blockers, lo_b, NO_HIT)
+        hi_b = xp.where(blockers, hi_b, NO_HIT)
+        length = fence(xp, xp.sqrt(f32(sq(xp, v[0], v[1]))))
+        reach = 1 - F32(CONTACT) / xp.maximum(length, F32(CONTACT))  # touching the target
+        lo = xp.concatenate([lo_ob, lo_b])
+        hi = xp.concatenate([hi_ob, hi_b])
+        cand = xp.concatenate([xp.stack([F32(0) * reach, reach]), lo])
+        inside = xp.any((lo[None, :] < cand[:, None]) & (cand[:, None] < hi[None, :]), axis=1)
+        ok = (cand >= 0) & (cand <= reach) & ~inside
+        best = xp.max(xp.where(ok, cand, F32(0)))
+        # Snap to the grid; a snap into the stretch that starts there backs off.
+        back = best - f32(xp.asarray(CHARGE_BACKOFF)) / length
+        pts = xp.round(f32(p)[None, :] + fence(xp, f32(v)[None, :] * back[:, None])).astype(I32)
+        free = ~body_blocked(xp, pts, m) & _free_of_bodies(xp, pts, start, blockers)
+        spot = xp.where(xp.any(free), pts[xp.minimum(first_index(xp, free), len(free) - 1)], p)
         here = (slots == k) & pending[k]
         landing = xp.where(here[:, None], spot[None, :], landing)
         return (landing, pending & ~here), xp.any(pending & ~here)  # more to land?
@@ -103,56 +128,185 @@ def charge_landing(xp: Any, start: Any, goal: Any, charging: Any, bodies: Any, m
     return xp.where((charging & ~clash)[:, None], landing, start)
 
 
-TIME_STEPS = 16  # samples of each leg of a move for body contacts
-BODY_PASSES = 8
+def _stop_quanta(xp: Any, p: Any, v: Any, lam: Any, m: MapArrays) -> Any:
+    """Quanta of v a body travels before a contact at lam (QUANTA if none): the quantum
+    before it, backed off (BACKOFF) until the body stands free on the grid."""
+    q = xp.where(lam < 1, xp.floor(lam * F32(QUANTA)), F32(QUANTA)).astype(I32)
+    cands = xp.maximum(q[:, None] - xp.asarray(BACKOFF)[None, :], 0)
+    pts = p[:, None, :] + scaled(xp, v[:, None, :], cands[..., None], QUANTA)
+    free = ~body_blocked(xp, pts, m)
+    pick = xp.take_along_axis(cands, xp.minimum(first_index(xp, free, axis=1), 11)[:, None], 1)
+    return xp.where(xp.any(free, axis=1), pick[:, 0], 0).astype(I32)
 
 
-def move_bodies(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays) -> Any:
-    """Ordinary movement: obstacles and edges slide, blocking bodies cut moves at contact.
+def _slide(xp: Any, rest: Any, n: Any) -> Any:
+    """The part of `rest` along the tangent of a surface with outward normal n, rounded to
+    the grid so that it never points into the surface (n . slide >= 0)."""
+    t = xp.stack([-n[:, 1], n[:, 0]], -1)
+    dot = xp.sum(rest * t, axis=-1)
+    tt = xp.maximum(xp.sum(t * t, axis=-1), 1)
+    k = f32(dot) / f32(tt)
+    w = xp.round(f32(t) * k[:, None]).astype(I32)
+    # Rounding may lean into the surface by under a unit; one step along the normal's
+    # larger part puts it back (n . w_exact = 0, so one step is always enough).
+    major_x = xp.abs(n[:, 0]) >= xp.abs(n[:, 1])
+    lean = xp.sum(n * w, axis=-1) < 0
+    step = xp.where(major_x[:, None], xp.stack([xp.sign(n[:, 0]), 0 * n[:, 1]], -1),
+                    xp.stack([0 * n[:, 0], xp.sign(n[:, 1])], -1))  # fmt: skip
+    return xp.where(lean[:, None], w + step, w).astype(I32)
 
-    Each move is two straight legs (toward the goal, then along the surface that stopped
-    it), sampled at 2 * TIME_STEPS + 1 shared instants. A pair of blocking bodies that would
-    overlap at some instant both stop at the instant before; passes repeat so every pair
-    settles, and any pair still overlapping after BODY_PASSES (a rare chain) stays where it
-    started.
+
+def _two_smallest(xp: Any, lam: Any) -> tuple[Any, Any, Any, Any]:
+    """Per row: the least value and its first column, then the same over the other columns."""
+    first = first_index(xp, lam == xp.min(lam, axis=1, keepdims=True), axis=1)
+    cols = xp.arange(lam.shape[1])
+    rest = xp.where(cols[None, :] == first[:, None], NO_HIT, lam)
+    second = first_index(xp, rest == xp.min(rest, axis=1, keepdims=True), axis=1)
+    return xp.min(lam, axis=1), first, xp.min(rest, axis=1), second
+
+
+class Paths(NamedTuple):
+    """Each body's motion in a tick: straight V0 -> V1 over [0, T1], V1 -> V2 over [T1, T2],
+    then standing at V2 until 1."""
+
+    times: Any  # (10, 3) float32: 0, T1, T2
+    points: Any  # (10, 3, 2) int32: V0, V1, V2
+
+
+def plan_legs(xp: Any, start: Any, stride: Any, end: Any, m: MapArrays) -> Paths:
+    """Each body against the obstacles alone: to its first contact, then one slide.
+
+    The slide runs from the contact instant along the tangent of the surface met, at the
+    part of the velocity along it, until the tick ends or it meets something else. A body
+    meeting two surfaces within one quantum slides along one that does not lead into the
+    other (the longer; on a tie toward its own spawn end, then south), or stops.
     """
-    mv = slide_move(xp, start, stride, m)
-    n = xp.arange(TIME_STEPS + 1, dtype=I32) * (256 // TIME_STEPS)
-    leg1 = start[:, None, :] + scaled(
-        xp, mv.leg1[:, None, :], xp.minimum(n[None, :], mv.reach1[:, None])[..., None], 256
-    )
-    leg2 = mv.contact[:, None, :] + scaled(
-        xp, mv.leg2[:, None, :], xp.minimum(n[None, 1:], mv.reach2[:, None])[..., None], 256
-    )
-    path = xp.concatenate([leg1, leg2], axis=1)  # (10, T, 2)
-    last = path.shape[1] - 1
-    times = xp.arange(path.shape[1], dtype=I32)
+    q = xp.asarray(QUANTA, I32)
+    lam1, first, lam2, second = _two_smallest(xp, obstacle_entries(xp, start, stride, m))
+    reach1 = _stop_quanta(xp, start, stride, lam1, m)
+    contact = start + scaled(xp, stride, reach1[:, None], QUANTA)
+    met = lam1 < 1
+    rest = stride - (contact - start)
+    n1 = surface_normal(xp, contact, first, m)
+    n2 = surface_normal(xp, contact, second, m)
+    w1, w2 = _slide(xp, rest, n1), _slide(xp, rest, n2)
+    both = met & (lam2 < lam1 + F32(1.0 / QUANTA))
+    ok1 = ~both | (xp.sum(w1 * n2, axis=-1) >= 0)
+    ok2 = both & (xp.sum(w2 * n1, axis=-1) >= 0)
+    l1, l2 = xp.sum(w1 * w1, axis=-1), xp.sum(w2 * w2, axis=-1)
+    # On a tie, the slide toward the own spawn end, then the southern one (mirror-safe).
+    own = xp.where(end == LEFT, 1, -1)
+    key1, key2 = w1[:, 0] * own, w2[:, 0] * own
+    prefer2 = (l2 > l1) | ((l2 == l1) & ((key2 < key1) | ((key2 == key1) & (w2[:, 1] < w1[:, 1]))))
+    take2 = ok2 & (~ok1 | prefer2)
+    slide = xp.where(take2[:, None], w2, xp.where(ok1[:, None], w1, 0))
+    slide = xp.where(met[:, None], slide, 0).astype(I32)
+    lam_s = xp.min(obstacle_entries(xp, contact, slide, m), axis=1)
+    reach2 = _stop_quanta(xp, contact, slide, lam_s, m)
+    finish = contact + scaled(xp, slide, reach2[:, None], QUANTA)
+    t1 = f32(reach1) / F32(QUANTA)
+    t2 = f32(reach1 * q + (q - reach1) * reach2) / F32(QUANTA * QUANTA)
+    times = xp.stack([0 * t1, t1, t2], -1)
+    return Paths(times, xp.stack([start, contact, finish], 1))
+
+
+def _position_at(xp: Any, times: Any, points: Any, t: Any) -> Any:
+    """Float positions (N, K, 2) of bodies with paths (N, 3) / (N, 3, 2) at times t (N, K)."""
+    t1, t2 = times[:, 1:2], times[:, 2:3]
+    f0 = xp.where(t1 > 0, xp.clip(t / xp.maximum(t1, F32(1e-9)), 0, 1), F32(1))
+    f1 = xp.where(t2 > t1, xp.clip((t - t1) / xp.maximum(t2 - t1, F32(1e-9)), 0, 1), F32(0))
+    v0, v1, v2 = (f32(points[:, k, None, :]) for k in range(3))
+    return v0 + fence(xp, (v1 - v0) * f0[..., None]) + fence(xp, (v2 - v1) * f1[..., None])
+
+
+def _truncate(xp: Any, legs: Paths, stop: Any) -> Paths:
+    """The paths cut at `stop` (quanta): a body stands from then on where it had got to,
+    rounded to the grid."""
+    s = f32(stop) / F32(QUANTA)
+    here = xp.round(_position_at(xp, legs.times, legs.points, s[:, None])[:, 0]).astype(I32)
+    t1, t2 = legs.times[:, 1], legs.times[:, 2]
+    v1 = xp.where((t1 <= s)[:, None], legs.points[:, 1], here)
+    v2 = xp.where((t2 <= s)[:, None], legs.points[:, 2], here)
+    times = xp.stack([legs.times[:, 0], xp.minimum(t1, s), xp.minimum(t2, s)], -1)
+    return Paths(times, xp.stack([legs.points[:, 0], v1, v2], 1))
+
+
+def _pair_contacts(xp: Any, paths: Paths, pair_blocks: Any) -> Any:
+    """(45,) the first instant each pair of blocking bodies touches while closing (NO_HIT
+    if never this tick), on their actual paths.
+
+    Between the union of the two bodies' breakpoints both move in straight lines, so the
+    relative motion is a chain of at most five segments, each tested exactly for entering
+    the 1.0 circle.
+    """
+    ti, tj = paths.times[PAIR_I], paths.times[PAIR_J]
+    a1, a2, b1, b2 = ti[:, 1], ti[:, 2], tj[:, 1], tj[:, 2]  # a1 <= a2, b1 <= b2
+    lo, hi = xp.maximum(a1, b1), xp.minimum(a2, b2)
+    zero = 0 * a1
+    bp = xp.stack(
+        [zero, xp.minimum(a1, b1), xp.minimum(lo, hi), xp.maximum(lo, hi),
+         xp.maximum(a2, b2), zero + 1], -1,
+    )  # fmt: skip
+    pi = _position_at(xp, ti, paths.points[PAIR_I], bp)
+    pj = _position_at(xp, tj, paths.points[PAIR_J], bp)
+    r = pi - pj
+    a, u = r[:, :-1], r[:, 1:] - r[:, :-1]
+    lam = float_circle_entry(xp, a[..., 0], a[..., 1], u[..., 0], u[..., 1], CONTACT)
+    t0, t1 = bp[:, :-1], bp[:, 1:]
+    when = xp.where((lam <= 1) & (t1 > t0), t0 + fence(xp, lam * (t1 - t0)), NO_HIT)
+    return xp.where(pair_blocks, xp.min(when, axis=1), NO_HIT)
+
+
+BODY_PASSES = 10
+BODY_BACKOFF = np.asarray([0, 1, 2, 4, 8, 32, 128, 1024], np.int32)
+
+
+def plan_moves(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, end: Any) -> Paths:
+    """Ordinary movement: obstacles and edges slide (`plan_legs`), blocking bodies stop.
+
+    Pass by pass, every pair whose first contact on the actual paths is the earliest for
+    both its bodies is taken: both stop one quantum before that instant (backed off further
+    if grid rounding would make them overlap) and stand from then on, and the pairs are
+    judged again with them standing. Stopping only cuts paths short, so each pass settles at
+    least the earliest contact left. A pair still overlapping at the end (a chain too long
+    for BODY_PASSES) returns to where both started.
+    """
+    legs = plan_legs(xp, start, stride, end, m)
     pair_blocks = blocking[PAIR_I] & blocking[PAIR_J]
+    full = xp.full((NUM_SLOTS,), QUANTA, dtype=I32)
 
-    def at(lim):  # (10, T, 2): each agent's position at each instant, stopped at its limit
-        stop = xp.take_along_axis(path, lim[:, None, None], axis=1)
-        return xp.where((times[None, :] <= lim[:, None])[..., None], path, stop)
+    def cut_pass(stop):
+        paths = _truncate(xp, legs, stop)
+        when = _pair_contacts(xp, paths, pair_blocks)
+        first = xp.min(when[PAIRS_OF_AGENT], axis=1)
+        take = (when < 1) & (when <= first[PAIR_I]) & (when <= first[PAIR_J])
+        quanta = xp.clip(xp.ceil(when * F32(QUANTA)) - 1, 0, QUANTA - 1).astype(I32)
+        cands = xp.maximum(quanta[:, None] - xp.asarray(BODY_BACKOFF)[None, :], 0)
+        at = f32(cands) / F32(QUANTA)
+        pi = xp.round(_position_at(xp, paths.times[PAIR_I], paths.points[PAIR_I], at))
+        pj = xp.round(_position_at(xp, paths.times[PAIR_J], paths.points[PAIR_J], at))
+        d = pi.astype(I32) - pj.astype(I32)
+        apart = sq(xp, d[..., 0], d[..., 1]) >= CONTACT_SQ
+        pick = xp.minimum(first_index(xp, apart, axis=1), len(BODY_BACKOFF) - 1)
+        quanta = xp.take_along_axis(cands, pick[:, None], 1)[:, 0]
+        new = xp.min(xp.where(take, quanta, QUANTA)[PAIRS_OF_AGENT], axis=1)
+        new = xp.minimum(stop, new).astype(I32)
+        return new, xp.any(new != stop)
 
-    def cut_pass(limit):
-        q = at(limit)
-        # Contacts are symmetric: test each of the 45 pairs once.
-        qi, qj = q[PAIR_I], q[PAIR_J]
-        d = sq(xp, qi[..., 0] - qj[..., 0], qi[..., 1] - qj[..., 1])
-        hit = (d < CONTACT_SQ) & pair_blocks[:, None]
-        # The instant before the first contact; with none, first is last + 1 and cut last.
-        cut = xp.maximum(first_index(xp, hit, axis=1) - 1, 0)
-        new = xp.minimum(limit, xp.min(cut[PAIRS_OF_AGENT], axis=1)).astype(I32)
-        return new, xp.any(new != limit)
+    def fallback_pass(stop):
+        now = _truncate(xp, legs, stop).points[:, 2]
+        stuck = xp.any(overlapping_pairs(xp, now, blocking), axis=1) & (stop > 0)
+        return xp.where(stuck, 0, stop).astype(I32), xp.any(stuck)
 
-    def fallback_pass(limit):
-        now = xp.take_along_axis(path, limit[:, None, None], axis=1)[:, 0, :]
-        stuck = xp.any(overlapping_pairs(xp, now, blocking), axis=1) & (limit > 0)
-        return xp.where(stuck, 0, limit).astype(I32), xp.any(stuck)
+    moving = xp.any(legs.points[:, 2] != start, axis=1) & blocking
+    stop = settle(xp, cut_pass, full, BODY_PASSES, xp.any(moving))
+    stop = settle(xp, fallback_pass, stop, BODY_PASSES)
+    return _truncate(xp, legs, stop)
 
-    limit = xp.full((NUM_SLOTS,), last, dtype=I32)
-    limit = settle(xp, cut_pass, limit, BODY_PASSES)
-    limit = settle(xp, fallback_pass, limit, BODY_PASSES)
-    return xp.take_along_axis(path, limit[:, None, None], axis=1)[:, 0, :]
+
+def move_bodies(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, end: Any) -> Any:
+    """End positions of `plan_moves`."""
+    return plan_moves(xp, start, stride, blocking, m, end).points[:, 2]
 
 
 def _ring() -> np.ndarray:

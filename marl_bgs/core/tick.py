@@ -135,7 +135,8 @@ def step(
     speed = speed_index(xp, cls, slow_bits, blessed, ~unshielded)
     stride = xp.asarray(STRIDES)[speed, move]
     stride = xp.where(can_move[:, None], stride, 0)
-    pos = move_bodies(xp, after_charge, stride, bodies, m)
+    end_of_slot = state.spawn_end[team]
+    pos = move_bodies(xp, after_charge, stride, bodies, m, end_of_slot)
     pos = xp.where(survivors[:, None], pos, state.pos)
 
     # 5. Statuses: break Traps hit on a later tick, age, then apply this tick's effects.
@@ -160,7 +161,6 @@ def step(
     shield = xp.where(alive, xp.maximum(state.shield - 1, 0), 0).astype(np.int32)
     leaving = survivors & (state.shield == 1)
     settled = survivors & (state.shield == 0)
-    end_of_slot = state.spawn_end[team]
     cleared_pos = clear_of_bodies(xp, pos, leaving, settled, end_of_slot, m)
     shield_cleared = xp.any(cleared_pos != pos, axis=1)
     pos = cleared_pos

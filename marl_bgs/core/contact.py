@@ -1,0 +1,267 @@
+"""First contact in continuous time: when a moving body first touches each obstacle.
+
+A body centred at p moving by v (both int32 milli-units) first touches a grown obstacle at
+the fraction lam of v where its centre reaches the obstacle's grown boundary while moving
+into it. The grown shapes are unions of pieces whose boundaries are straight faces and
+circles (a pillar is a circle; a square wall is two slabs and four corner circles; a turned
+wall is its four offset edges and four corner circles), so lam is the least entry over the
+pieces: linear for faces, a quadratic root for circles. A body already touching a surface
+enters it at 0 only if it moves into it; touching while moving along or away is no contact.
+
+Floats and the two engines: every decision that can be made in integers is (who moves
+toward what, whether a face's contact lies on the face), and the float steps are single,
+correctly rounded operations in one fixed order. XLA on the CPU fuses a product feeding a
+sum into one FMA and rewrites a division by a square root as a reciprocal-root product;
+both round differently from NumPy, so `fence` sits between such operations.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .geometry import ARENA_HI, ARENA_LO, BODY, F32, I32
+from .state import MapArrays
+
+NO_HIT = F32(1e6)  # lam of a piece that is never entered
+_CAP = F32(3e38)
+
+
+def fence(xp: Any, x: Any) -> Any:
+    """`x`, unchanged for finite values, in a form XLA cannot fuse into its neighbours."""
+    return xp.minimum(x, _CAP)
+
+
+def f32(x: Any) -> Any:
+    return x.astype(F32)
+
+
+def circle_entry(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> Any:
+    """First lam >= 0 at which a + lam * v comes strictly within g of the origin.
+
+    a (offset from the circle's centre), v and g are integers; a point touching the circle
+    at lam = 0 enters it only if it moves inward (a . v < 0).
+    """
+    ab = ax * vx + ay * vy
+    bb = vx * vx + vy * vy
+    aa = ax * ax + ay * ay
+    cross = xp.abs(ax * vy - ay * vx)
+    g_f = f32(xp.asarray(g))
+    speed = fence(xp, xp.sqrt(f32(bb)))
+    miss = f32(cross) / xp.maximum(speed, F32(1))  # distance of the line from the centre
+    near = miss < g_f
+    half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, F32(0)) * (g_f + miss)))
+    lam = f32(-ab) / f32(xp.maximum(bb, 1)) - half / xp.maximum(speed, F32(1))
+    closing = ab < 0
+    touching = aa <= g * g  # on (or, by rounding, inside) the circle at the start
+    lam = xp.where(touching, F32(0), xp.maximum(lam, F32(0)))
+    return xp.where(closing & (near | touching) & (bb > 0), lam, NO_HIT)
+
+
+def circle_span(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> tuple[Any, Any]:
+    """The open interval of lam over which a + lam * v lies strictly within g of the origin
+    (integers in; (NO_HIT, NO_HIT), an empty interval, when the line passes at g or more)."""
+    ab = ax * vx + ay * vy
+    bb = vx * vx + vy * vy
+    cross = xp.abs(ax * vy - ay * vx)
+    g_f = f32(xp.asarray(g))
+    speed = fence(xp, xp.sqrt(f32(bb)))
+    miss = f32(cross) / xp.maximum(speed, F32(1))
+    half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, F32(0)) * (g_f + miss)))
+    mid = f32(-ab) / f32(xp.maximum(bb, 1))
+    spread = half / xp.maximum(speed, F32(1))
+    crosses = (miss < g_f) & (bb > 0)
+    return xp.where(crosses, mid - spread, NO_HIT), xp.where(crosses, mid + spread, NO_HIT)
+
+
+def float_circle_entry(xp: Any, ax: Any, ay: Any, ux: Any, uy: Any, g: float) -> Any:
+    """`circle_entry` for float offsets and motions (the relative paths of two bodies)."""
+    ab = fence(xp, ax * ux) + fence(xp, ay * uy)
+    bb = fence(xp, ux * ux) + fence(xp, uy * uy)
+    aa = fence(xp, ax * ax) + fence(xp, ay * ay)
+    cross = xp.abs(fence(xp, ax * uy) - fence(xp, ay * ux))
+    g_f = F32(g)
+    speed = fence(xp, xp.sqrt(bb))
+    miss = cross / xp.maximum(speed, F32(1e-6))
+    half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, F32(0)) * (g_f + miss)))
+    lam = -ab / xp.maximum(bb, F32(1e-12)) - half / xp.maximum(speed, F32(1e-6))
+    touching = aa <= F32(g * g)
+    lam = xp.where(touching, F32(0), xp.maximum(lam, F32(0)))
+    return xp.where((ab < 0) & ((miss < g_f) | touching) & (bb > 0), lam, NO_HIT)
+
+
+def face_entry(xp: Any, dist: Any, speed: Any, along: Any, drift: Any, length: Any) -> Any:
+    """First lam >= 0 at which a point reaches a straight face ahead of it.
+
+    `dist` (>= 0 on the outer side) is its distance to the face's line and `speed` how fast
+    it closes on it, both in the same integer scale; `along` is its position along the face
+    from one end and `drift` how fast that changes, scaled like `dist`/`speed`. The face holds
+    positions 0..`length`. The contact lies on the face when along * speed + drift * dist is
+    within 0..length * speed, an exact integer test.
+    """
+    at = along * speed + drift * dist
+    on_face = (at >= 0) & (at <= length * speed)
+    lam = f32(dist) / f32(xp.maximum(speed, 1))
+    return xp.where((speed > 0) & (dist >= 0) & on_face, lam, NO_HIT)
+
+
+def arena_entries(xp: Any, p: Any, v: Any) -> Any:
+    """(..., 4) lam at which the body reaches the left, right, bottom and top edges."""
+    x, y = p[..., 0], p[..., 1]
+    vx, vy = v[..., 0], v[..., 1]
+    whole = xp.zeros_like(x)
+
+    def edge(dist, speed):
+        return face_entry(xp, dist, speed, whole, whole, whole + 1)
+
+    return xp.stack(
+        [
+            edge(x - ARENA_LO[0], -vx),
+            edge(ARENA_HI[0] - x, vx),
+            edge(y - ARENA_LO[1], -vy),
+            edge(ARENA_HI[1] - y, vy),
+        ],
+        axis=-1,
+    )
+
+
+def _min(xp: Any, values: list) -> Any:
+    out = values[0]
+    for value in values[1:]:
+        out = xp.minimum(out, value)
+    return out
+
+
+def _pillar(xp: Any, px, py, vx, vy, cx, cy, r) -> Any:
+    return circle_entry(xp, px - cx, py - cy, vx, vy, r + BODY)
+
+
+def _rect(xp: Any, px, py, vx, vy, lo_x, lo_y, hi_x, hi_y) -> Any:
+    """A square wall grown by a body: two slabs (faces) and four corner circles."""
+    g = BODY
+    w, h = hi_x - lo_x, hi_y - lo_y
+    faces = [
+        face_entry(xp, lo_x - g - px, vx, py - lo_y, vy, h),  # west face, met moving east
+        face_entry(xp, px - hi_x - g, -vx, py - lo_y, vy, h),  # east face
+        face_entry(xp, lo_y - g - py, vy, px - lo_x, vx, w),  # south face
+        face_entry(xp, py - hi_y - g, -vy, px - lo_x, vx, w),  # north face
+    ]
+    corners = [
+        circle_entry(xp, px - cx, py - cy, vx, vy, g)
+        for cx, cy in ((lo_x, lo_y), (hi_x, lo_y), (hi_x, hi_y), (lo_x, hi_y))
+    ]
+    return _min(xp, faces + corners)
+
+
+def _poly(xp: Any, px, py, vx, vy, corners: tuple) -> Any:
+    """A turned wall grown by a body: four offset edges and four corner circles."""
+    out = []
+    for k in range(4):
+        ax, ay = corners[k]
+        bx, by = corners[(k + 1) % 4]
+        ex, ey = bx - ax, by - ay
+        outer = ey * (px - ax) - ex * (py - ay)  # |e| times the distance outside the edge
+        closing = ex * vy - ey * vx  # how fast `outer` falls, per unit of lam
+        ee = ex * ex + ey * ey
+        offset = fence(xp, F32(BODY) * fence(xp, xp.sqrt(f32(ee))))
+        dist = f32(outer) - offset
+        lam = xp.maximum(dist, F32(0)) / f32(xp.maximum(closing, 1))
+        along = f32(ex * (px - ax) + ey * (py - ay)) + fence(xp, lam * f32(ex * vx + ey * vy))
+        on_edge = (along >= 0) & (along <= f32(ee))
+        fine = (closing > 0) & (outer > 0) & (dist > -F32(0.01) * offset / F32(BODY)) & on_edge
+        out.append(xp.where(fine, lam, NO_HIT))
+        out.append(circle_entry(xp, px - ax, py - ay, vx, vy, BODY))
+    return _min(xp, out)
+
+
+def _group(xp: Any, pts: tuple, columns: tuple, valid: Any, test) -> Any:
+    """(..., K) entries of points against each obstacle of a group (NO_HIT where invalid).
+
+    NumPy broadcasts over a last obstacle axis; XLA runs obstacle by obstacle (unrolled),
+    which it vectorises far better on the CPU. Both evaluate the same expressions.
+    """
+    if xp is np:
+        with np.errstate(all="ignore"):
+            hit = test(tuple(c[..., None] for c in pts), *columns)
+        return np.where(valid, hit, NO_HIT)
+    cols = [
+        xp.where(valid[k], test(pts, *(c[k] for c in columns)), NO_HIT)
+        for k in range(valid.shape[0])
+    ]
+    return xp.stack(cols, axis=-1) if cols else xp.zeros(pts[0].shape + (0,), F32)
+
+
+def obstacle_entries(xp: Any, p: Any, v: Any, m: MapArrays) -> Any:
+    """(..., 4 + Q + S + P) lam of first contact with each arena edge (left, right, bottom,
+    top), then each pillar, square wall and turned wall; NO_HIT for none.
+
+    The order is the tie order: mirrored maps list their obstacles in the same order and
+    the two x edges never tie with each other, so ties break the same way in mirror games.
+    """
+    pts = (p[..., 0], p[..., 1], v[..., 0], v[..., 1])
+    c = m.pillar_centre
+    pillars = _group(
+        xp, pts, (c[:, 0], c[:, 1], m.pillar_radius), m.pillar_valid,
+        lambda q, *col: _pillar(xp, *q, *col),
+    )  # fmt: skip
+    lo, hi = m.rect_lo, m.rect_hi
+    rects = _group(
+        xp, pts, (lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1]), m.rect_valid,
+        lambda q, *col: _rect(xp, *q, *col),
+    )  # fmt: skip
+    pc = m.poly_corners
+    walls = _group(
+        xp, pts, tuple(pc[:, k, d] for k in range(4) for d in range(2)), m.poly_valid,
+        lambda q, *col: _poly(xp, *q, tuple(zip(col[0::2], col[1::2], strict=True))),
+    )  # fmt: skip
+    return xp.concatenate([arena_entries(xp, p, v), pillars, rects, walls], axis=-1)
+
+
+def surface_normal(xp: Any, at: Any, which: Any, m: MapArrays) -> Any:
+    """Outward normal (int (N, 2), not unit length) of surface `which` (an index into
+    `obstacle_entries`' columns) at a point `at` (N, 2) on or just outside it.
+
+    Exact integers: an edge's or a face's own direction, or the offset from the corner or
+    centre that a circle piece is drawn around.
+    """
+    x, y = at[:, 0], at[:, 1]
+    nq, ns = m.pillar_centre.shape[0], m.rect_lo.shape[0]
+    zero = xp.zeros_like(x)
+    one = zero + 1
+    edge_n = [(one, zero), (-one, zero), (zero, one), (zero, -one)]
+    n = xp.stack(edge_n[0], -1)
+    for k in range(1, 4):
+        n = xp.where((which == k)[:, None], xp.stack(edge_n[k], -1), n)
+    q = xp.clip(which - 4, 0, max(nq - 1, 0))
+    if nq:
+        centre = m.pillar_centre[q]
+        n = xp.where(((which >= 4) & (which < 4 + nq))[:, None], at - centre, n)
+    s = xp.clip(which - 4 - nq, 0, max(ns - 1, 0))
+    if ns:
+        lo, hi = m.rect_lo[s], m.rect_hi[s]
+        near = xp.stack([xp.clip(x, lo[:, 0], hi[:, 0]), xp.clip(y, lo[:, 1], hi[:, 1])], -1)
+        is_rect = (which >= 4 + nq) & (which < 4 + nq + ns)
+        n = xp.where(is_rect[:, None], at - near, n)
+    npoly = m.poly_corners.shape[0]
+    if npoly:
+        w = xp.clip(which - 4 - nq - ns, 0, npoly - 1)
+        corners = m.poly_corners[w]
+        ax, ay = corners[:, :, 0], corners[:, :, 1]
+        bx, by = xp.roll(ax, -1, axis=1), xp.roll(ay, -1, axis=1)
+        ux, uy = bx - ax, by - ay
+        wx, wy = x[:, None] - ax, y[:, None] - ay
+        dot = wx * ux + wy * uy
+        uu = ux * ux + uy * uy
+        outside = uy * wx - ux * wy > 0
+        on_edge = outside & (dot > 0) & (dot < uu)
+        on_corner = xp.roll(dot >= uu, 1, axis=1) & (dot <= 0)  # corner j closes edge j-1
+        edge_n = xp.stack(
+            [xp.sum(xp.where(on_edge, uy, 0), 1), xp.sum(xp.where(on_edge, -ux, 0), 1)], -1
+        )
+        corner_n = xp.stack(
+            [xp.sum(xp.where(on_corner, wx, 0), 1), xp.sum(xp.where(on_corner, wy, 0), 1)], -1
+        )
+        poly_n = xp.where(xp.any(on_edge, axis=1)[:, None], edge_n, corner_n)
+        n = xp.where((which >= 4 + nq + ns)[:, None], poly_n, n)
+    return n.astype(I32)
