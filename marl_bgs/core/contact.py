@@ -12,7 +12,9 @@ Floats and the two engines: every decision that can be made in integers is (who 
 toward what, whether a face's contact lies on the face), and the float steps are single,
 correctly rounded operations in one fixed order. XLA on the CPU fuses a product feeding a
 sum into one FMA and rewrites a division by a square root as a reciprocal-root product;
-both round differently from NumPy, so `fence` sits between such operations.
+both round differently from NumPy, so `fence` sits between such operations. XLA also
+turns a division by a value broadcast along an axis into a product with its reciprocal, so
+every division here is written that way on both engines (`inverse`, then a product).
 """
 
 from __future__ import annotations
@@ -37,6 +39,11 @@ def f32(x: Any) -> Any:
     return x.astype(F32)
 
 
+def inverse(xp: Any, x: Any) -> Any:
+    """1 / x as a fenced value, to multiply by: the form XLA gives a broadcast divisor."""
+    return fence(xp, F32(1) / x)
+
+
 def circle_entry(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> Any:
     """First lam >= 0 at which a + lam * v comes strictly within g of the origin.
 
@@ -48,11 +55,12 @@ def circle_entry(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> Any:
     aa = ax * ax + ay * ay
     cross = xp.abs(ax * vy - ay * vx)
     g_f = f32(xp.asarray(g))
-    speed = fence(xp, xp.sqrt(f32(bb)))
-    miss = f32(cross) / xp.maximum(speed, F32(1))  # distance of the line from the centre
+    per_speed = inverse(xp, xp.maximum(fence(xp, xp.sqrt(f32(bb))), F32(1)))
+    miss = fence(xp, f32(cross) * per_speed)  # distance of the line from the centre
     near = miss < g_f
     half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, F32(0)) * (g_f + miss)))
-    lam = f32(-ab) / f32(xp.maximum(bb, 1)) - half / xp.maximum(speed, F32(1))
+    mid = fence(xp, f32(-ab) * inverse(xp, f32(xp.maximum(bb, 1))))
+    lam = mid - fence(xp, half * per_speed)
     closing = ab < 0
     touching = aa <= g * g  # on (or, by rounding, inside) the circle at the start
     lam = xp.where(touching, F32(0), xp.maximum(lam, F32(0)))
@@ -66,11 +74,11 @@ def circle_span(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> tuple[An
     bb = vx * vx + vy * vy
     cross = xp.abs(ax * vy - ay * vx)
     g_f = f32(xp.asarray(g))
-    speed = fence(xp, xp.sqrt(f32(bb)))
-    miss = f32(cross) / xp.maximum(speed, F32(1))
+    per_speed = inverse(xp, xp.maximum(fence(xp, xp.sqrt(f32(bb))), F32(1)))
+    miss = fence(xp, f32(cross) * per_speed)
     half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, F32(0)) * (g_f + miss)))
-    mid = f32(-ab) / f32(xp.maximum(bb, 1))
-    spread = half / xp.maximum(speed, F32(1))
+    mid = fence(xp, f32(-ab) * inverse(xp, f32(xp.maximum(bb, 1))))
+    spread = fence(xp, half * per_speed)
     crosses = (miss < g_f) & (bb > 0)
     return xp.where(crosses, mid - spread, NO_HIT), xp.where(crosses, mid + spread, NO_HIT)
 
@@ -82,10 +90,11 @@ def float_circle_entry(xp: Any, ax: Any, ay: Any, ux: Any, uy: Any, g: float) ->
     aa = fence(xp, ax * ax) + fence(xp, ay * ay)
     cross = xp.abs(fence(xp, ax * uy) - fence(xp, ay * ux))
     g_f = F32(g)
-    speed = fence(xp, xp.sqrt(bb))
-    miss = cross / xp.maximum(speed, F32(1e-6))
+    per_speed = inverse(xp, xp.maximum(fence(xp, xp.sqrt(bb)), F32(1e-6)))
+    miss = fence(xp, cross * per_speed)
     half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, F32(0)) * (g_f + miss)))
-    lam = -ab / xp.maximum(bb, F32(1e-12)) - half / xp.maximum(speed, F32(1e-6))
+    mid = fence(xp, -ab * inverse(xp, xp.maximum(bb, F32(1e-12))))
+    lam = mid - fence(xp, half * per_speed)
     touching = aa <= F32(g * g)
     lam = xp.where(touching, F32(0), xp.maximum(lam, F32(0)))
     return xp.where((ab < 0) & ((miss < g_f) | touching) & (bb > 0), lam, NO_HIT)
@@ -102,7 +111,7 @@ def face_entry(xp: Any, dist: Any, speed: Any, along: Any, drift: Any, length: A
     """
     at = along * speed + drift * dist
     on_face = (at >= 0) & (at <= length * speed)
-    lam = f32(dist) / f32(xp.maximum(speed, 1))
+    lam = fence(xp, f32(dist) * inverse(xp, f32(xp.maximum(speed, 1))))
     return xp.where((speed > 0) & (dist >= 0) & on_face, lam, NO_HIT)
 
 
@@ -133,63 +142,32 @@ def _min(xp: Any, values: list) -> Any:
     return out
 
 
-def _pillar(xp: Any, px, py, vx, vy, cx, cy, r) -> Any:
-    return circle_entry(xp, px - cx, py - cy, vx, vy, r + BODY)
+def _poly_edge(xp: Any, px, py, vx, vy, ax, ay, bx, by) -> Any:
+    """First contact with edge a -> b of a turned wall (counter-clockwise), offset by a body."""
+    ex, ey = bx - ax, by - ay
+    outer = ey * (px - ax) - ex * (py - ay)  # |e| times the distance outside the edge
+    closing = ex * vy - ey * vx  # how fast `outer` falls, per unit of lam
+    ee = ex * ex + ey * ey
+    offset = fence(xp, F32(BODY) * fence(xp, xp.sqrt(f32(ee))))
+    dist = f32(outer) - offset
+    lam = fence(xp, xp.maximum(dist, F32(0)) * inverse(xp, f32(xp.maximum(closing, 1))))
+    along = f32(ex * (px - ax) + ey * (py - ay)) + fence(xp, lam * f32(ex * vx + ey * vy))
+    on_edge = (along >= 0) & (along <= f32(ee))
+    # A start within 1/100 of a thousandth of touching counts as touching (float rounding).
+    fine = (closing > 0) & (outer > 0) & (dist > -fence(xp, offset * F32(0.01 / BODY))) & on_edge
+    return xp.where(fine, lam, NO_HIT)
 
 
-def _rect(xp: Any, px, py, vx, vy, lo_x, lo_y, hi_x, hi_y) -> Any:
-    """A square wall grown by a body: two slabs (faces) and four corner circles."""
+def _rect_faces(xp: Any, px, py, vx, vy, lo_x, lo_y, hi_x, hi_y) -> list:
+    """The four faces of a square wall grown by a body: west, east, south, north."""
     g = BODY
     w, h = hi_x - lo_x, hi_y - lo_y
-    faces = [
-        face_entry(xp, lo_x - g - px, vx, py - lo_y, vy, h),  # west face, met moving east
-        face_entry(xp, px - hi_x - g, -vx, py - lo_y, vy, h),  # east face
-        face_entry(xp, lo_y - g - py, vy, px - lo_x, vx, w),  # south face
-        face_entry(xp, py - hi_y - g, -vy, px - lo_x, vx, w),  # north face
+    return [
+        face_entry(xp, lo_x - g - px, vx, py - lo_y, vy, h),
+        face_entry(xp, px - hi_x - g, -vx, py - lo_y, vy, h),
+        face_entry(xp, lo_y - g - py, vy, px - lo_x, vx, w),
+        face_entry(xp, py - hi_y - g, -vy, px - lo_x, vx, w),
     ]
-    corners = [
-        circle_entry(xp, px - cx, py - cy, vx, vy, g)
-        for cx, cy in ((lo_x, lo_y), (hi_x, lo_y), (hi_x, hi_y), (lo_x, hi_y))
-    ]
-    return _min(xp, faces + corners)
-
-
-def _poly(xp: Any, px, py, vx, vy, corners: tuple) -> Any:
-    """A turned wall grown by a body: four offset edges and four corner circles."""
-    out = []
-    for k in range(4):
-        ax, ay = corners[k]
-        bx, by = corners[(k + 1) % 4]
-        ex, ey = bx - ax, by - ay
-        outer = ey * (px - ax) - ex * (py - ay)  # |e| times the distance outside the edge
-        closing = ex * vy - ey * vx  # how fast `outer` falls, per unit of lam
-        ee = ex * ex + ey * ey
-        offset = fence(xp, F32(BODY) * fence(xp, xp.sqrt(f32(ee))))
-        dist = f32(outer) - offset
-        lam = xp.maximum(dist, F32(0)) / f32(xp.maximum(closing, 1))
-        along = f32(ex * (px - ax) + ey * (py - ay)) + fence(xp, lam * f32(ex * vx + ey * vy))
-        on_edge = (along >= 0) & (along <= f32(ee))
-        fine = (closing > 0) & (outer > 0) & (dist > -F32(0.01) * offset / F32(BODY)) & on_edge
-        out.append(xp.where(fine, lam, NO_HIT))
-        out.append(circle_entry(xp, px - ax, py - ay, vx, vy, BODY))
-    return _min(xp, out)
-
-
-def _group(xp: Any, pts: tuple, columns: tuple, valid: Any, test) -> Any:
-    """(..., K) entries of points against each obstacle of a group (NO_HIT where invalid).
-
-    NumPy broadcasts over a last obstacle axis; XLA runs obstacle by obstacle (unrolled),
-    which it vectorises far better on the CPU. Both evaluate the same expressions.
-    """
-    if xp is np:
-        with np.errstate(all="ignore"):
-            hit = test(tuple(c[..., None] for c in pts), *columns)
-        return np.where(valid, hit, NO_HIT)
-    cols = [
-        xp.where(valid[k], test(pts, *(c[k] for c in columns)), NO_HIT)
-        for k in range(valid.shape[0])
-    ]
-    return xp.stack(cols, axis=-1) if cols else xp.zeros(pts[0].shape + (0,), F32)
 
 
 def obstacle_entries(xp: Any, p: Any, v: Any, m: MapArrays) -> Any:
@@ -198,24 +176,45 @@ def obstacle_entries(xp: Any, p: Any, v: Any, m: MapArrays) -> Any:
 
     The order is the tie order: mirrored maps list their obstacles in the same order and
     the two x edges never tie with each other, so ties break the same way in mirror games.
+    Every circle piece (pillars, square walls' and turned walls' corners) is one array, then
+    every face and every edge: few array calls for NumPy, where each call has a fixed cost,
+    and wide elementwise work that XLA compiles quickly and vectorises well.
     """
-    pts = (p[..., 0], p[..., 1], v[..., 0], v[..., 1])
-    c = m.pillar_centre
-    pillars = _group(
-        xp, pts, (c[:, 0], c[:, 1], m.pillar_radius), m.pillar_valid,
-        lambda q, *col: _pillar(xp, *q, *col),
-    )  # fmt: skip
+    px, py, vx, vy = (a[..., None] for a in (p[..., 0], p[..., 1], v[..., 0], v[..., 1]))
     lo, hi = m.rect_lo, m.rect_hi
-    rects = _group(
-        xp, pts, (lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1]), m.rect_valid,
-        lambda q, *col: _rect(xp, *q, *col),
-    )  # fmt: skip
-    pc = m.poly_corners
-    walls = _group(
-        xp, pts, tuple(pc[:, k, d] for k in range(4) for d in range(2)), m.poly_valid,
-        lambda q, *col: _poly(xp, *q, tuple(zip(col[0::2], col[1::2], strict=True))),
-    )  # fmt: skip
-    return xp.concatenate([arena_entries(xp, p, v), pillars, rects, walls], axis=-1)
+    rect_corners = xp.stack(
+        [xp.stack([lo[:, 0], lo[:, 1]], -1), xp.stack([hi[:, 0], lo[:, 1]], -1),
+         xp.stack([hi[:, 0], hi[:, 1]], -1), xp.stack([lo[:, 0], hi[:, 1]], -1)], 1,
+    ).reshape(-1, 2)  # fmt: skip
+    poly_corners = m.poly_corners.reshape(-1, 2)
+    centres = xp.concatenate([m.pillar_centre, rect_corners, poly_corners])
+    reach = xp.concatenate(
+        [m.pillar_radius + BODY, xp.full((rect_corners.shape[0] + poly_corners.shape[0],), BODY, dtype=I32)]
+    )
+    nq, ns, npoly = m.pillar_centre.shape[0], lo.shape[0], m.poly_corners.shape[0]
+    with np.errstate(all="ignore"):  # masked padding divides by zero
+        circles = circle_entry(xp, px - centres[:, 0], py - centres[:, 1], vx, vy, reach)
+        shape = p.shape[:-1]
+        rect_c = circles[..., nq : nq + 4 * ns].reshape(shape + (ns, 4)).min(-1)
+        poly_c = circles[..., nq + 4 * ns :].reshape(shape + (npoly, 4)).min(-1)
+        faces = _rect_faces(xp, px, py, vx, vy, lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1])
+        rects = xp.minimum(_min(xp, faces), rect_c)
+        a = m.poly_corners
+        b = xp.roll(a, -1, axis=1)
+        edges = _poly_edge(
+            xp, px[..., None], py[..., None], vx[..., None], vy[..., None],
+            a[..., 0], a[..., 1], b[..., 0], b[..., 1],
+        ).min(-1)  # fmt: skip
+        walls = xp.minimum(edges, poly_c)
+    return xp.concatenate(
+        [
+            arena_entries(xp, p, v),
+            xp.where(m.pillar_valid, circles[..., :nq], NO_HIT),
+            xp.where(m.rect_valid, rects, NO_HIT),
+            xp.where(m.poly_valid, walls, NO_HIT),
+        ],
+        axis=-1,
+    )
 
 
 def surface_normal(xp: Any, at: Any, which: Any, m: MapArrays) -> Any:

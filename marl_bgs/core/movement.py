@@ -20,6 +20,7 @@ from .contact import (
     f32,
     fence,
     float_circle_entry,
+    inverse,
     obstacle_entries,
     surface_normal,
 )
@@ -106,7 +107,8 @@ def charge_landing(xp: Any, start: Any, goal: Any, charging: Any, bodies: Any, m
         lo_b = xp.where(blockers, lo_b, NO_HIT)
         hi_b = xp.where(blockers, hi_b, NO_HIT)
         length = fence(xp, xp.sqrt(f32(sq(xp, v[0], v[1]))))
-        reach = 1 - F32(CONTACT) / xp.maximum(length, F32(CONTACT))  # touching the target
+        per_length = inverse(xp, xp.maximum(length, F32(CONTACT)))
+        reach = 1 - fence(xp, F32(CONTACT) * per_length)  # touching the target
         lo = xp.concatenate([lo_ob, lo_b])
         hi = xp.concatenate([hi_ob, hi_b])
         cand = xp.concatenate([xp.stack([F32(0) * reach, reach]), lo])
@@ -114,7 +116,7 @@ def charge_landing(xp: Any, start: Any, goal: Any, charging: Any, bodies: Any, m
         ok = (cand >= 0) & (cand <= reach) & ~inside
         best = xp.max(xp.where(ok, cand, F32(0)))
         # Snap to the grid; a snap into the stretch that starts there backs off.
-        back = best - f32(xp.asarray(CHARGE_BACKOFF)) / length
+        back = best - fence(xp, f32(xp.asarray(CHARGE_BACKOFF)) * per_length)
         pts = xp.round(f32(p)[None, :] + fence(xp, f32(v)[None, :] * back[:, None])).astype(I32)
         free = ~body_blocked(xp, pts, m) & _free_of_bodies(xp, pts, start, blockers)
         spot = xp.where(xp.any(free), pts[xp.minimum(first_index(xp, free), len(free) - 1)], p)
@@ -186,6 +188,9 @@ def plan_legs(xp: Any, start: Any, stride: Any, end: Any, m: MapArrays) -> Paths
     reach1 = _stop_quanta(xp, start, stride, lam1, m)
     contact = start + scaled(xp, stride, reach1[:, None], QUANTA)
     met = lam1 < 1
+    t1 = f32(reach1) / F32(QUANTA)
+    if xp is np and not met.any():  # nothing met: every body ends at its first leg's end
+        return Paths(np.stack([0 * t1, t1, t1], -1), np.stack([start, contact, contact], 1))
     rest = stride - (contact - start)
     n1 = surface_normal(xp, contact, first, m)
     n2 = surface_normal(xp, contact, second, m)
@@ -204,7 +209,6 @@ def plan_legs(xp: Any, start: Any, stride: Any, end: Any, m: MapArrays) -> Paths
     lam_s = xp.min(obstacle_entries(xp, contact, slide, m), axis=1)
     reach2 = _stop_quanta(xp, contact, slide, lam_s, m)
     finish = contact + scaled(xp, slide, reach2[:, None], QUANTA)
-    t1 = f32(reach1) / F32(QUANTA)
     t2 = f32(reach1 * q + (q - reach1) * reach2) / F32(QUANTA * QUANTA)
     times = xp.stack([0 * t1, t1, t2], -1)
     return Paths(times, xp.stack([start, contact, finish], 1))
@@ -213,8 +217,10 @@ def plan_legs(xp: Any, start: Any, stride: Any, end: Any, m: MapArrays) -> Paths
 def _position_at(xp: Any, times: Any, points: Any, t: Any) -> Any:
     """Float positions (N, K, 2) of bodies with paths (N, 3) / (N, 3, 2) at times t (N, K)."""
     t1, t2 = times[:, 1:2], times[:, 2:3]
-    f0 = xp.where(t1 > 0, xp.clip(t / xp.maximum(t1, F32(1e-9)), 0, 1), F32(1))
-    f1 = xp.where(t2 > t1, xp.clip((t - t1) / xp.maximum(t2 - t1, F32(1e-9)), 0, 1), F32(0))
+    per1 = inverse(xp, xp.maximum(t1, F32(1e-9)))
+    per2 = inverse(xp, xp.maximum(t2 - t1, F32(1e-9)))
+    f0 = xp.where(t1 > 0, xp.clip(fence(xp, t * per1), 0, 1), F32(1))
+    f1 = xp.where(t2 > t1, xp.clip(fence(xp, (t - t1) * per2), 0, 1), F32(0))
     v0, v1, v2 = (f32(points[:, k, None, :]) for k in range(3))
     return v0 + fence(xp, (v1 - v0) * f0[..., None]) + fence(xp, (v2 - v1) * f1[..., None])
 
@@ -255,6 +261,15 @@ def _pair_contacts(xp: Any, paths: Paths, pair_blocks: Any) -> Any:
     t0, t1 = bp[:, :-1], bp[:, 1:]
     when = xp.where((lam <= 1) & (t1 > t0), t0 + fence(xp, lam * (t1 - t0)), NO_HIT)
     return xp.where(pair_blocks, xp.min(when, axis=1), NO_HIT)
+
+
+def _may_meet(xp: Any, legs: Paths, pair_blocks: Any) -> Any:
+    """(45,) pairs whose paths' bounding boxes come within a body's width (an exact
+    pre-test: any other pair stays at least 1.0 apart all tick)."""
+    lo, hi = xp.min(legs.points, axis=1), xp.max(legs.points, axis=1)
+    gap = xp.maximum(lo[PAIR_I] - hi[PAIR_J], lo[PAIR_J] - hi[PAIR_I])  # (45, 2)
+    moves = xp.any(legs.points[:, 2] != legs.points[:, 0], axis=1)
+    return pair_blocks & xp.all(gap < CONTACT, axis=1) & (moves[PAIR_I] | moves[PAIR_J])
 
 
 BODY_PASSES = 10
@@ -298,8 +313,7 @@ def plan_moves(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, en
         stuck = xp.any(overlapping_pairs(xp, now, blocking), axis=1) & (stop > 0)
         return xp.where(stuck, 0, stop).astype(I32), xp.any(stuck)
 
-    moving = xp.any(legs.points[:, 2] != start, axis=1) & blocking
-    stop = settle(xp, cut_pass, full, BODY_PASSES, xp.any(moving))
+    stop = settle(xp, cut_pass, full, BODY_PASSES, xp.any(_may_meet(xp, legs, pair_blocks)))
     stop = settle(xp, fallback_pass, stop, BODY_PASSES)
     return _truncate(xp, legs, stop)
 

@@ -1,0 +1,476 @@
+"""Where an agent goes when its spawn shield ends inside another body.
+
+The rule: each such agent moves to the point nearest to where it stands whose body overlaps
+no blocking body and no obstacle, lies inside the arena, and can be reached along a clear
+straight line. The set of allowed points is the plane minus a union of convex shapes (each
+other body's disc of radius 1.0, each obstacle grown by a body radius) and outside the
+arena's edges, so the nearest allowed point is the agent's own spot, the nearest point of one
+shape's boundary, or a corner where two boundaries cross. Those points are computed in
+closed form, nudged onto the milli-unit grid on the allowed side, tested exactly with the
+integer helpers of `geometry`, and the nearest one that passes wins.
+
+Candidates, for the leaver at h (everything relative to h, see "Symmetry" below):
+- h itself;
+- projections of h onto: the circle of each nearby body (radius 1000; a body standing exactly
+  on h gives the point toward the leaver's own spawn end), each nearby pillar grown by 500,
+  each nearby square wall grown by 500 (a rounded rectangle), each edge of each nearby turned
+  wall grown by 500, and the four arena edges;
+- crossings of a nearby body's circle with: another nearby body's circle, the four arena
+  edges, each nearby pillar's grown circle, each nearby square wall's four grown faces and
+  four corner circles, and each nearby turned wall's four grown faces and four corner
+  circles; and crossings of two nearby pillars' grown circles.
+
+"Nearby" means the K_BODIES bodies, K_PILLARS pillars, K_RECTS square walls and K_WALLS turned
+walls nearest to h. Whatever is left out lies at least `reach` away (a conservative integer
+bound, see `_nearest`), so it can neither block nor shape any point closer than `reach`:
+candidates are only kept if they are closer than `reach`, and within that radius the answer
+is exact. Ties in choosing the nearby shapes therefore never change the result.
+
+Grid snapping. A candidate on the boundary of one or two convex shapes is moved by the vector
+o with o . n = 1 milli-unit for the free-side normal n of each shape (o = 2 (n1 + n2) /
+|n1 + n2|^2), then rounded: each shape's tangent half-plane is then cleared by at least
+1 - 0.71 milli-units, and a point outside the tangent half-plane of a convex shape lies
+outside the shape. The nudge is 1 milli-unit at a projection and 1 / sin(a / 2) at a corner
+whose free wedge has opening angle a (at most 10 milli-units down to about 11.5 degrees).
+
+Choice. Among the candidates that pass (no blocking body closer than 1.0, `body_blocked`
+false), the SHORTLIST nearest (exact integer squared distance; ties: nearer the leaver's own
+spawn end, then southmost, which leaves no ties between distinct points) are tested for a
+clear line from h (`sight_blocked` false) and the first clear one is taken. With none, the
+leaver stays where it is.
+
+Several leavers: one moves per pass, the one nearest its own spawn edge first, then the
+southmost (exact equal keys, which only a leaver and the mirror image of a leaver from the
+other end can share, fall to the lower slot); later leavers see earlier ones where they
+landed. A leaver is considered once per tick.
+
+Symmetry. Every float step is computed from integer offsets relative to h with operations
+that commute with negation (IEEE round-to-nearest-even), every rounding is half-to-even, and
+every two-body formula is symmetric in its two bodies, so mirrored inputs give exactly
+mirrored candidates and permuted slots give the same candidate set. Float products that feed
+an addition, and square roots used as divisors, pass through `fence`, which keeps XLA from
+fusing them into FMAs or rewriting them as rsqrt: NumPy and JAX round identically.
+
+Limits (where the result may be more than 0.01 from the exact nearest point): the free wedge
+at the answer is narrower than about 11 degrees (two boundaries crossing almost tangentially);
+the answer is a corner between two obstacles with no body boundary through it (two obstacles
+closer together than a body's width, the leaver on the far side of the gap); the nearest free
+points are hidden from h by an obstacle (the true answer then lies on a shadow line, which is
+not a candidate; and only SHORTLIST candidates are tested for a line at all); the answer is
+farther than `reach` from h (then the leaver stays). Equal-key leavers (see above) are
+ordered by slot.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .geometry import (
+    ARENA_HI,
+    ARENA_LO,
+    BODY,
+    CONTACT,
+    F32,
+    I32,
+    body_blocked,
+    first_index,
+    sight_blocked,
+    sq,
+)
+from .loops import settle
+from .state import LEFT, NUM_SLOTS, MapArrays
+
+K_BODIES_NEAR = 6  # nearest other bodies crossed with each other and the arena edges
+K_BODIES = 2  # nearest other bodies crossed with the nearby obstacles
+K_PILLARS = 3
+K_RECTS = 3
+K_WALLS = 2
+SHORTLIST = 6  # nearest free candidates tested for a clear line
+MARGIN = 100  # milli-units subtracted from every distance key (covers nudge and rounding)
+NUDGE_CAP = 2.0**-10  # floor of |n1 + n2|^2: nudges stay below 64 milli-units
+CLEAR_PASSES = NUM_SLOTS
+CONTACT_SQ = CONTACT * CONTACT
+BIG = np.int32(2**30)
+LIMIT = 25000.0  # relative float coordinates are clipped to this before rounding
+BOX_LO = (-1000, -1000)  # candidates are clamped into this box (outside the arena stays out)
+BOX_HI = (21000, 11000)
+SPAN = 16000  # centre offsets are clipped to this before squaring (no int32 overflow)
+
+
+def fence(xp: Any, x: Any) -> Any:
+    """An identity that XLA cannot see through: no FMA across it, no rsqrt behind it."""
+    return xp.minimum(x, np.float32(3e38))
+
+
+def _f(xp: Any, x: Any) -> Any:
+    return xp.asarray(x).astype(F32)
+
+
+def _floor_sqrt(xp: Any, n: Any) -> Any:
+    """floor(sqrt(n)) for a non-negative int32, to within one (float32 rounding)."""
+    return xp.floor(xp.sqrt(_f(xp, n))).astype(I32)
+
+
+def _inverse(xp: Any, r: Any) -> Any:
+    """1 / r as a float32. XLA turns a division by a constant into a product with its
+    reciprocal, so every division by a radius is written that way on both engines."""
+    return F32(1.0) / _f(xp, r)
+
+
+def _scale(xp: Any, x: Any, inv: Any) -> Any:
+    return fence(xp, x * inv)
+
+
+def _nearest(xp: Any, keys: Any, count: int) -> tuple[Any, Any]:
+    """Indices of the `count` smallest keys, and the next smallest key (BIG if none).
+
+    The cut-off value does not depend on how equal keys are ordered, and neither does any
+    result within it: that is what makes the choice of nearby shapes order-free.
+    """
+    count = min(count, keys.shape[0])
+    idx = xp.argsort(keys, stable=True)[:count]
+    cut = xp.sort(keys)[count] if keys.shape[0] > count else xp.asarray(BIG)
+    return idx, cut
+
+
+# A candidate is a tuple (px, py, sx, sy, ok): the point relative to h (float32), the sum of
+# the free-side unit normals of the boundaries through it, and whether it exists.
+
+
+def _circle_pair(xp: Any, c1: tuple, r1: Any, c2: tuple, r2: Any) -> list[tuple]:
+    """The two crossings of circles (c1, r1) and (c2, r2): symmetric in the two circles."""
+    vx = xp.clip(c2[0] - c1[0], -SPAN, SPAN)
+    vy = xp.clip(c2[1] - c1[1], -SPAN, SPAN)
+    d = sq(xp, vx, vy)
+    outer = (r1 + r2) * (r1 + r2) - d
+    inner = d - (r1 - r2) * (r1 - r2)
+    ok = (d > 0) & (outer >= 0) & (inner >= 0)
+    two_d = _f(xp, 2 * xp.maximum(d, 1))
+    e = _f(xp, r1 * r1 - r2 * r2) / two_d
+    k = xp.sqrt(fence(xp, _f(xp, xp.maximum(outer, 0)) * _f(xp, xp.maximum(inner, 0)))) / two_d
+    fx, fy = _f(xp, vx), _f(xp, vy)
+    bx = _f(xp, c1[0] + c2[0]) * F32(0.5) + fence(xp, e * fx)
+    by = _f(xp, c1[1] + c2[1]) * F32(0.5) + fence(xp, e * fy)
+    kx, ky = fence(xp, k * fx), fence(xp, k * fy)
+    i1, i2 = _inverse(xp, r1), _inverse(xp, r2)
+    out = []
+    for px, py in ((bx - ky, by + kx), (bx + ky, by - kx)):
+        sx = _scale(xp, px - _f(xp, c1[0]), i1) + _scale(xp, px - _f(xp, c2[0]), i2)
+        sy = _scale(xp, py - _f(xp, c1[1]), i1) + _scale(xp, py - _f(xp, c2[1]), i2)
+        out.append((px, py, sx, sy, ok))
+    return out
+
+
+def _circle_axis_line(xp: Any, c: tuple, r: Any, at: Any, axis: int, side: int) -> list[tuple]:
+    """Crossings of circle (c, r) with the line {coordinate `axis` = at}, whose free side is
+    toward `side` (+1 or -1) along that axis."""
+    along = 1 - axis
+    gap = xp.clip(at - c[axis], -SPAN, SPAN)
+    rest = r * r - gap * gap
+    ok = rest >= 0
+    t = xp.sqrt(_f(xp, xp.maximum(rest, 0)))
+    inv = _inverse(xp, r)
+    out = []
+    for sign in (1, -1):
+        p = [_f(xp, at), _f(xp, c[along]) + sign * t]
+        s = [_scale(xp, _f(xp, gap), inv) + F32(side), _scale(xp, sign * t, inv)]
+        if axis == 1:
+            p, s = p[::-1], s[::-1]
+        out.append((p[0], p[1], s[0], s[1], ok))
+    return out
+
+
+def _edges(xp: Any, corners: Any) -> tuple:
+    """Each turned wall's edges: start (ax, ay), direction (ex, ey) ints, unit direction and
+    unit outward normal (float), all (W, 4)."""
+    ax, ay = corners[..., 0], corners[..., 1]
+    bx = xp.concatenate([ax[..., 1:], ax[..., :1]], axis=-1)
+    by = xp.concatenate([ay[..., 1:], ay[..., :1]], axis=-1)
+    ex, ey = bx - ax, by - ay
+    length = fence(xp, xp.sqrt(_f(xp, xp.maximum(sq(xp, ex, ey), 1))))
+    ux, uy = _f(xp, ex) / length, _f(xp, ey) / length
+    nx, ny = _f(xp, ey) / length, _f(xp, -ex) / length  # corners run counter-clockwise
+    return ax, ay, ex, ey, length, ux, uy, nx, ny
+
+
+def _circle_face(xp: Any, c: tuple, r: Any, edge: tuple) -> list[tuple]:
+    """Crossings of circle (c, r) with a turned wall's edge line pushed out by BODY.
+
+    The signed distance comes from an exact integer cross product, the same from either end
+    of the edge, so a mirrored wall (whose edges run the other way) gives mirrored points.
+    """
+    ax, ay, ex, ey, length, ux, uy, nx, ny = edge
+    wx = xp.clip(c[0] - ax, -SPAN, SPAN)
+    wy = xp.clip(c[1] - ay, -SPAN, SPAN)
+    cross = wx * ey - wy * ex
+    dist = _f(xp, cross) / length - F32(BODY)
+    rest = _f(xp, r * r) - fence(xp, dist * dist)
+    ok = rest >= 0
+    t = xp.sqrt(xp.maximum(rest, F32(0)))
+    fx = _f(xp, c[0]) - fence(xp, dist * nx)
+    fy = _f(xp, c[1]) - fence(xp, dist * ny)
+    tx, ty = fence(xp, t * ux), fence(xp, t * uy)
+    inv = _inverse(xp, r)
+    out = []
+    for px, py in ((fx + tx, fy + ty), (fx - tx, fy - ty)):
+        sx = _scale(xp, px - _f(xp, c[0]), inv) + nx
+        sy = _scale(xp, py - _f(xp, c[1]), inv) + ny
+        out.append((px, py, sx, sy, ok))
+    return out
+
+
+def _projection(xp: Any, c: tuple, r: Any, toward_end: Any) -> tuple:
+    """Nearest point to h (the origin) on the circle (c, r); from the centre itself, the point
+    toward the leaver's own end (`toward_end` is -1 or +1 along x)."""
+    length2 = sq(xp, xp.clip(c[0], -SPAN, SPAN), xp.clip(c[1], -SPAN, SPAN))
+    length = fence(xp, xp.sqrt(_f(xp, xp.maximum(length2, 1))))
+    at_centre = length2 == 0
+    nx = xp.where(at_centre, _f(xp, toward_end), _f(xp, -c[0]) / length)
+    ny = xp.where(at_centre, F32(0), _f(xp, -c[1]) / length)
+    fr = _f(xp, r)
+    px = _f(xp, c[0]) + fence(xp, fr * nx)
+    py = _f(xp, c[1]) + fence(xp, fr * ny)
+    return px, py, nx + nx, ny + ny
+
+
+def _edge_projection(xp: Any, edge: tuple, toward_end: Any) -> tuple:
+    """Nearest point to h on each turned-wall edge grown by BODY (a capsule's boundary)."""
+    ax, ay, ex, ey, length, ux, uy, nx, ny = edge
+    dot = -(ax * ex + ay * ey)
+    ee = sq(xp, ex, ey)
+    corner_x = xp.where(dot >= ee, ax + ex, ax)
+    corner_y = xp.where(dot >= ee, ay + ey, ay)
+    cpx, cpy, csx, csy = _projection(xp, (corner_x, corner_y), BODY, toward_end)
+    # Inside the edge's span: straight out along the normal, on h's side of the line.
+    side = -(ax * ey - ay * ex)  # h's cross product: > 0 outside
+    dist = _f(xp, side) / length
+    sgn = xp.where(side >= 0, F32(1), F32(-1))
+    qx, qy = -fence(xp, dist * nx), -fence(xp, dist * ny)
+    fpx = qx + fence(xp, F32(BODY) * sgn * nx)
+    fpy = qy + fence(xp, F32(BODY) * sgn * ny)
+    face = (dot > 0) & (dot < ee)
+    pick = lambda a, b: xp.where(face, a, b)  # noqa: E731
+    return pick(fpx, cpx), pick(fpy, cpy), pick(2 * sgn * nx, csx), pick(2 * sgn * ny, csy)
+
+
+def _snap(xp: Any, cand: tuple) -> tuple[Any, Any]:
+    """Nudge each candidate to the free side of its boundaries and round to the grid."""
+    px, py, sx, sy, ok = cand
+    ss = fence(xp, sx * sx) + fence(xp, sy * sy)
+    q = F32(2.0) / xp.maximum(ss, F32(NUDGE_CAP))
+    x = px + fence(xp, q * sx)
+    y = py + fence(xp, q * sy)
+    finite = ok & xp.isfinite(x) & xp.isfinite(y)
+    x = xp.clip(xp.where(finite, x, F32(0)), -LIMIT, LIMIT)
+    y = xp.clip(xp.where(finite, y, F32(0)), -LIMIT, LIMIT)
+    return xp.stack([xp.round(x), xp.round(y)], -1).astype(I32), finite
+
+
+def _flat(parts: list[tuple], xp: Any) -> tuple:
+    """Concatenate candidate tuples of any shapes into five flat arrays."""
+    cols = []
+    for i in range(5):
+        pieces = []
+        for p in parts:
+            shape = np.broadcast_shapes(*(np.shape(q) for q in p))
+            pieces.append(xp.broadcast_to(p[i], shape).reshape(-1))
+        cols.append(xp.concatenate(pieces))
+    return tuple(cols)
+
+
+def _leaver_spot(xp: Any, pos: Any, bodies: Any, k: Any, end_k: Any, m: MapArrays) -> tuple:
+    """The spot leaver k moves to, and whether it found one (see the module docstring)."""
+    slots = xp.arange(NUM_SLOTS)
+    h = pos[k]
+    hx, hy = h[0], h[1]
+    toward_end = xp.where(end_k == LEFT, -1, 1)
+    blockers = bodies & (slots != k)
+
+    # Nearby shapes: those whose key is below the cut of their group (order-free).
+    rel = pos - h
+    body_key = _floor_sqrt(xp, sq(xp, rel[:, 0], rel[:, 1])) - CONTACT - MARGIN
+    body_key = xp.where(blockers, body_key, BIG)
+    ia, cut_a = _nearest(xp, body_key, K_BODIES_NEAR)
+    ib, cut_b = _nearest(xp, body_key, K_BODIES)
+    pc = m.pillar_centre - h
+    pillar_key = _floor_sqrt(xp, sq(xp, pc[:, 0], pc[:, 1])) - m.pillar_radius - BODY - MARGIN
+    ip, cut_p = _nearest(xp, xp.where(m.pillar_valid, pillar_key, BIG), K_PILLARS)
+    rlo, rhi = m.rect_lo - h, m.rect_hi - h
+    gx = xp.maximum(xp.maximum(rlo[:, 0], -rhi[:, 0]), 0)
+    gy = xp.maximum(xp.maximum(rlo[:, 1], -rhi[:, 1]), 0)
+    rect_key = _floor_sqrt(xp, sq(xp, gx, gy)) - BODY - MARGIN
+    ir, cut_r = _nearest(xp, xp.where(m.rect_valid, rect_key, BIG), K_RECTS)
+    ax, ay, ex, ey, length = _edges(xp, m.poly_corners - h)[:5]
+    outside = _f(xp, -(ax * ey - ay * ex)) / length  # signed distance of h beyond each edge
+    wall_key = xp.floor(xp.max(outside, axis=-1)).astype(I32) - BODY - MARGIN
+    iw, cut_w = _nearest(xp, xp.where(m.poly_valid, wall_key, BIG), K_WALLS)
+
+    va = body_key[ia] < cut_a
+    ca = (rel[ia, 0], rel[ia, 1])
+    vb = body_key[ib] < cut_b
+    cb = (rel[ib, 0], rel[ib, 1])
+    vp = m.pillar_valid[ip] & (pillar_key[ip] < cut_p)
+    cp = (pc[ip, 0], pc[ip, 1])
+    rp = m.pillar_radius[ip] + BODY
+    vr = m.rect_valid[ir] & (rect_key[ir] < cut_r)
+    lo, hi = rlo[ir], rhi[ir]
+    vw = m.poly_valid[iw] & (wall_key[iw] < cut_w)
+    walls = m.poly_corners[iw] - h
+    edge = _edges(xp, walls)
+
+    parts = []
+    zero = F32(0) * _f(xp, hx)
+    parts.append((zero, zero, zero, zero, xp.asarray(True)))  # h itself
+    # Projections.
+    px, py, sx, sy = _projection(xp, (rel[:, 0], rel[:, 1]), CONTACT, toward_end)
+    parts.append((px, py, sx, sy, blockers))
+    px, py, sx, sy = _projection(xp, cp, rp, toward_end)
+    parts.append((px, py, sx, sy, vp))
+    qx = xp.clip(0, lo[:, 0], hi[:, 0])
+    qy = xp.clip(0, lo[:, 1], hi[:, 1])
+    px, py, sx, sy = _projection(xp, (qx, qy), BODY, toward_end)
+    parts.append((px, py, sx, sy, vr))
+    px, py, sx, sy = _edge_projection(xp, edge, toward_end)
+    parts.append((px, py, sx, sy, vw[:, None]))
+    lines = [  # (at, axis, free side) for the arena's four edges, relative to h
+        (ARENA_LO[0] - hx, 0, 1),
+        (ARENA_HI[0] - hx, 0, -1),
+        (ARENA_LO[1] - hy, 1, 1),
+        (ARENA_HI[1] - hy, 1, -1),
+    ]
+    for at, axis, side in lines:
+        p = [zero, zero]
+        p[axis] = _f(xp, at)
+        s = [zero, zero]
+        s[axis] = F32(2 * side) + zero
+        parts.append((p[0], p[1], s[0], s[1], xp.asarray(True)))
+
+    # Crossings of body circles with each other and with the arena edges (nearer tier).
+    a, b = np.triu_indices(len(va), 1)
+    for cand in _circle_pair(xp, (ca[0][a], ca[1][a]), CONTACT, (ca[0][b], ca[1][b]), CONTACT):
+        parts.append(cand[:4] + (cand[4] & va[a] & va[b],))
+    for at, axis, side in lines:
+        for cand in _circle_axis_line(xp, ca, CONTACT, at, axis, side):
+            parts.append(cand[:4] + (cand[4] & va,))
+    # Crossings of the nearest body circles with the nearby obstacles.
+    b1 = (cb[0][:, None], cb[1][:, None])
+    for cand in _circle_pair(xp, b1, CONTACT, (cp[0][None], cp[1][None]), rp[None]):
+        parts.append(cand[:4] + (cand[4] & vb[:, None] & vp[None],))
+    both = vb[:, None, None] & vr[None, :, None]
+    corners_x = xp.stack([lo[:, 0], hi[:, 0], hi[:, 0], lo[:, 0]], -1)[None]
+    corners_y = xp.stack([lo[:, 1], lo[:, 1], hi[:, 1], hi[:, 1]], -1)[None]
+    b2 = (cb[0][:, None, None], cb[1][:, None, None])
+    for cand in _circle_pair(xp, b2, CONTACT, (corners_x, corners_y), BODY):
+        parts.append(cand[:4] + (cand[4] & both,))
+    faces = ((lo[:, 0] - BODY, 0, -1), (hi[:, 0] + BODY, 0, 1))
+    faces += ((lo[:, 1] - BODY, 1, -1), (hi[:, 1] + BODY, 1, 1))
+    for at, axis, side in faces:
+        for cand in _circle_axis_line(xp, b1, CONTACT, at[None], axis, side):
+            parts.append(cand[:4] + (cand[4] & vb[:, None] & vr[None],))
+    both = vb[:, None, None] & vw[None, :, None]
+    wall_corners = (walls[None, :, :, 0], walls[None, :, :, 1])
+    for cand in _circle_pair(xp, b2, CONTACT, wall_corners, BODY):
+        parts.append(cand[:4] + (cand[4] & both,))
+    edge_b = tuple(q[None] for q in edge)
+    for cand in _circle_face(xp, b2, CONTACT, edge_b):
+        parts.append(cand[:4] + (cand[4] & both,))
+    a, b = np.triu_indices(len(vp), 1)
+    for cand in _circle_pair(xp, (cp[0][a], cp[1][a]), rp[a], (cp[0][b], cp[1][b]), rp[b]):
+        parts.append(cand[:4] + (cand[4] & vp[a] & vp[b],))
+
+    spot, ok = _snap(xp, _flat(parts, xp))
+    spot = xp.clip(spot + h, xp.asarray(BOX_LO, I32), xp.asarray(BOX_HI, I32))
+    off = spot - h
+    d2 = sq(xp, off[:, 0], off[:, 1])
+    for j in range(NUM_SLOTS):  # no blocking body closer than touching
+        gap = sq(xp, spot[:, 0] - pos[j, 0], spot[:, 1] - pos[j, 1])
+        ok = ok & ~((gap < CONTACT_SQ) & blockers[j])
+    ok = ok & ~body_blocked(xp, spot, _nearby_map(xp, m, ip, vp, ir, vr, iw, vw))
+
+    # Shortlist in order of preference: distance, then toward the own end, then south.
+    ahead = xp.where(end_k == LEFT, off[:, 0], -off[:, 0])
+    picks, found = [], []
+    avail = ok
+    for _ in range(SHORTLIST):
+        d_min = xp.min(xp.where(avail, d2, BIG))
+        tied = avail & (d2 == d_min)
+        a_min = xp.min(xp.where(tied, ahead, BIG))
+        tied = tied & (ahead == a_min)
+        y_min = xp.min(xp.where(tied, off[:, 1], BIG))
+        hit = d_min < BIG
+        x_off = xp.where(hit, xp.where(end_k == LEFT, a_min, -a_min), 0)
+        y_off = xp.where(hit, y_min, 0)
+        picks.append(xp.stack([x_off, y_off]))
+        found.append(hit)
+        avail = avail & ~((off[:, 0] == x_off) & (off[:, 1] == y_off))
+    shortlist = xp.stack(picks).astype(I32) + h
+    # The shortlist is checked against the whole map: far obstacles and the line.
+    start = xp.broadcast_to(h, shortlist.shape)
+    clear = xp.stack(found) & ~body_blocked(xp, shortlist, m)
+    clear = clear & ~sight_blocked(xp, start, shortlist, m)
+    best = shortlist[xp.minimum(first_index(xp, clear), SHORTLIST - 1)]
+    return best, xp.any(clear)
+
+
+def _nearby_map(xp: Any, m: MapArrays, ip, vp, ir, vr, iw, vw) -> MapArrays:
+    """The nearby obstacles as a map of their own, for a first, cheaper pass of the test."""
+    centre, radius = m.pillar_centre[ip], m.pillar_radius[ip]
+    lo, hi = m.rect_lo[ir], m.rect_hi[ir]
+    return MapArrays(
+        box_lo=xp.concatenate([centre, lo]),
+        box_hi=xp.concatenate([centre, hi]),
+        box_radius=xp.concatenate([radius, xp.zeros(lo.shape[0], I32)]),
+        box_valid=xp.concatenate([vp, vr]),
+        poly_corners=m.poly_corners[iw],
+        poly_valid=vw,
+        pillar_centre=centre,
+        pillar_radius=radius,
+        pillar_valid=vp,
+        rect_lo=lo,
+        rect_hi=hi,
+        rect_valid=vr,
+    )
+
+
+def _overlapping(xp: Any, pos: Any, bodies: Any) -> Any:
+    """Whether each agent is a blocking body closer than touching to another one."""
+    out = xp.zeros(NUM_SLOTS, bool)
+    for j in range(NUM_SLOTS):
+        gap = sq(xp, pos[:, 0] - pos[j, 0], pos[:, 1] - pos[j, 1])
+        out = out | ((gap < CONTACT_SQ) & bodies[j] & (xp.arange(NUM_SLOTS) != j))
+    return out & bodies
+
+
+def clear_of_bodies(xp: Any, pos: Any, leaving: Any, others: Any, end: Any, m: MapArrays) -> Any:
+    """Move each agent whose shield ends (`leaving`) off any body it overlaps.
+
+    Bodies of `others | leaving` block. Each overlapping leaver goes to the nearest point
+    clear of every blocking body and obstacle, inside the arena, with a clear line from where
+    it stood (see the module docstring for the candidates, the rounding and the limits); one
+    leaver per pass, nearest its own spawn edge first, then southmost; later leavers see the
+    earlier ones where they landed. A leaver with no such point stays.
+    """
+    bodies = others | leaving
+    slots = xp.arange(NUM_SLOTS)
+
+    def needing(pos, tried):
+        return leaving & ~tried & _overlapping(xp, pos, bodies)
+
+    def clear_one(carry):
+        pos, tried = carry
+        needs = needing(pos, tried)
+        if xp is np and not needs.any():
+            return (pos, tried), False
+        from_edge = xp.where(end == LEFT, pos[:, 0], 20000 - pos[:, 0])
+        k = xp.argmin(xp.where(needs, from_edge * 16384 + pos[:, 1], BIG))
+        best, moved = _leaver_spot(xp, pos, bodies, k, end[k], m)
+        here = (slots == k) & needs[k]
+        pos = xp.where((here & moved)[:, None], best[None, :], pos).astype(I32)
+        tried = tried | here
+        return (pos, tried), xp.any(needing(pos, tried))
+
+    untried = xp.zeros(NUM_SLOTS, bool)
+    first = xp.any(needing(pos, untried))
+    return settle(xp, clear_one, (pos, untried), CLEAR_PASSES, first)[0]
