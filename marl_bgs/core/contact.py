@@ -83,21 +83,29 @@ def circle_span(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> tuple[An
     return xp.where(crosses, mid - spread, NO_HIT), xp.where(crosses, mid + spread, NO_HIT)
 
 
-def float_circle_entry(xp: Any, ax: Any, ay: Any, ux: Any, uy: Any, g: float) -> Any:
-    """`circle_entry` for float offsets and motions (the relative paths of two bodies)."""
+def float_circle_entry(xp: Any, ax: Any, ay: Any, ux: Any, uy: Any, radii: tuple) -> list:
+    """`circle_entry` for float offsets and motions (the relative paths of two bodies), for
+    each radius in `radii` (the products are shared)."""
     ab = fence(xp, ax * ux) + fence(xp, ay * uy)
     bb = fence(xp, ux * ux) + fence(xp, uy * uy)
     aa = fence(xp, ax * ax) + fence(xp, ay * ay)
     cross = xp.abs(fence(xp, ax * uy) - fence(xp, ay * ux))
-    g_f = F32(g)
     per_speed = inverse(xp, xp.maximum(fence(xp, xp.sqrt(bb)), F32(1e-6)))
     miss = fence(xp, cross * per_speed)
-    half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, F32(0)) * (g_f + miss)))
     mid = fence(xp, -ab * inverse(xp, xp.maximum(bb, F32(1e-12))))
-    lam = mid - fence(xp, half * per_speed)
-    touching = aa <= F32(g * g)
-    lam = xp.where(touching, F32(0), xp.maximum(lam, F32(0)))
-    return xp.where((ab < 0) & ((miss < g_f) | touching) & (bb > 0), lam, NO_HIT)
+    moving_in = (ab < 0) & (bb > 0)
+    out = []
+    for g in radii:
+        g_f = F32(g)
+        half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, F32(0)) * (g_f + miss)))
+        lam = mid - fence(xp, half * per_speed)
+        touching = aa <= F32(g * g)
+        # Touching at the start counts only if they close by more than float noise (a
+        # body standing where a follower meets it is reached at that instant, not before).
+        pressing = touching & (ab < -F32(g) * F32(0.01))
+        lam = xp.where(touching, F32(0), xp.maximum(lam, F32(0)))
+        out.append(xp.where(moving_in & (((miss < g_f) & ~touching) | pressing), lam, NO_HIT))
+    return out
 
 
 def face_entry(xp: Any, dist: Any, speed: Any, along: Any, drift: Any, length: Any) -> Any:

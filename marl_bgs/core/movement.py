@@ -57,7 +57,35 @@ MOVE_DIRECTIONS = np.asarray(
 QUANTA = 1024
 # How far (in quanta) a stop backs off when rounding to the grid would put the body into
 # what stopped it; the first candidate that stands free is taken.
-BACKOFF = np.asarray([0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], np.int32)
+BACKOFF = np.asarray([0, 1, 2, 4, 16, 1024], np.int32)
+
+
+def pick_rows(xp: Any, values: Any, index: np.ndarray) -> Any:
+    """`values[index]` for float values (or whole numbers below 2**24) and a constant index.
+
+    Under JAX a product with a constant 0/1 matrix, exact for finite values: XLA on the CPU
+    fuses a gather with the work that computes what it reads and repeats that work for
+    every element read; a dot is never fused with its operands.
+    """
+    if xp is np:
+        return values[index]
+    picks = np.zeros((index.size, values.shape[0]), np.float32)
+    picks[np.arange(index.size), index.ravel()] = 1.0
+    out = xp.asarray(picks) @ f32(values).reshape(values.shape[0], -1)
+    return out.reshape(index.shape + values.shape[1:]).astype(values.dtype)
+
+
+def materialize(xp: Any, x: Any) -> Any:
+    """`x` itself (finite float32 values, or whole numbers below 2**24 in magnitude).
+
+    Under JAX a product with an identity matrix: XLA on the CPU duplicates the elementwise
+    work that computes a value into every fused consumer of it, which deep chains of small
+    steps (the body passes) multiply many times over; a dot is computed once.
+    """
+    if xp is np:
+        return x
+    n = x.shape[-1]
+    return (f32(x) @ xp.asarray(np.eye(n, dtype=np.float32))).astype(x.dtype)
 
 
 def overlapping_pairs(xp: Any, pos: Any, bodies: Any) -> Any:
@@ -137,7 +165,7 @@ def _stop_quanta(xp: Any, p: Any, v: Any, lam: Any, m: MapArrays) -> Any:
     cands = xp.maximum(q[:, None] - xp.asarray(BACKOFF)[None, :], 0)
     pts = p[:, None, :] + scaled(xp, v[:, None, :], cands[..., None], QUANTA)
     free = ~body_blocked(xp, pts, m)
-    pick = xp.take_along_axis(cands, xp.minimum(first_index(xp, free, axis=1), 11)[:, None], 1)
+    pick = xp.take_along_axis(cands, xp.minimum(first_index(xp, free, axis=1), len(BACKOFF) - 1)[:, None], 1)
     return xp.where(xp.any(free, axis=1), pick[:, 0], 0).astype(I32)
 
 
@@ -226,41 +254,68 @@ def _position_at(xp: Any, times: Any, points: Any, t: Any) -> Any:
 
 
 def _truncate(xp: Any, legs: Paths, stop: Any) -> Paths:
-    """The paths cut at `stop` (quanta): a body stands from then on where it had got to,
-    rounded to the grid."""
+    """The paths cut at `stop` (quanta): a body stands from then on where it had got to.
+
+    The cut point is left unrounded (float32 points): a body following one that stops is
+    judged against where it really stopped, not against a grid point a hair ahead of it.
+    """
     s = f32(stop) / F32(QUANTA)
-    here = xp.round(_position_at(xp, legs.times, legs.points, s[:, None])[:, 0]).astype(I32)
+    here = _position_at(xp, legs.times, legs.points, s[:, None])[:, 0]
     t1, t2 = legs.times[:, 1], legs.times[:, 2]
-    v1 = xp.where((t1 <= s)[:, None], legs.points[:, 1], here)
-    v2 = xp.where((t2 <= s)[:, None], legs.points[:, 2], here)
+    v1 = xp.where((t1 <= s)[:, None], f32(legs.points[:, 1]), here)
+    v2 = xp.where((t2 <= s)[:, None], f32(legs.points[:, 2]), here)
     times = xp.stack([legs.times[:, 0], xp.minimum(t1, s), xp.minimum(t2, s)], -1)
-    return Paths(times, xp.stack([legs.points[:, 0], v1, v2], 1))
+    points = xp.stack([f32(legs.points[:, 0]), v1, v2], 1)
+    return Paths(materialize(xp, times), materialize(xp, points))
 
 
-def _pair_contacts(xp: Any, paths: Paths, pair_blocks: Any) -> Any:
-    """(45,) the first instant each pair of blocking bodies touches while closing (NO_HIT
-    if never this tick), on their actual paths.
+def _on_grid(xp: Any, paths: Paths) -> Paths:
+    return Paths(paths.times, xp.round(paths.points).astype(I32))
+
+
+def _pair_contacts(xp: Any, pi: Paths, pj: Paths) -> tuple[Any, Any]:
+    """(P,) the first instant two bodies with paths pi, pj (one row per pair) touch while
+    closing (NO_HIT if never this tick); and the first instant they come within CONTACT +
+    ROUNDING_GAP (where a stop cannot be rounded into an overlap).
 
     Between the union of the two bodies' breakpoints both move in straight lines, so the
     relative motion is a chain of at most five segments, each tested exactly for entering
-    the 1.0 circle.
+    the circle. At its own breakpoints a body is at a vertex of its path; only the other
+    body's breakpoints need a position looked up on it.
     """
-    ti, tj = paths.times[PAIR_I], paths.times[PAIR_J]
-    a1, a2, b1, b2 = ti[:, 1], ti[:, 2], tj[:, 1], tj[:, 2]  # a1 <= a2, b1 <= b2
-    lo, hi = xp.maximum(a1, b1), xp.minimum(a2, b2)
-    zero = 0 * a1
-    bp = xp.stack(
-        [zero, xp.minimum(a1, b1), xp.minimum(lo, hi), xp.maximum(lo, hi),
-         xp.maximum(a2, b2), zero + 1], -1,
-    )  # fmt: skip
-    pi = _position_at(xp, ti, paths.points[PAIR_I], bp)
-    pj = _position_at(xp, tj, paths.points[PAIR_J], bp)
-    r = pi - pj
+    a1, a2 = pi.times[:, 1], pi.times[:, 2]
+    b1, b2 = pj.times[:, 1], pj.times[:, 2]
+    # i's vertices less j's positions at i's breakpoints, and the other way round.
+    r_i = f32(pi.points[:, 1:]) - _position_at(xp, pj.times, pj.points, pi.times[:, 1:])
+    r_j = _position_at(xp, pi.times, pi.points, pj.times[:, 1:]) - f32(pj.points[:, 1:])
+    # Merge the two sorted pairs of instants (a1 <= a2, b1 <= b2), carrying the offsets.
+    first_a, last_a = a1 <= b1, a2 >= b2
+    s1 = xp.where(first_a, a1, b1)
+    r1 = xp.where(first_a[:, None], r_i[:, 0], r_j[:, 0])
+    s4 = xp.where(last_a, a2, b2)
+    r4 = xp.where(last_a[:, None], r_i[:, 1], r_j[:, 1])
+    x = xp.where(first_a, b1, a1)
+    rx = xp.where(first_a[:, None], r_j[:, 0], r_i[:, 0])
+    y = xp.where(last_a, b2, a2)
+    ry = xp.where(last_a[:, None], r_j[:, 1], r_i[:, 1])
+    x_first = x <= y
+    s2, s3 = xp.where(x_first, x, y), xp.where(x_first, y, x)
+    r2 = xp.where(x_first[:, None], rx, ry)
+    r3 = xp.where(x_first[:, None], ry, rx)
+    r0 = f32(pi.points[:, 0] - pj.points[:, 0])
+    r5 = f32(pi.points[:, 2] - pj.points[:, 2])
+    bp = xp.stack([0 * s1, s1, s2, s3, s4, 0 * s1 + 1], -1)
+    r = materialize(xp, xp.stack([r0, r1, r2, r3, r4, r5], 1))
     a, u = r[:, :-1], r[:, 1:] - r[:, :-1]
-    lam = float_circle_entry(xp, a[..., 0], a[..., 1], u[..., 0], u[..., 1], CONTACT)
+    lams = float_circle_entry(
+        xp, a[..., 0], a[..., 1], u[..., 0], u[..., 1], (CONTACT, CONTACT + ROUNDING_GAP)
+    )
     t0, t1 = bp[:, :-1], bp[:, 1:]
-    when = xp.where((lam <= 1) & (t1 > t0), t0 + fence(xp, lam * (t1 - t0)), NO_HIT)
-    return xp.where(pair_blocks, xp.min(when, axis=1), NO_HIT)
+    out = []
+    for lam in lams:
+        when = xp.where((lam <= 1) & (t1 > t0), t0 + fence(xp, lam * (t1 - t0)), NO_HIT)
+        out.append(xp.min(when, axis=1))
+    return out[0], out[1]
 
 
 def _may_meet(xp: Any, legs: Paths, pair_blocks: Any) -> Any:
@@ -273,7 +328,11 @@ def _may_meet(xp: Any, legs: Paths, pair_blocks: Any) -> Any:
 
 
 BODY_PASSES = 10
-BODY_BACKOFF = np.asarray([0, 1, 2, 4, 8, 32, 128, 1024], np.int32)
+# Two bodies stopped where they are at least this much farther apart than touching stay
+# apart after rounding both to the grid (each moves under 0.71 thousandths).
+ROUNDING_GAP = 2
+# Quanta a stop first backs off by when rounding to the grid would make a pair overlap.
+BODY_BACKOFF = np.asarray([0, 2, 8], np.int32)
 
 
 def plan_moves(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, end: Any) -> Paths:
@@ -289,33 +348,45 @@ def plan_moves(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, en
     legs = plan_legs(xp, start, stride, end, m)
     pair_blocks = blocking[PAIR_I] & blocking[PAIR_J]
     full = xp.full((NUM_SLOTS,), QUANTA, dtype=I32)
+    # Each pair's two bodies, gathered once: inside the loop every pair quantity is computed
+    # from these and the stops, never gathered from a computed per-body value (XLA on the
+    # CPU would recompute that value for every element it reads).
+    legs_i = Paths(legs.times[PAIR_I], legs.points[PAIR_I])
+    legs_j = Paths(legs.times[PAIR_J], legs.points[PAIR_J])
+
+    def quanta_before(when):
+        return xp.clip(xp.ceil(when * F32(QUANTA)) - 1, 0, QUANTA - 1).astype(I32)
 
     def cut_pass(stop):
-        paths = _truncate(xp, legs, stop)
-        when = _pair_contacts(xp, paths, pair_blocks)
-        first = xp.min(when[PAIRS_OF_AGENT], axis=1)
-        take = (when < 1) & (when <= first[PAIR_I]) & (when <= first[PAIR_J])
-        quanta = xp.clip(xp.ceil(when * F32(QUANTA)) - 1, 0, QUANTA - 1).astype(I32)
-        cands = xp.maximum(quanta[:, None] - xp.asarray(BODY_BACKOFF)[None, :], 0)
+        pi = _truncate(xp, legs_i, stop[PAIR_I])
+        pj = _truncate(xp, legs_j, stop[PAIR_J])
+        when, near = _pair_contacts(xp, pi, pj)
+        when = xp.where(pair_blocks, when, NO_HIT)
+        first = xp.min(pick_rows(xp, when, PAIRS_OF_AGENT), axis=1)
+        take = (when < 1) & (when <= pick_rows(xp, first, PAIR_I))
+        take = take & (when <= pick_rows(xp, first, PAIR_J))
+        # Stop a quantum before contact; if rounding both to the grid makes them overlap,
+        # stop before they came within ROUNDING_GAP of touching instead.
+        cands = xp.maximum(quanta_before(when)[:, None] - xp.asarray(BODY_BACKOFF), 0)
         at = f32(cands) / F32(QUANTA)
-        pi = xp.round(_position_at(xp, paths.times[PAIR_I], paths.points[PAIR_I], at))
-        pj = xp.round(_position_at(xp, paths.times[PAIR_J], paths.points[PAIR_J], at))
-        d = pi.astype(I32) - pj.astype(I32)
-        apart = sq(xp, d[..., 0], d[..., 1]) >= CONTACT_SQ
+        qi = xp.round(_position_at(xp, pi.times, pi.points, at)).astype(I32)
+        qj = xp.round(_position_at(xp, pj.times, pj.points, at)).astype(I32)
+        apart = sq(xp, qi[..., 0] - qj[..., 0], qi[..., 1] - qj[..., 1]) >= CONTACT_SQ
         pick = xp.minimum(first_index(xp, apart, axis=1), len(BODY_BACKOFF) - 1)
         quanta = xp.take_along_axis(cands, pick[:, None], 1)[:, 0]
-        new = xp.min(xp.where(take, quanta, QUANTA)[PAIRS_OF_AGENT], axis=1)
-        new = xp.minimum(stop, new).astype(I32)
+        quanta = xp.where(xp.any(apart, axis=1), quanta, quanta_before(near))
+        per_agent = pick_rows(xp, f32(xp.where(take, quanta, QUANTA)), PAIRS_OF_AGENT)
+        new = xp.minimum(stop, xp.min(per_agent, axis=1).astype(I32)).astype(I32)
         return new, xp.any(new != stop)
 
     def fallback_pass(stop):
-        now = _truncate(xp, legs, stop).points[:, 2]
+        now = _on_grid(xp, _truncate(xp, legs, stop)).points[:, 2]
         stuck = xp.any(overlapping_pairs(xp, now, blocking), axis=1) & (stop > 0)
         return xp.where(stuck, 0, stop).astype(I32), xp.any(stuck)
 
     stop = settle(xp, cut_pass, full, BODY_PASSES, xp.any(_may_meet(xp, legs, pair_blocks)))
     stop = settle(xp, fallback_pass, stop, BODY_PASSES)
-    return _truncate(xp, legs, stop)
+    return _on_grid(xp, _truncate(xp, legs, stop))
 
 
 def move_bodies(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, end: Any) -> Any:

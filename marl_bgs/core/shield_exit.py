@@ -87,7 +87,7 @@ K_BODIES = 2  # nearest other bodies crossed with the nearby obstacles
 K_PILLARS = 3
 K_RECTS = 3
 K_WALLS = 2
-SHORTLIST = 6  # nearest free candidates tested for a clear line
+SHORTLIST = 6  # nearest candidates tested exactly (whole map, line of sight)
 MARGIN = 100  # milli-units subtracted from every distance key (covers nudge and rounding)
 NUDGE_CAP = 2.0**-10  # floor of |n1 + n2|^2: nudges stay below 64 milli-units
 CLEAR_PASSES = NUM_SLOTS
@@ -129,9 +129,18 @@ def _nearest(xp: Any, keys: Any, count: int) -> tuple[Any, Any]:
     The cut-off value does not depend on how equal keys are ordered, and neither does any
     result within it: that is what makes the choice of nearby shapes order-free.
     """
-    count = min(count, keys.shape[0])
-    idx = xp.argsort(keys, stable=True)[:count]
-    cut = xp.sort(keys)[count] if keys.shape[0] > count else xp.asarray(BIG)
+    n = keys.shape[0]
+    count = min(count, n)
+    i = np.arange(n)
+    # rank[i]: how many keys come before key i (smaller, or equal with a lower index). A
+    # comparison table and sums: far cheaper under XLA on the CPU than a sort.
+    before = (keys[None, :] < keys[:, None]) | (
+        (keys[None, :] == keys[:, None]) & xp.asarray(i[None, :] < i[:, None])
+    )
+    rank = xp.sum(before.astype(I32), axis=1)
+    at = rank[None, :] == xp.arange(count)[:, None]
+    idx = xp.sum(xp.where(at, xp.asarray(i, I32)[None, :], 0), axis=1)
+    cut = xp.min(xp.where(rank >= count, keys, BIG)) if n > count else xp.asarray(BIG)
     return idx, cut
 
 
@@ -160,7 +169,14 @@ def _circle_pair(xp: Any, c1: tuple, r1: Any, c2: tuple, r2: Any) -> list[tuple]
         sx = _scale(xp, px - _f(xp, c1[0]), i1) + _scale(xp, px - _f(xp, c2[0]), i2)
         sy = _scale(xp, py - _f(xp, c1[1]), i1) + _scale(xp, py - _f(xp, c2[1]), i2)
         out.append((px, py, sx, sy, ok))
-    return out
+    return _paired(xp, out)
+
+
+def _paired(xp: Any, out: list[tuple]) -> list[tuple]:
+    """Two candidates of the same shape as one, on a new last axis: XLA computes what they
+    share once (two separate pieces would each repeat it)."""
+    shape = np.broadcast_shapes(*(np.shape(q) for c in out for q in c))
+    return [tuple(xp.stack([xp.broadcast_to(c[i], shape) for c in out], -1) for i in range(5))]
 
 
 def _circle_axis_line(xp: Any, c: tuple, r: Any, at: Any, axis: int, side: int) -> list[tuple]:
@@ -175,11 +191,11 @@ def _circle_axis_line(xp: Any, c: tuple, r: Any, at: Any, axis: int, side: int) 
     out = []
     for sign in (1, -1):
         p = [_f(xp, at), _f(xp, c[along]) + sign * t]
-        s = [_scale(xp, _f(xp, gap), inv) + F32(side), _scale(xp, sign * t, inv)]
+        s = [_scale(xp, _f(xp, gap), inv) + _f(xp, side), _scale(xp, sign * t, inv)]
         if axis == 1:
             p, s = p[::-1], s[::-1]
         out.append((p[0], p[1], s[0], s[1], ok))
-    return out
+    return _paired(xp, out)
 
 
 def _edges(xp: Any, corners: Any) -> tuple:
@@ -218,7 +234,7 @@ def _circle_face(xp: Any, c: tuple, r: Any, edge: tuple) -> list[tuple]:
         sx = _scale(xp, px - _f(xp, c[0]), inv) + nx
         sy = _scale(xp, py - _f(xp, c[1]), inv) + ny
         out.append((px, py, sx, sy, ok))
-    return out
+    return _paired(xp, out)
 
 
 def _projection(xp: Any, c: tuple, r: Any, toward_end: Any) -> tuple:
@@ -262,22 +278,22 @@ def _snap(xp: Any, cand: tuple) -> tuple[Any, Any]:
     q = F32(2.0) / xp.maximum(ss, F32(NUDGE_CAP))
     x = px + fence(xp, q * sx)
     y = py + fence(xp, q * sy)
-    finite = ok & xp.isfinite(x) & xp.isfinite(y)
-    x = xp.clip(xp.where(finite, x, F32(0)), -LIMIT, LIMIT)
-    y = xp.clip(xp.where(finite, y, F32(0)), -LIMIT, LIMIT)
-    return xp.stack([xp.round(x), xp.round(y)], -1).astype(I32), finite
+    # Every square root and division above is guarded, so x and y are finite; `ok` is left
+    # as it is (reading x and y here would make XLA compute them twice).
+    x = xp.clip(xp.where(ok, x, F32(0)), -LIMIT, LIMIT)
+    y = xp.clip(xp.where(ok, y, F32(0)), -LIMIT, LIMIT)
+    return xp.stack([xp.round(x), xp.round(y)], -1).astype(I32), ok
 
 
-def _flat(parts: list[tuple], xp: Any) -> tuple:
-    """Concatenate candidate tuples of any shapes into five flat arrays."""
-    cols = []
-    for i in range(5):
-        pieces = []
-        for p in parts:
-            shape = np.broadcast_shapes(*(np.shape(q) for q in p))
-            pieces.append(xp.broadcast_to(p[i], shape).reshape(-1))
-        cols.append(xp.concatenate(pieces))
-    return tuple(cols)
+def _snap_all(xp: Any, parts: list[tuple]) -> tuple[Any, Any]:
+    """Snap candidate tuples of any shapes and concatenate them: (C, 2) int32 and (C,)."""
+    spots, oks = [], []
+    for p in parts:
+        shape = np.broadcast_shapes(*(np.shape(q) for q in p))
+        spot, ok = _snap(xp, tuple(xp.broadcast_to(q, shape).reshape(-1) for q in p))
+        spots.append(spot)
+        oks.append(ok)
+    return xp.concatenate(spots), xp.concatenate(oks)
 
 
 def _leaver_spot(xp: Any, pos: Any, bodies: Any, k: Any, end_k: Any, m: MapArrays) -> tuple:
@@ -350,88 +366,131 @@ def _leaver_spot(xp: Any, pos: Any, bodies: Any, k: Any, end_k: Any, m: MapArray
     # Crossings of body circles with each other and with the arena edges (nearer tier).
     a, b = np.triu_indices(len(va), 1)
     for cand in _circle_pair(xp, (ca[0][a], ca[1][a]), CONTACT, (ca[0][b], ca[1][b]), CONTACT):
-        parts.append(cand[:4] + (cand[4] & va[a] & va[b],))
-    for at, axis, side in lines:
+        parts.append(cand[:4] + (cand[4] & (va[a] & va[b])[..., None],))
+    # Only the nearer of the left and right edges can matter (a body circle reaching the
+    # other is more than 8 units away), likewise bottom and top; none on an exact tie at
+    # the centre line, which keeps mirror images exact.
+    for (lo_at, axis, _), (hi_at, _, _), mid in (
+        (lines[0], lines[1], 10000),
+        (lines[2], lines[3], 5000),
+    ):
+        at_lo = (hx if axis == 0 else hy) < mid
+        at_hi = (hx if axis == 0 else hy) > mid
+        at = xp.where(at_lo, lo_at, hi_at)
+        side = xp.where(at_lo, 1, -1)
         for cand in _circle_axis_line(xp, ca, CONTACT, at, axis, side):
-            parts.append(cand[:4] + (cand[4] & va,))
+            parts.append(cand[:4] + (cand[4] & (va & (at_lo | at_hi))[..., None],))
     # Crossings of the nearest body circles with the nearby obstacles.
     b1 = (cb[0][:, None], cb[1][:, None])
     for cand in _circle_pair(xp, b1, CONTACT, (cp[0][None], cp[1][None]), rp[None]):
-        parts.append(cand[:4] + (cand[4] & vb[:, None] & vp[None],))
+        parts.append(cand[:4] + (cand[4] & (vb[:, None] & vp[None])[..., None],))
     both = vb[:, None, None] & vr[None, :, None]
     corners_x = xp.stack([lo[:, 0], hi[:, 0], hi[:, 0], lo[:, 0]], -1)[None]
     corners_y = xp.stack([lo[:, 1], lo[:, 1], hi[:, 1], hi[:, 1]], -1)[None]
     b2 = (cb[0][:, None, None], cb[1][:, None, None])
     for cand in _circle_pair(xp, b2, CONTACT, (corners_x, corners_y), BODY):
-        parts.append(cand[:4] + (cand[4] & both,))
+        parts.append(cand[:4] + (cand[4] & (both)[..., None],))
     faces = ((lo[:, 0] - BODY, 0, -1), (hi[:, 0] + BODY, 0, 1))
     faces += ((lo[:, 1] - BODY, 1, -1), (hi[:, 1] + BODY, 1, 1))
     for at, axis, side in faces:
         for cand in _circle_axis_line(xp, b1, CONTACT, at[None], axis, side):
-            parts.append(cand[:4] + (cand[4] & vb[:, None] & vr[None],))
+            parts.append(cand[:4] + (cand[4] & (vb[:, None] & vr[None])[..., None],))
     both = vb[:, None, None] & vw[None, :, None]
     wall_corners = (walls[None, :, :, 0], walls[None, :, :, 1])
     for cand in _circle_pair(xp, b2, CONTACT, wall_corners, BODY):
-        parts.append(cand[:4] + (cand[4] & both,))
+        parts.append(cand[:4] + (cand[4] & (both)[..., None],))
     edge_b = tuple(q[None] for q in edge)
     for cand in _circle_face(xp, b2, CONTACT, edge_b):
-        parts.append(cand[:4] + (cand[4] & both,))
+        parts.append(cand[:4] + (cand[4] & (both)[..., None],))
     a, b = np.triu_indices(len(vp), 1)
     for cand in _circle_pair(xp, (cp[0][a], cp[1][a]), rp[a], (cp[0][b], cp[1][b]), rp[b]):
-        parts.append(cand[:4] + (cand[4] & vp[a] & vp[b],))
+        parts.append(cand[:4] + (cand[4] & (vp[a] & vp[b])[..., None],))
 
-    spot, ok = _snap(xp, _flat(parts, xp))
+    spot, ok = _snap_all(xp, parts)
     spot = xp.clip(spot + h, xp.asarray(BOX_LO, I32), xp.asarray(BOX_HI, I32))
     off = spot - h
     d2 = sq(xp, off[:, 0], off[:, 1])
     for j in range(NUM_SLOTS):  # no blocking body closer than touching
         gap = sq(xp, spot[:, 0] - pos[j, 0], spot[:, 1] - pos[j, 1])
         ok = ok & ~((gap < CONTACT_SQ) & blockers[j])
-    ok = ok & ~body_blocked(xp, spot, _nearby_map(xp, m, ip, vp, ir, vr, iw, vw))
+    ok = ok & ~_surely_blocked(xp, spot, m, (ip, vp), (ir, vr), (iw, vw))
+    ok = _materialise(xp, ok)
 
-    # Shortlist in order of preference: distance, then toward the own end, then south.
+    # Shortlist in order of preference: distance, then toward the own end, then south
+    # (`order` holds the last two as one exact integer, |y offset| < 2**14).
     ahead = xp.where(end_k == LEFT, off[:, 0], -off[:, 0])
+    order = ahead * 32768 + off[:, 1]
     picks, found = [], []
     avail = ok
     for _ in range(SHORTLIST):
         d_min = xp.min(xp.where(avail, d2, BIG))
-        tied = avail & (d2 == d_min)
-        a_min = xp.min(xp.where(tied, ahead, BIG))
-        tied = tied & (ahead == a_min)
-        y_min = xp.min(xp.where(tied, off[:, 1], BIG))
+        o_min = xp.min(xp.where(avail & (d2 == d_min), order, BIG))
         hit = d_min < BIG
-        x_off = xp.where(hit, xp.where(end_k == LEFT, a_min, -a_min), 0)
-        y_off = xp.where(hit, y_min, 0)
+        ahead_min = (o_min + 16384) // 32768
+        x_off = xp.where(hit, xp.where(end_k == LEFT, ahead_min, -ahead_min), 0)
+        y_off = xp.where(hit, o_min - ahead_min * 32768, 0)
         picks.append(xp.stack([x_off, y_off]))
         found.append(hit)
-        avail = avail & ~((off[:, 0] == x_off) & (off[:, 1] == y_off))
+        avail = avail & ~((d2 == d_min) & (order == o_min))
     shortlist = xp.stack(picks).astype(I32) + h
-    # The shortlist is checked against the whole map: far obstacles and the line.
+    # The shortlist is tested exactly against the whole map, line of sight included.
     start = xp.broadcast_to(h, shortlist.shape)
     clear = xp.stack(found) & ~body_blocked(xp, shortlist, m)
     clear = clear & ~sight_blocked(xp, start, shortlist, m)
-    best = shortlist[xp.minimum(first_index(xp, clear), SHORTLIST - 1)]
-    return best, xp.any(clear)
+    first = first_index(xp, clear)  # the only reader of `clear` (see `_materialise`)
+    return shortlist[xp.minimum(first, SHORTLIST - 1)], first < SHORTLIST
 
 
-def _nearby_map(xp: Any, m: MapArrays, ip, vp, ir, vr, iw, vw) -> MapArrays:
-    """The nearby obstacles as a map of their own, for a first, cheaper pass of the test."""
-    centre, radius = m.pillar_centre[ip], m.pillar_radius[ip]
+def _materialise(xp: Any, mask: Any) -> Any:
+    """The same mask, computed once. Under XLA on the CPU, cheap element-wise work is fused
+    into every reader and repeated there (the shortlist reads the candidates' mask a dozen
+    times); a reduction is not fused into its readers, so the mask goes through one."""
+    if xp is np:
+        return mask
+    return xp.any(xp.stack([mask, xp.zeros_like(mask)], -1), -1)
+
+
+def _surely_blocked(xp: Any, p: Any, m: MapArrays, pillars, rects, walls) -> Any:
+    """A first, cheap pass of `body_blocked` over the nearby obstacles: True only where the
+    body at p (int (N, 2)) certainly sinks into one of them. Exact for pillars and square
+    walls. A turned wall is a rectangle (up to the rounding of its corners to the grid): p
+    is taken as blocked where its distance to the rectangle, from the signed distances to
+    the four edge lines, is below BODY - 2, which covers that rounding and float error in
+    favour of "free" (the shortlist is tested exactly afterwards)."""
+    x, y = p[:, 0], p[:, 1]
+    out = xp.zeros(x.shape, bool)
+    (ip, vp), (ir, vr), (iw, vw) = pillars, rects, walls
+    centre, radius = m.pillar_centre[ip], m.pillar_radius[ip] + BODY
+    for i in range(ip.shape[0]):
+        d = sq(xp, x - centre[i, 0], y - centre[i, 1])
+        out = out | ((d < radius[i] * radius[i]) & vp[i])
     lo, hi = m.rect_lo[ir], m.rect_hi[ir]
-    return MapArrays(
-        box_lo=xp.concatenate([centre, lo]),
-        box_hi=xp.concatenate([centre, hi]),
-        box_radius=xp.concatenate([radius, xp.zeros(lo.shape[0], I32)]),
-        box_valid=xp.concatenate([vp, vr]),
-        poly_corners=m.poly_corners[iw],
-        poly_valid=vw,
-        pillar_centre=centre,
-        pillar_radius=radius,
-        pillar_valid=vp,
-        rect_lo=lo,
-        rect_hi=hi,
-        rect_valid=vr,
-    )
+    for i in range(ir.shape[0]):
+        gx = xp.maximum(xp.maximum(lo[i, 0] - x, x - hi[i, 0]), 0)
+        gy = xp.maximum(xp.maximum(lo[i, 1] - y, y - hi[i, 1]), 0)
+        out = out | ((sq(xp, gx, gy) < BODY * BODY) & vr[i])
+    corners = m.poly_corners[iw]
+    inv = _inverse(xp, fence(xp, xp.sqrt(_f(xp, xp.maximum(sq(xp, *_sides(xp, corners)), 1)))))
+    reach = F32((BODY - 2) * (BODY - 2))
+    for w in range(iw.shape[0]):
+        out_by = []  # how far beyond each edge's line p lies (negative inside)
+        for e in range(4):
+            ax, ay = corners[w, e, 0], corners[w, e, 1]
+            ex = corners[w, (e + 1) % 4, 0] - ax
+            ey = corners[w, (e + 1) % 4, 1] - ay
+            out_by.append(_scale(xp, _f(xp, (x - ax) * ey - (y - ay) * ex), inv[w, e]))
+        gx = xp.maximum(xp.maximum(out_by[0], out_by[2]), F32(0))
+        gy = xp.maximum(xp.maximum(out_by[1], out_by[3]), F32(0))
+        out = out | ((fence(xp, gx * gx) + fence(xp, gy * gy) < reach) & vw[w])
+    return out
+
+
+def _sides(xp: Any, corners: Any) -> tuple[Any, Any]:
+    """Each quadrilateral's edge vectors (..., 4), corner k to corner k + 1."""
+    ax, ay = corners[..., 0], corners[..., 1]
+    bx = xp.concatenate([ax[..., 1:], ax[..., :1]], axis=-1)
+    by = xp.concatenate([ay[..., 1:], ay[..., :1]], axis=-1)
+    return bx - ax, by - ay
 
 
 def _overlapping(xp: Any, pos: Any, bodies: Any) -> Any:
