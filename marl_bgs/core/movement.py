@@ -273,10 +273,9 @@ def _on_grid(xp: Any, paths: Paths) -> Paths:
     return Paths(paths.times, xp.round(paths.points).astype(I32))
 
 
-def _pair_contacts(xp: Any, pi: Paths, pj: Paths) -> tuple[Any, Any]:
+def _pair_contacts(xp: Any, pi: Paths, pj: Paths) -> Any:
     """(P,) the first instant two bodies with paths pi, pj (one row per pair) touch while
-    closing (NO_HIT if never this tick); and the first instant they come within CONTACT +
-    ROUNDING_GAP (where a stop cannot be rounded into an overlap).
+    closing (NO_HIT if never this tick).
 
     Between the union of the two bodies' breakpoints both move in straight lines, so the
     relative motion is a chain of at most five segments, each tested exactly for entering
@@ -307,15 +306,10 @@ def _pair_contacts(xp: Any, pi: Paths, pj: Paths) -> tuple[Any, Any]:
     bp = xp.stack([0 * s1, s1, s2, s3, s4, 0 * s1 + 1], -1)
     r = materialize(xp, xp.stack([r0, r1, r2, r3, r4, r5], 1))
     a, u = r[:, :-1], r[:, 1:] - r[:, :-1]
-    lams = float_circle_entry(
-        xp, a[..., 0], a[..., 1], u[..., 0], u[..., 1], (CONTACT, CONTACT + ROUNDING_GAP)
-    )
+    (lam,) = float_circle_entry(xp, a[..., 0], a[..., 1], u[..., 0], u[..., 1], (CONTACT,))
     t0, t1 = bp[:, :-1], bp[:, 1:]
-    out = []
-    for lam in lams:
-        when = xp.where((lam <= 1) & (t1 > t0), t0 + fence(xp, lam * (t1 - t0)), NO_HIT)
-        out.append(xp.min(when, axis=1))
-    return out[0], out[1]
+    when = xp.where((lam <= 1) & (t1 > t0), t0 + fence(xp, lam * (t1 - t0)), NO_HIT)
+    return xp.min(when, axis=1)
 
 
 def _may_meet(xp: Any, legs: Paths, pair_blocks: Any) -> Any:
@@ -328,11 +322,9 @@ def _may_meet(xp: Any, legs: Paths, pair_blocks: Any) -> Any:
 
 
 BODY_PASSES = 10
-# Two bodies stopped where they are at least this much farther apart than touching stay
-# apart after rounding both to the grid (each moves under 0.71 thousandths).
-ROUNDING_GAP = 2
-# Quanta a stop first backs off by when rounding to the grid would make a pair overlap.
-BODY_BACKOFF = np.asarray([0, 2, 8], np.int32)
+# Quanta a stop backs off by when rounding to the grid would make a pair overlap; the last
+# returns both to where they started, which is always clear.
+BODY_BACKOFF = np.asarray([0, 2, 8, 32, QUANTA], np.int32)
 
 
 def plan_moves(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, end: Any) -> Paths:
@@ -360,13 +352,13 @@ def plan_moves(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, en
     def cut_pass(stop):
         pi = _truncate(xp, legs_i, stop[PAIR_I])
         pj = _truncate(xp, legs_j, stop[PAIR_J])
-        when, near = _pair_contacts(xp, pi, pj)
+        when = _pair_contacts(xp, pi, pj)
         when = xp.where(pair_blocks, when, NO_HIT)
         first = xp.min(pick_rows(xp, when, PAIRS_OF_AGENT), axis=1)
         take = (when < 1) & (when <= pick_rows(xp, first, PAIR_I))
         take = take & (when <= pick_rows(xp, first, PAIR_J))
-        # Stop a quantum before contact; if rounding both to the grid makes them overlap,
-        # stop before they came within ROUNDING_GAP of touching instead.
+        # Stop a quantum before contact, backed off further if rounding both to the grid
+        # would make them overlap (at worst to where they started).
         cands = xp.maximum(quanta_before(when)[:, None] - xp.asarray(BODY_BACKOFF), 0)
         at = f32(cands) / F32(QUANTA)
         qi = xp.round(_position_at(xp, pi.times, pi.points, at)).astype(I32)
@@ -374,7 +366,6 @@ def plan_moves(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, en
         apart = sq(xp, qi[..., 0] - qj[..., 0], qi[..., 1] - qj[..., 1]) >= CONTACT_SQ
         pick = xp.minimum(first_index(xp, apart, axis=1), len(BODY_BACKOFF) - 1)
         quanta = xp.take_along_axis(cands, pick[:, None], 1)[:, 0]
-        quanta = xp.where(xp.any(apart, axis=1), quanta, quanta_before(near))
         per_agent = pick_rows(xp, f32(xp.where(take, quanta, QUANTA)), PAIRS_OF_AGENT)
         new = xp.minimum(stop, xp.min(per_agent, axis=1).astype(I32)).astype(I32)
         return new, xp.any(new != stop)
