@@ -23,14 +23,14 @@ import jax.numpy as jnp
 from report import run_facts, write_report
 
 import marl_bgs
-from marl_bgs.core import geometry, movement, observe, tick
+from marl_bgs.core import movement, observe, tick
 from marl_bgs.core.views import observations
 
 WRAPPED = (
     (tick, "charge_landing"),
     (tick, "move_bodies"),
     (tick, "clear_of_bodies"),
-    (movement, "slide_move"),
+    (movement, "plan_legs"),
 )
 
 
@@ -129,9 +129,9 @@ def profile(num_envs: int, warm_ticks: int, repeats: int, seed: int) -> list[dic
         ),
         ("    move_bodies", v(lambda *a: movement.move_bodies(jnp, *a)), cap["move_bodies"]),
         (
-            "      slide_move (obstacle sweeps)",
-            v(lambda *a: geometry.slide_move(jnp, *a)),
-            cap["slide_move"],
+            "      plan_legs (obstacles and slides)",
+            v(lambda *a: movement.plan_legs(jnp, *a)),
+            cap["plan_legs"],
         ),
         (
             "    clear_of_bodies",

@@ -243,10 +243,13 @@ def sliding() -> str:
     return f"""
 Every body is a circle of radius {_g(C.BODY_RADIUS)}. A step is one unit long in all eight
 directions (diagonals too) times the class's speed; obstacles and the arena edge stop it.
-A step that runs into an obstacle is not wasted entirely: the part of it along the surface is
-kept, so the agent slides. Moving north-east into a wall above it, this {CL["mage"].title}
-goes from ({_g(start[0])}, {_g(start[1])}) to ({_g(end[0])}, {_g(end[1])}). Nothing can tunnel
-through a wall, however thin, at any speed.
+Movement happens continuously during the tick. A step that runs into an obstacle is not
+wasted: from the instant of contact the agent slides along the surface it met, at the part of
+its speed that runs along it, until the tick ends or it meets something else (one slide per
+tick). An agent already touching a wall slides from the start, and one moving along a wall
+or away from it is not held back at all. Moving north-east into a wall above it, this
+{CL["mage"].title} goes from ({_g(start[0])}, {_g(start[1])}) to ({_g(end[0])}, {_g(end[1])}).
+Nothing can tunnel through a wall, however thin, at any speed.
 
 {film}
 """
@@ -263,10 +266,11 @@ def bodies() -> str:
     played, film = show(scene, "Body blocking")
     a, b = at(played, 1, 0), at(played, 1, TEAM_SIZE)
     return f"""
-Living bodies block each other but never slide around each other. When a move would make two
-bodies overlap, it is cut back to the moment they touch; when several movers collide, each
-overlapping pair is cut back by one shared fraction, so the outcome never depends on which
-slot an agent sits in. The two {CL["warrior"].title}s walking into each other stop touching, at
+Living bodies block each other but never slide around each other. All bodies move at once;
+when two of them touch while closing on each other, both stop at that moment and stand for
+the rest of the tick, and everyone else is then judged against where they really stand. The
+earliest contact is settled first, so the outcome never depends on which slot an agent sits
+in. The two {CL["warrior"].title}s walking into each other stop touching, at
 x = {_g(a[0])} and x = {_g(b[0])}; the {CL["mage"].title} above them walks its full step. Dead
 agents block nothing, and shielded ones (after a respawn) pass through bodies.
 
