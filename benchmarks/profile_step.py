@@ -23,7 +23,7 @@ import jax.numpy as jnp
 from report import run_facts, write_report
 
 import marl_bgs
-from marl_bgs.core import movement, observe, tick
+from marl_bgs.core import movement, observe, shield_exit, tick
 from marl_bgs.core.views import observations
 
 WRAPPED = (
@@ -135,7 +135,7 @@ def profile(num_envs: int, warm_ticks: int, repeats: int, seed: int) -> list[dic
         ),
         (
             "    clear_of_bodies",
-            v(lambda *a: movement.clear_of_bodies(jnp, *a)),
+            v(lambda *a: shield_exit.clear_of_bodies(jnp, *a)),
             cap["clear_of_bodies"],
         ),
         (

@@ -197,7 +197,10 @@ def obstacle_entries(xp: Any, p: Any, v: Any, m: MapArrays) -> Any:
     poly_corners = m.poly_corners.reshape(-1, 2)
     centres = xp.concatenate([m.pillar_centre, rect_corners, poly_corners])
     reach = xp.concatenate(
-        [m.pillar_radius + BODY, xp.full((rect_corners.shape[0] + poly_corners.shape[0],), BODY, dtype=I32)]
+        [
+            m.pillar_radius + BODY,
+            xp.full((rect_corners.shape[0] + poly_corners.shape[0],), BODY, dtype=I32),
+        ]
     )
     nq, ns, npoly = m.pillar_centre.shape[0], lo.shape[0], m.poly_corners.shape[0]
     with np.errstate(all="ignore"):  # masked padding divides by zero

@@ -32,7 +32,6 @@ from .geometry import (
     first_index,
     pair_sq_distances,
     scaled,
-    sight_blocked,
     sq,
 )
 from .loops import settle
@@ -165,7 +164,9 @@ def _stop_quanta(xp: Any, p: Any, v: Any, lam: Any, m: MapArrays) -> Any:
     cands = xp.maximum(q[:, None] - xp.asarray(BACKOFF)[None, :], 0)
     pts = p[:, None, :] + scaled(xp, v[:, None, :], cands[..., None], QUANTA)
     free = ~body_blocked(xp, pts, m)
-    pick = xp.take_along_axis(cands, xp.minimum(first_index(xp, free, axis=1), len(BACKOFF) - 1)[:, None], 1)
+    pick = xp.take_along_axis(
+        cands, xp.minimum(first_index(xp, free, axis=1), len(BACKOFF) - 1)[:, None], 1
+    )
     return xp.where(xp.any(free, axis=1), pick[:, 0], 0).astype(I32)
 
 
@@ -383,75 +384,6 @@ def plan_moves(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, en
 def move_bodies(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, end: Any) -> Any:
     """End positions of `plan_moves`."""
     return plan_moves(xp, start, stride, blocking, m, end).points[:, 2]
-
-
-def _ring() -> np.ndarray:
-    """Candidate offsets for the left end's agents, in order of preference.
-
-    Nearest first: the spot itself, then rings of 16 points every 0.25 units out to 2; among
-    equally near points, toward the agent's own spawn end, then south. The right end uses
-    the mirror image, so mirrored games choose mirrored spots.
-    """
-    angles = np.arange(16) * (2 * np.pi / 16)
-    pts = {(0, 0)}
-    for r in np.arange(1, 9) * 250:
-        for a in angles:
-            pts.add((round(r * np.cos(a)), round(r * np.sin(a))))
-    ordered = sorted(pts, key=lambda p: (p[0] ** 2 + p[1] ** 2, p[0], p[1]))
-    return np.asarray(ordered, np.int32)
-
-
-RING_LEFT = _ring()
-RING_BY_END = np.stack([RING_LEFT, RING_LEFT * np.asarray([-1, 1], np.int32)])  # (end, C, 2)
-CLEAR_PASSES = 10
-LINE_CHECKS = 8  # free spots, in order of preference, tested for a clear line
-_NONE = np.iinfo(np.int32).max
-
-
-def clear_of_bodies(xp: Any, pos: Any, leaving: Any, others: Any, end: Any, m: MapArrays) -> Any:
-    """Move each agent whose shield ends (`leaving`) off any body it overlaps.
-
-    It goes to the first candidate of its end's ring (`RING_BY_END`) that overlaps no body or
-    obstacle and has a clear line from where it stood (among the first LINE_CHECKS free ones). One agent moves per pass, the one
-    nearest its own spawn edge first (then southmost): the order depends on where agents
-    stand, never on their slots, and mirrors with the map. Up to CLEAR_PASSES agents are
-    cleared in one tick.
-    """
-    rings = xp.asarray(RING_BY_END)
-    bodies = others | leaving
-    slots = xp.arange(NUM_SLOTS)
-
-    def needing(pos, tried):
-        return leaving & ~tried & xp.any(overlapping_pairs(xp, pos, bodies), axis=1)
-
-    def clear_one(carry):
-        pos, tried = carry
-        needs = needing(pos, tried)
-        if xp is np and not needs.any():
-            return (pos, tried), False  # nothing left to clear: the rest would change nothing
-        from_edge = xp.where(end == LEFT, pos[:, 0], 20 * MILLI - pos[:, 0])
-        k = xp.argmin(xp.where(needs, from_edge * 16384 + pos[:, 1], _NONE))
-        here = pos[k]
-        cand = here[None, :] + rings[end[k]]
-        gap = sq(xp, cand[:, None, 0] - pos[None, :, 0], cand[:, None, 1] - pos[None, :, 1])
-        crowded = xp.any((gap < CONTACT_SQ) & (bodies & (slots != k))[None, :], axis=1)
-        free = ~body_blocked(xp, cand, m) & ~crowded
-        # The line test is dearer: run it on the first LINE_CHECKS free spots only.
-        rank = xp.cumsum(free.astype(I32)) - 1
-        nth = free[None, :] & (rank[None, :] == xp.arange(LINE_CHECKS)[:, None])
-        pick = xp.minimum(first_index(xp, nth, axis=1), cand.shape[0] - 1)
-        shortlist = cand[pick]
-        usable = free[pick] & (rank[pick] == xp.arange(LINE_CHECKS))
-        clear = usable & ~sight_blocked(xp, xp.broadcast_to(here, shortlist.shape), shortlist, m)
-        best = shortlist[xp.argmax(clear)]
-        move = needs[k] & xp.any(clear)
-        pos = xp.where(((slots == k) & move)[:, None], best[None, :], pos)
-        tried = tried | ((slots == k) & needs[k])
-        return (pos, tried), xp.any(needing(pos, tried))  # does the next pass have work?
-
-    untried = xp.zeros(NUM_SLOTS, bool)
-    first = xp.any(needing(pos, untried))
-    return settle(xp, clear_one, (pos, untried), CLEAR_PASSES, first)[0]
 
 
 def stride_table() -> np.ndarray:

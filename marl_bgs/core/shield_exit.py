@@ -2,63 +2,71 @@
 
 The rule: each such agent moves to the point nearest to where it stands whose body overlaps
 no blocking body and no obstacle, lies inside the arena, and can be reached along a clear
-straight line. The set of allowed points is the plane minus a union of convex shapes (each
-other body's disc of radius 1.0, each obstacle grown by a body radius) and outside the
-arena's edges, so the nearest allowed point is the agent's own spot, the nearest point of one
-shape's boundary, or a corner where two boundaries cross. Those points are computed in
-closed form, nudged onto the milli-unit grid on the allowed side, tested exactly with the
-integer helpers of `geometry`, and the nearest one that passes wins.
+straight line. Outside the arena's edges, the allowed set is the plane minus a union of
+convex shapes (each other body's disc of radius 1.0, each obstacle grown by a body radius),
+so its nearest point is the agent's own spot, the nearest point of one shape's boundary, or
+a corner where two boundaries cross. Those points are computed in closed form, nudged onto
+the milli-unit grid on the allowed side, tested exactly with the integer helpers of
+`geometry`, and the nearest one that passes wins.
 
-Candidates, for the leaver at h (everything relative to h, see "Symmetry" below):
+Candidates, for the leaver at h:
 - h itself;
-- projections of h onto: the circle of each nearby body (radius 1000; a body standing exactly
-  on h gives the point toward the leaver's own spawn end), each nearby pillar grown by 500,
-  each nearby square wall grown by 500 (a rounded rectangle), each edge of each nearby turned
-  wall grown by 500, and the four arena edges;
-- crossings of a nearby body's circle with: another nearby body's circle, the four arena
-  edges, each nearby pillar's grown circle, each nearby square wall's four grown faces and
-  four corner circles, and each nearby turned wall's four grown faces and four corner
-  circles; and crossings of two nearby pillars' grown circles.
-
-"Nearby" means the K_BODIES bodies, K_PILLARS pillars, K_RECTS square walls and K_WALLS turned
-walls nearest to h. Whatever is left out lies at least `reach` away (a conservative integer
-bound, see `_nearest`), so it can neither block nor shape any point closer than `reach`:
-candidates are only kept if they are closer than `reach`, and within that radius the answer
-is exact. Ties in choosing the nearby shapes therefore never change the result.
+- projections of h onto: the circle of every other blocking body (radius 1000; a body
+  standing exactly on h gives the point toward the leaver's own spawn end), each nearby
+  pillar grown by 500, each nearby square wall grown by 500 (a rounded rectangle: from its
+  nearest point), each edge of each nearby turned wall grown by 500, the four arena edges;
+- crossings of two circles: the K_BODIES_NEAR nearest bodies pairwise and with each nearby
+  pillar; the K_BODIES nearest bodies with the four corner circles of each nearby square
+  and turned wall; nearby pillars pairwise;
+- crossings of a circle with a line: the K_BODIES_NEAR nearest bodies with the nearer side
+  edge and the nearer end edge of the arena; the K_BODIES nearest bodies with the four grown
+  faces of each nearby square and turned wall.
+"Nearby" obstacles are the K_PILLARS pillars, K_RECTS square walls and K_WALLS turned walls
+nearest to h (by an integer lower bound of the gap between a body there and the shape). A group's
+choice is cut at the first key left out, ties included (`_nearest`), so it never depends on
+how slots or obstacles are listed. With the constants below, about 285 candidates.
 
 Grid snapping. A candidate on the boundary of one or two convex shapes is moved by the vector
-o with o . n = 1 milli-unit for the free-side normal n of each shape (o = 2 (n1 + n2) /
-|n1 + n2|^2), then rounded: each shape's tangent half-plane is then cleared by at least
-1 - 0.71 milli-units, and a point outside the tangent half-plane of a convex shape lies
-outside the shape. The nudge is 1 milli-unit at a projection and 1 / sin(a / 2) at a corner
-whose free wedge has opening angle a (at most 10 milli-units down to about 11.5 degrees).
+o with o . n = 1 milli-unit for the free-side unit normal n of each shape (o = 2 (n1 + n2) /
+|n1 + n2|^2), then rounded: the rounded point clears each shape's tangent half-plane by at
+least 1 - 0.71 milli-units, and a point beyond the tangent half-plane of a convex shape lies
+outside it. The nudge is 1 milli-unit at a projection and 1 / sin(a / 2) at a corner whose
+free wedge opens by the angle a (at most 10 milli-units down to about 11.5 degrees).
 
-Choice. Among the candidates that pass (no blocking body closer than 1.0, `body_blocked`
-false), the SHORTLIST nearest (exact integer squared distance; ties: nearer the leaver's own
-spawn end, then southmost, which leaves no ties between distinct points) are tested for a
-clear line from h (`sight_blocked` false) and the first clear one is taken. With none, the
-leaver stays where it is.
+Choice. Candidates are first filtered cheaply: every blocking body (exact), the arena edges
+(exact), the nearby obstacles (`_surely_blocked`, which errs only toward "free"). Of those
+left, the SHORTLIST first in order of preference (exact integer squared distance; ties:
+nearer the leaver's own spawn end, then southmost, which leaves no ties between distinct
+points) are tested exactly against the whole map (`body_blocked`) and for a clear line from
+h (`sight_blocked`); the first that passes is taken. With none, the leaver stays.
 
 Several leavers: one moves per pass, the one nearest its own spawn edge first, then the
 southmost (exact equal keys, which only a leaver and the mirror image of a leaver from the
 other end can share, fall to the lower slot); later leavers see earlier ones where they
-landed. A leaver is considered once per tick.
+landed. Each leaver is considered once per tick.
 
-Symmetry. Every float step is computed from integer offsets relative to h with operations
-that commute with negation (IEEE round-to-nearest-even), every rounding is half-to-even, and
-every two-body formula is symmetric in its two bodies, so mirrored inputs give exactly
-mirrored candidates and permuted slots give the same candidate set. Float products that feed
-an addition, and square roots used as divisors, pass through `fence`, which keeps XLA from
-fusing them into FMAs or rewriting them as rsqrt: NumPy and JAX round identically.
+Symmetry and engines. Every float step works on integer offsets relative to h with
+operations that commute with negation (IEEE round-to-nearest-even), every rounding is
+half-to-even, and every two-circle formula is symmetric in its two circles, so mirrored
+inputs give exactly mirrored candidates and permuted slots the same candidate set. Float
+products that feed an addition, and square roots used as divisors, pass through `fence`,
+which keeps XLA from fusing them into FMAs or rewriting them as rsqrt; divisions by a radius
+are products with its reciprocal on both engines (XLA rewrites a division by a constant).
 
-Limits (where the result may be more than 0.01 from the exact nearest point): the free wedge
-at the answer is narrower than about 11 degrees (two boundaries crossing almost tangentially);
-the answer is a corner between two obstacles with no body boundary through it (two obstacles
-closer together than a body's width, the leaver on the far side of the gap); the nearest free
-points are hidden from h by an obstacle (the true answer then lies on a shadow line, which is
-not a candidate; and only SHORTLIST candidates are tested for a line at all); the answer is
-farther than `reach` from h (then the leaver stays). Equal-key leavers (see above) are
-ordered by slot.
+Limits (where the result may be farther than 0.01 from the exact nearest point, though it is
+always a legal point with a clear line, or the leaver stays):
+- the free wedge at the answer opens by less than about 11 degrees (two boundaries crossing
+  almost tangentially): the nudge is then over 10 milli-units;
+- the answer is a crossing of a wall (square or turned) with a body that is not among the
+  K_BODIES nearest (a crowd of three or more bodies around the leaver, next to a wall), or of
+  a pillar with a body beyond the K_BODIES_NEAR nearest, or involves an obstacle beyond the
+  nearby ones;
+- the answer is a corner between two obstacles with no body boundary through it (pillar
+  pairs excepted): two obstacles closer than a body's width, the leaver beyond the gap;
+- the nearest free points are hidden from h behind an obstacle (the true answer then lies on
+  a shadow line, which is not a candidate), or more than SHORTLIST-1 nearer candidates pass
+  the cheap filter but fail the exact tests;
+- mirror-image leavers with equal order keys (above) are ordered by slot.
 """
 
 from __future__ import annotations
@@ -82,12 +90,12 @@ from .geometry import (
 from .loops import settle
 from .state import LEFT, NUM_SLOTS, MapArrays
 
-K_BODIES_NEAR = 6  # nearest other bodies crossed with each other and the arena edges
-K_BODIES = 2  # nearest other bodies crossed with the nearby obstacles
+K_BODIES_NEAR = 6  # nearest other bodies crossed with each other, arena edges, pillars
+K_BODIES = 2  # nearest other bodies crossed with the nearby walls (square and turned)
 K_PILLARS = 3
 K_RECTS = 3
 K_WALLS = 2
-SHORTLIST = 6  # nearest candidates tested exactly (whole map, line of sight)
+SHORTLIST = 3  # nearest candidates tested exactly (whole map, line of sight)
 MARGIN = 100  # milli-units subtracted from every distance key (covers nudge and rounding)
 NUDGE_CAP = 2.0**-10  # floor of |n1 + n2|^2: nudges stay below 64 milli-units
 CLEAR_PASSES = NUM_SLOTS
@@ -144,11 +152,12 @@ def _nearest(xp: Any, keys: Any, count: int) -> tuple[Any, Any]:
     return idx, cut
 
 
-# A candidate is a tuple (px, py, sx, sy, ok): the point relative to h (float32), the sum of
-# the free-side unit normals of the boundaries through it, and whether it exists.
+# A candidate group is a tuple (px, py, sx, sy, ok): points relative to h (float32), the sum
+# of the free-side unit normals of the boundaries through each, and whether each exists. The
+# crossing functions give both crossings of each pair, on a last axis of length 2.
 
 
-def _circle_pair(xp: Any, c1: tuple, r1: Any, c2: tuple, r2: Any) -> list[tuple]:
+def _circle_pair(xp: Any, c1: tuple, r1: Any, c2: tuple, r2: Any) -> tuple:
     """The two crossings of circles (c1, r1) and (c2, r2): symmetric in the two circles."""
     vx = xp.clip(c2[0] - c1[0], -SPAN, SPAN)
     vy = xp.clip(c2[1] - c1[1], -SPAN, SPAN)
@@ -172,29 +181,46 @@ def _circle_pair(xp: Any, c1: tuple, r1: Any, c2: tuple, r2: Any) -> list[tuple]
     return _paired(xp, out)
 
 
-def _paired(xp: Any, out: list[tuple]) -> list[tuple]:
+def _paired(xp: Any, out: list[tuple]) -> tuple:
     """Two candidates of the same shape as one, on a new last axis: XLA computes what they
     share once (two separate pieces would each repeat it)."""
     shape = np.broadcast_shapes(*(np.shape(q) for c in out for q in c))
-    return [tuple(xp.stack([xp.broadcast_to(c[i], shape) for c in out], -1) for i in range(5))]
+    return tuple(xp.stack([xp.broadcast_to(c[i], shape) for c in out], -1) for i in range(5))
 
 
-def _circle_axis_line(xp: Any, c: tuple, r: Any, at: Any, axis: int, side: int) -> list[tuple]:
-    """Crossings of circle (c, r) with the line {coordinate `axis` = at}, whose free side is
-    toward `side` (+1 or -1) along that axis."""
-    along = 1 - axis
-    gap = xp.clip(at - c[axis], -SPAN, SPAN)
+def _flat(xp: Any, values: tuple) -> tuple:
+    """Broadcast values to one shape and flatten them."""
+    shape = np.broadcast_shapes(*(np.shape(v) for v in values))
+    typed = [
+        xp.asarray(v, I32) if isinstance(v, int) and not isinstance(v, bool) else v for v in values
+    ]
+    return tuple(xp.broadcast_to(xp.asarray(v), shape).reshape(-1) for v in typed)
+
+
+def _join(xp: Any, groups: list[tuple]) -> tuple:
+    """Concatenate flat groups of the same layout, value by value."""
+    return tuple(xp.concatenate(col) for col in zip(*groups, strict=True))
+
+
+def _circle_axis_line(xp: Any, c: tuple, r: Any, at: Any, vertical: Any, side: Any) -> tuple:
+    """Crossings of circle (c, r) with the line x = at (`vertical`) or y = at, whose free
+    side is toward `side` (+1 or -1) across it."""
+    across = xp.where(vertical, c[0], c[1])
+    along = xp.where(vertical, c[1], c[0])
+    gap = xp.clip(at - across, -SPAN, SPAN)
     rest = r * r - gap * gap
     ok = rest >= 0
     t = xp.sqrt(_f(xp, xp.maximum(rest, 0)))
     inv = _inverse(xp, r)
     out = []
     for sign in (1, -1):
-        p = [_f(xp, at), _f(xp, c[along]) + sign * t]
-        s = [_scale(xp, _f(xp, gap), inv) + _f(xp, side), _scale(xp, sign * t, inv)]
-        if axis == 1:
-            p, s = p[::-1], s[::-1]
-        out.append((p[0], p[1], s[0], s[1], ok))
+        p_across, p_along = _f(xp, at), _f(xp, along) + sign * t
+        n_across = _scale(xp, _f(xp, gap), inv) + _f(xp, side)
+        n_along = _scale(xp, sign * t, inv)
+        out.append((
+            xp.where(vertical, p_across, p_along), xp.where(vertical, p_along, p_across),
+            xp.where(vertical, n_across, n_along), xp.where(vertical, n_along, n_across), ok,
+        ))  # fmt: skip
     return _paired(xp, out)
 
 
@@ -211,7 +237,7 @@ def _edges(xp: Any, corners: Any) -> tuple:
     return ax, ay, ex, ey, length, ux, uy, nx, ny
 
 
-def _circle_face(xp: Any, c: tuple, r: Any, edge: tuple) -> list[tuple]:
+def _circle_face(xp: Any, c: tuple, r: Any, edge: tuple) -> tuple:
     """Crossings of circle (c, r) with a turned wall's edge line pushed out by BODY.
 
     The signed distance comes from an exact integer cross product, the same from either end
@@ -286,14 +312,8 @@ def _snap(xp: Any, cand: tuple) -> tuple[Any, Any]:
 
 
 def _snap_all(xp: Any, parts: list[tuple]) -> tuple[Any, Any]:
-    """Snap candidate tuples of any shapes and concatenate them: (C, 2) int32 and (C,)."""
-    spots, oks = [], []
-    for p in parts:
-        shape = np.broadcast_shapes(*(np.shape(q) for q in p))
-        spot, ok = _snap(xp, tuple(xp.broadcast_to(q, shape).reshape(-1) for q in p))
-        spots.append(spot)
-        oks.append(ok)
-    return xp.concatenate(spots), xp.concatenate(oks)
+    """Snap all candidates at once: (C, 2) int32 spots and (C,) whether each exists."""
+    return _snap(xp, _join(xp, [tuple(q.reshape(-1) for q in p) for p in parts]))
 
 
 def _leaver_spot(xp: Any, pos: Any, bodies: Any, k: Any, end_k: Any, m: MapArrays) -> tuple:
@@ -319,8 +339,13 @@ def _leaver_spot(xp: Any, pos: Any, bodies: Any, k: Any, end_k: Any, m: MapArray
     rect_key = _floor_sqrt(xp, sq(xp, gx, gy)) - BODY - MARGIN
     ir, cut_r = _nearest(xp, xp.where(m.rect_valid, rect_key, BIG), K_RECTS)
     ax, ay, ex, ey, length = _edges(xp, m.poly_corners - h)[:5]
-    outside = _f(xp, -(ax * ey - ay * ex)) / length  # signed distance of h beyond each edge
-    wall_key = xp.floor(xp.max(outside, axis=-1)).astype(I32) - BODY - MARGIN
+    # A turned wall is a rectangle (to within the rounding of its corners): its distance
+    # from h follows from how far h lies beyond each pair of opposite edge lines.
+    outside = _f(xp, -(ax * ey - ay * ex)) / length
+    gx = xp.maximum(xp.maximum(outside[:, 0], outside[:, 2]), F32(0))
+    gy = xp.maximum(xp.maximum(outside[:, 1], outside[:, 3]), F32(0))
+    gap = xp.sqrt(fence(xp, gx * gx) + fence(xp, gy * gy))
+    wall_key = xp.floor(gap).astype(I32) - 2 - BODY - MARGIN
     iw, cut_w = _nearest(xp, xp.where(m.poly_valid, wall_key, BIG), K_WALLS)
 
     va = body_key[ia] < cut_a
@@ -335,76 +360,94 @@ def _leaver_spot(xp: Any, pos: Any, bodies: Any, k: Any, end_k: Any, m: MapArray
     vw = m.poly_valid[iw] & (wall_key[iw] < cut_w)
     walls = m.poly_corners[iw] - h
     edge = _edges(xp, walls)
+    lines = [  # (at, vertical, free side) for the arena's four edges, relative to h
+        (ARENA_LO[0] - hx, True, 1),
+        (ARENA_HI[0] - hx, True, -1),
+        (ARENA_LO[1] - hy, False, 1),
+        (ARENA_HI[1] - hy, False, -1),
+    ]
 
+    # Candidates, in a few large groups (each group is one vectorised computation).
     parts = []
     zero = F32(0) * _f(xp, hx)
-    parts.append((zero, zero, zero, zero, xp.asarray(True)))  # h itself
-    # Projections.
-    px, py, sx, sy = _projection(xp, (rel[:, 0], rel[:, 1]), CONTACT, toward_end)
-    parts.append((px, py, sx, sy, blockers))
-    px, py, sx, sy = _projection(xp, cp, rp, toward_end)
-    parts.append((px, py, sx, sy, vp))
+    truth = xp.asarray(True)
+    parts.append(_flat(xp, (zero, zero, zero, zero, truth)))  # h itself
+    # Projections onto circles: every other body, the nearby pillars, and each nearby square
+    # wall's nearest point (grown by BODY, which is its boundary's nearest point).
     qx = xp.clip(0, lo[:, 0], hi[:, 0])
     qy = xp.clip(0, lo[:, 1], hi[:, 1])
-    px, py, sx, sy = _projection(xp, (qx, qy), BODY, toward_end)
-    parts.append((px, py, sx, sy, vr))
-    px, py, sx, sy = _edge_projection(xp, edge, toward_end)
-    parts.append((px, py, sx, sy, vw[:, None]))
-    lines = [  # (at, axis, free side) for the arena's four edges, relative to h
-        (ARENA_LO[0] - hx, 0, 1),
-        (ARENA_HI[0] - hx, 0, -1),
-        (ARENA_LO[1] - hy, 1, 1),
-        (ARENA_HI[1] - hy, 1, -1),
-    ]
-    for at, axis, side in lines:
-        p = [zero, zero]
-        p[axis] = _f(xp, at)
-        s = [zero, zero]
-        s[axis] = F32(2 * side) + zero
-        parts.append((p[0], p[1], s[0], s[1], xp.asarray(True)))
+    circles = _join(
+        xp,
+        [
+            _flat(xp, (rel[:, 0], rel[:, 1], CONTACT, blockers)),
+            _flat(xp, (cp[0], cp[1], rp, vp)),
+            _flat(xp, (qx, qy, BODY, vr)),
+        ],
+    )
+    parts.append(_flat(xp, _projection(xp, circles[:2], circles[2], toward_end) + circles[3:]))
+    parts.append(_flat(xp, _edge_projection(xp, edge, toward_end) + (vw[:, None],)))
+    for at, vertical, side in lines:  # straight onto each arena edge
+        p = (_f(xp, at), zero) if vertical else (zero, _f(xp, at))
+        n = (F32(2 * side) + zero, zero) if vertical else (zero, F32(2 * side) + zero)
+        parts.append(_flat(xp, p + n + (truth,)))
 
-    # Crossings of body circles with each other and with the arena edges (nearer tier).
+    # Crossings of two circles: nearer-tier bodies pairwise and with the nearby pillars; the
+    # nearest bodies with the corner circles of nearby walls; nearby pillars pairwise.
     a, b = np.triu_indices(len(va), 1)
-    for cand in _circle_pair(xp, (ca[0][a], ca[1][a]), CONTACT, (ca[0][b], ca[1][b]), CONTACT):
-        parts.append(cand[:4] + (cand[4] & (va[a] & va[b])[..., None],))
-    # Only the nearer of the left and right edges can matter (a body circle reaching the
-    # other is more than 8 units away), likewise bottom and top; none on an exact tie at
-    # the centre line, which keeps mirror images exact.
-    for (lo_at, axis, _), (hi_at, _, _), mid in (
-        (lines[0], lines[1], 10000),
-        (lines[2], lines[3], 5000),
-    ):
-        at_lo = (hx if axis == 0 else hy) < mid
-        at_hi = (hx if axis == 0 else hy) > mid
-        at = xp.where(at_lo, lo_at, hi_at)
-        side = xp.where(at_lo, 1, -1)
-        for cand in _circle_axis_line(xp, ca, CONTACT, at, axis, side):
-            parts.append(cand[:4] + (cand[4] & (va & (at_lo | at_hi))[..., None],))
-    # Crossings of the nearest body circles with the nearby obstacles.
-    b1 = (cb[0][:, None], cb[1][:, None])
-    for cand in _circle_pair(xp, b1, CONTACT, (cp[0][None], cp[1][None]), rp[None]):
-        parts.append(cand[:4] + (cand[4] & (vb[:, None] & vp[None])[..., None],))
-    both = vb[:, None, None] & vr[None, :, None]
-    corners_x = xp.stack([lo[:, 0], hi[:, 0], hi[:, 0], lo[:, 0]], -1)[None]
-    corners_y = xp.stack([lo[:, 1], lo[:, 1], hi[:, 1], hi[:, 1]], -1)[None]
-    b2 = (cb[0][:, None, None], cb[1][:, None, None])
-    for cand in _circle_pair(xp, b2, CONTACT, (corners_x, corners_y), BODY):
-        parts.append(cand[:4] + (cand[4] & (both)[..., None],))
-    faces = ((lo[:, 0] - BODY, 0, -1), (hi[:, 0] + BODY, 0, 1))
-    faces += ((lo[:, 1] - BODY, 1, -1), (hi[:, 1] + BODY, 1, 1))
-    for at, axis, side in faces:
-        for cand in _circle_axis_line(xp, b1, CONTACT, at[None], axis, side):
-            parts.append(cand[:4] + (cand[4] & (vb[:, None] & vr[None])[..., None],))
+    cx_r = xp.stack([lo[:, 0], hi[:, 0], hi[:, 0], lo[:, 0]], -1)[None]
+    cy_r = xp.stack([lo[:, 1], lo[:, 1], hi[:, 1], hi[:, 1]], -1)[None]
+    b2 = (cb[0][:, None, None], cb[1][:, None, None], CONTACT)
+    pa, pb = np.triu_indices(len(vp), 1)
+    pairs = _join(
+        xp,
+        [
+            _flat(xp, (ca[0][a], ca[1][a], CONTACT, ca[0][b], ca[1][b], CONTACT, va[a] & va[b])),
+            _flat(
+                xp,
+                (ca[0][:, None], ca[1][:, None], CONTACT)
+                + (cp[0][None], cp[1][None], rp[None], va[:, None] & vp[None]),
+            ),  # fmt: skip
+            _flat(xp, b2 + (cx_r, cy_r, BODY, vb[:, None, None] & vr[None, :, None])),
+            _flat(
+                xp,
+                b2
+                + (walls[None, :, :, 0], walls[None, :, :, 1], BODY)
+                + (vb[:, None, None] & vw[None, :, None],),
+            ),  # fmt: skip
+            _flat(
+                xp, (cp[0][pa], cp[1][pa], rp[pa], cp[0][pb], cp[1][pb], rp[pb], vp[pa] & vp[pb])
+            ),
+        ],
+    )
+    crossing = _circle_pair(xp, pairs[0:2], pairs[2], pairs[3:5], pairs[5])
+    parts.append(_flat(xp, crossing[:4] + (crossing[4] & pairs[6][:, None],)))
+
+    # Crossings of a circle with a line square to the axes: nearer-tier bodies with the
+    # nearer side edge and the nearer end edge of the arena (a body circle reaching the
+    # other one is over 8 units away; on an exact tie at the centre line neither is taken,
+    # which keeps mirror images exact); the nearest bodies with the nearby square walls'
+    # grown faces.
+    arena = []
+    for (lo_at, vertical, _), (hi_at, _, _), mid in ((lines[0], lines[1], 10000),
+                                                     (lines[2], lines[3], 5000)):  # fmt: skip
+        here = hx if vertical else hy
+        at = xp.where(here < mid, lo_at, hi_at)
+        side = xp.where(here < mid, 1, -1)
+        arena.append(_flat(xp, ca + (CONTACT, at, vertical, side, va & (here != mid))))
+    face_at = xp.stack([lo[:, 0] - BODY, hi[:, 0] + BODY, lo[:, 1] - BODY, hi[:, 1] + BODY], -1)
+    face_vertical = np.asarray([True, True, False, False])
+    face_side = np.asarray([-1, 1, -1, 1], np.int32)
+    faces = _flat(
+        xp, b2 + (face_at[None], face_vertical, face_side, vb[:, None, None] & vr[None, :, None])
+    )
+    lined = _join(xp, arena + [faces])
+    crossing = _circle_axis_line(xp, lined[0:2], lined[2], lined[3], lined[4], lined[5])
+    parts.append(_flat(xp, crossing[:4] + (crossing[4] & lined[6][:, None],)))
+
+    # Crossings of the nearest bodies' circles with the nearby turned walls' grown faces.
+    crossing = _circle_face(xp, b2[:2], CONTACT, tuple(q[None] for q in edge))
     both = vb[:, None, None] & vw[None, :, None]
-    wall_corners = (walls[None, :, :, 0], walls[None, :, :, 1])
-    for cand in _circle_pair(xp, b2, CONTACT, wall_corners, BODY):
-        parts.append(cand[:4] + (cand[4] & (both)[..., None],))
-    edge_b = tuple(q[None] for q in edge)
-    for cand in _circle_face(xp, b2, CONTACT, edge_b):
-        parts.append(cand[:4] + (cand[4] & (both)[..., None],))
-    a, b = np.triu_indices(len(vp), 1)
-    for cand in _circle_pair(xp, (cp[0][a], cp[1][a]), rp[a], (cp[0][b], cp[1][b]), rp[b]):
-        parts.append(cand[:4] + (cand[4] & (vp[a] & vp[b])[..., None],))
+    parts.append(_flat(xp, crossing[:4] + (crossing[4] & both[..., None],)))
 
     spot, ok = _snap_all(xp, parts)
     spot = xp.clip(spot + h, xp.asarray(BOX_LO, I32), xp.asarray(BOX_HI, I32))
@@ -443,22 +486,23 @@ def _leaver_spot(xp: Any, pos: Any, bodies: Any, k: Any, end_k: Any, m: MapArray
 
 def _materialise(xp: Any, mask: Any) -> Any:
     """The same mask, computed once. Under XLA on the CPU, cheap element-wise work is fused
-    into every reader and repeated there (the shortlist reads the candidates' mask a dozen
-    times); a reduction is not fused into its readers, so the mask goes through one."""
+    into every reader and repeated there (the shortlist reads the candidates' mask half a
+    dozen times, which made the filter three times as dear); a reduction is not fused into
+    its readers, so the mask goes through one (checked in the compiled HLO: one fusion)."""
     if xp is np:
         return mask
     return xp.any(xp.stack([mask, xp.zeros_like(mask)], -1), -1)
 
 
 def _surely_blocked(xp: Any, p: Any, m: MapArrays, pillars, rects, walls) -> Any:
-    """A first, cheap pass of `body_blocked` over the nearby obstacles: True only where the
-    body at p (int (N, 2)) certainly sinks into one of them. Exact for pillars and square
-    walls. A turned wall is a rectangle (up to the rounding of its corners to the grid): p
+    """A first, cheap pass of `body_blocked` over the arena edges and the nearby obstacles:
+    True only where a body at p (int (N, 2)) certainly leaves the arena or sinks into one of
+    them. Exact for the edges, pillars and square walls. A turned wall is a rectangle (up to the rounding of its corners to the grid): p
     is taken as blocked where its distance to the rectangle, from the signed distances to
     the four edge lines, is below BODY - 2, which covers that rounding and float error in
     favour of "free" (the shortlist is tested exactly afterwards)."""
     x, y = p[:, 0], p[:, 1]
-    out = xp.zeros(x.shape, bool)
+    out = (x < ARENA_LO[0]) | (x > ARENA_HI[0]) | (y < ARENA_LO[1]) | (y > ARENA_HI[1])
     (ip, vp), (ir, vr), (iw, vw) = pillars, rects, walls
     centre, radius = m.pillar_centre[ip], m.pillar_radius[ip] + BODY
     for i in range(ip.shape[0]):

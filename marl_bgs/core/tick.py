@@ -13,8 +13,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import classes as C
-from .movement import STRIDES, charge_landing, clear_of_bodies, move_bodies, speed_index
+from .movement import STRIDES, charge_landing, move_bodies, speed_index
 from .observe import CODE_TO_SLOT, TEAM, Sight, compute_sight, legal_masks, stunned
+from .shield_exit import clear_of_bodies
 from .state import (
     LEFT,
     MILLI,
