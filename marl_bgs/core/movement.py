@@ -144,7 +144,7 @@ def charge_landing(xp: Any, start: Any, goal: Any, charging: Any, bodies: Any, m
         best = xp.max(xp.where(ok, cand, F32(0)))
         # Snap to the grid; a snap into the stretch that starts there backs off.
         back = best - fence(xp, f32(xp.asarray(CHARGE_BACKOFF)) * per_length)
-        pts = xp.round(f32(p)[None, :] + fence(xp, f32(v)[None, :] * back[:, None])).astype(I32)
+        pts = p[None, :] + xp.round(fence(xp, f32(v)[None, :] * back[:, None])).astype(I32)
         free = ~body_blocked(xp, pts, m) & _free_of_bodies(xp, pts, start, blockers)
         spot = xp.where(xp.any(free), pts[xp.minimum(first_index(xp, free), len(free) - 1)], p)
         here = (slots == k) & pending[k]
@@ -244,50 +244,56 @@ def plan_legs(xp: Any, start: Any, stride: Any, end: Any, m: MapArrays) -> Paths
 
 
 def _position_at(xp: Any, times: Any, points: Any, t: Any) -> Any:
-    """Float positions (N, K, 2) of bodies with paths (N, 3) / (N, 3, 2) at times t (N, K)."""
+    """Float offsets (N, K, 2) from V0 of bodies with paths (N, 3) / (N, 3, 2) at times t
+    (N, K). Offsets, not positions: x -> 20 - x negates them exactly, so mirrored games
+    round alike (a float sum of a coordinate and an offset would not)."""
     t1, t2 = times[:, 1:2], times[:, 2:3]
     per1 = inverse(xp, xp.maximum(t1, F32(1e-9)))
     per2 = inverse(xp, xp.maximum(t2 - t1, F32(1e-9)))
     f0 = xp.where(t1 > 0, xp.clip(fence(xp, t * per1), 0, 1), F32(1))
     f1 = xp.where(t2 > t1, xp.clip(fence(xp, (t - t1) * per2), 0, 1), F32(0))
     v0, v1, v2 = (f32(points[:, k, None, :]) for k in range(3))
-    return v0 + fence(xp, (v1 - v0) * f0[..., None]) + fence(xp, (v2 - v1) * f1[..., None])
+    return fence(xp, (v1 - v0) * f0[..., None]) + fence(xp, (v2 - v1) * f1[..., None])
 
 
 def _truncate(xp: Any, legs: Paths, stop: Any) -> Paths:
     """The paths cut at `stop` (quanta): a body stands from then on where it had got to.
 
-    The cut point is left unrounded (float32 points): a body following one that stops is
-    judged against where it really stopped, not against a grid point a hair ahead of it.
+    Points are float offsets from V0 and the cut point is left unrounded: a body following
+    one that stops is judged against where it really stopped, not a grid point near it.
     """
     s = f32(stop) / F32(QUANTA)
     here = _position_at(xp, legs.times, legs.points, s[:, None])[:, 0]
     t1, t2 = legs.times[:, 1], legs.times[:, 2]
-    v1 = xp.where((t1 <= s)[:, None], f32(legs.points[:, 1]), here)
-    v2 = xp.where((t2 <= s)[:, None], f32(legs.points[:, 2]), here)
+    rel = f32(legs.points - legs.points[:, :1])
+    v1 = xp.where((t1 <= s)[:, None], rel[:, 1], here)
+    v2 = xp.where((t2 <= s)[:, None], rel[:, 2], here)
     times = xp.stack([legs.times[:, 0], xp.minimum(t1, s), xp.minimum(t2, s)], -1)
-    points = xp.stack([f32(legs.points[:, 0]), v1, v2], 1)
+    points = xp.stack([rel[:, 0], v1, v2], 1)
     return Paths(materialize(xp, times), materialize(xp, points))
 
 
-def _on_grid(xp: Any, paths: Paths) -> Paths:
-    return Paths(paths.times, xp.round(paths.points).astype(I32))
+def _on_grid(xp: Any, start: Any, paths: Paths) -> Paths:
+    """Offsets back to whole thousandths, added to the start."""
+    return Paths(paths.times, start[:, None, :] + xp.round(paths.points).astype(I32))
 
 
-def _pair_contacts(xp: Any, pi: Paths, pj: Paths) -> Any:
+def _pair_contacts(xp: Any, pi: Paths, pj: Paths, base: Any) -> Any:
     """(P,) the first instant two bodies with paths pi, pj (one row per pair) touch while
     closing (NO_HIT if never this tick).
 
     Between the union of the two bodies' breakpoints both move in straight lines, so the
     relative motion is a chain of at most five segments, each tested exactly for entering
     the circle. At its own breakpoints a body is at a vertex of its path; only the other
-    body's breakpoints need a position looked up on it.
+    body's breakpoints need a position looked up on it. Paths are offsets from each body's
+    start; `base` is the exact difference of the two starts.
     """
     a1, a2 = pi.times[:, 1], pi.times[:, 2]
     b1, b2 = pj.times[:, 1], pj.times[:, 2]
     # i's vertices less j's positions at i's breakpoints, and the other way round.
-    r_i = f32(pi.points[:, 1:]) - _position_at(xp, pj.times, pj.points, pi.times[:, 1:])
-    r_j = _position_at(xp, pi.times, pi.points, pj.times[:, 1:]) - f32(pj.points[:, 1:])
+    b = base[:, None, :]
+    r_i = (pi.points[:, 1:] - _position_at(xp, pj.times, pj.points, pi.times[:, 1:])) + b
+    r_j = (_position_at(xp, pi.times, pi.points, pj.times[:, 1:]) - pj.points[:, 1:]) + b
     # Merge the two sorted pairs of instants (a1 <= a2, b1 <= b2), carrying the offsets.
     first_a, last_a = a1 <= b1, a2 >= b2
     s1 = xp.where(first_a, a1, b1)
@@ -302,8 +308,8 @@ def _pair_contacts(xp: Any, pi: Paths, pj: Paths) -> Any:
     s2, s3 = xp.where(x_first, x, y), xp.where(x_first, y, x)
     r2 = xp.where(x_first[:, None], rx, ry)
     r3 = xp.where(x_first[:, None], ry, rx)
-    r0 = f32(pi.points[:, 0] - pj.points[:, 0])
-    r5 = f32(pi.points[:, 2] - pj.points[:, 2])
+    r0 = base
+    r5 = (pi.points[:, 2] - pj.points[:, 2]) + base
     bp = xp.stack([0 * s1, s1, s2, s3, s4, 0 * s1 + 1], -1)
     r = materialize(xp, xp.stack([r0, r1, r2, r3, r4, r5], 1))
     a, u = r[:, :-1], r[:, 1:] - r[:, :-1]
@@ -346,6 +352,8 @@ def plan_moves(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, en
     # CPU would recompute that value for every element it reads).
     legs_i = Paths(legs.times[PAIR_I], legs.points[PAIR_I])
     legs_j = Paths(legs.times[PAIR_J], legs.points[PAIR_J])
+    start_gap = start[PAIR_I] - start[PAIR_J]
+    base = f32(start_gap)
 
     def quanta_before(when):
         return xp.clip(xp.ceil(when * F32(QUANTA)) - 1, 0, QUANTA - 1).astype(I32)
@@ -353,7 +361,7 @@ def plan_moves(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, en
     def cut_pass(stop):
         pi = _truncate(xp, legs_i, stop[PAIR_I])
         pj = _truncate(xp, legs_j, stop[PAIR_J])
-        when = _pair_contacts(xp, pi, pj)
+        when = _pair_contacts(xp, pi, pj, base)
         when = xp.where(pair_blocks, when, NO_HIT)
         first = xp.min(pick_rows(xp, when, PAIRS_OF_AGENT), axis=1)
         take = (when < 1) & (when <= pick_rows(xp, first, PAIR_I))
@@ -364,21 +372,29 @@ def plan_moves(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, en
         at = f32(cands) / F32(QUANTA)
         qi = xp.round(_position_at(xp, pi.times, pi.points, at)).astype(I32)
         qj = xp.round(_position_at(xp, pj.times, pj.points, at)).astype(I32)
-        apart = sq(xp, qi[..., 0] - qj[..., 0], qi[..., 1] - qj[..., 1]) >= CONTACT_SQ
+        d = (qi - qj) + start_gap[:, None, :]
+        apart = sq(xp, d[..., 0], d[..., 1]) >= CONTACT_SQ
         pick = xp.minimum(first_index(xp, apart, axis=1), len(BODY_BACKOFF) - 1)
         quanta = xp.take_along_axis(cands, pick[:, None], 1)[:, 0]
         per_agent = pick_rows(xp, f32(xp.where(take, quanta, QUANTA)), PAIRS_OF_AGENT)
         new = xp.minimum(stop, xp.min(per_agent, axis=1).astype(I32)).astype(I32)
         return new, xp.any(new != stop)
 
+    first_contact = (legs.times[:, 1] * F32(QUANTA)).astype(I32)
+
     def fallback_pass(stop):
-        now = _on_grid(xp, _truncate(xp, legs, stop)).points[:, 2]
+        now = _on_grid(xp, start, _truncate(xp, legs, stop)).points[:, 2]
+        # A stop rounded into an obstacle goes back to the leg's contact point (or start),
+        # a vertex of its path and so clear; a pair still overlapping goes back to start.
+        sunk = body_blocked(xp, now, m) & (stop > 0)
+        back = xp.where(first_contact < stop, first_contact, 0)
         stuck = xp.any(overlapping_pairs(xp, now, blocking), axis=1) & (stop > 0)
-        return xp.where(stuck, 0, stop).astype(I32), xp.any(stuck)
+        new = xp.where(stuck, 0, xp.where(sunk, back, stop)).astype(I32)
+        return new, xp.any(new != stop)
 
     stop = settle(xp, cut_pass, full, BODY_PASSES, xp.any(_may_meet(xp, legs, pair_blocks)))
     stop = settle(xp, fallback_pass, stop, BODY_PASSES)
-    return _on_grid(xp, _truncate(xp, legs, stop))
+    return _on_grid(xp, start, _truncate(xp, legs, stop))
 
 
 def move_bodies(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, end: Any) -> Any:
