@@ -190,8 +190,9 @@ def test_ending_shield_moves_clear_of_bodies(backend):
     gap = ((mage["x"] - warrior["x"]) ** 2 + (mage["y"] - warrior["y"]) ** 2) ** 0.5
     assert gap >= 1.0
     assert (warrior["x"], warrior["y"]) == (5.3, 5)
-    # Nearest free spot on the candidate rings, toward its own (left) end.
-    assert (mage["x"], mage["y"]) == (4.25, 5)
+    # The exact nearest free point is straight out along the line of centres, 1.0 from the
+    # Warrior: (4.3, 5); the engine lands within 0.01 of it, on the free side.
+    assert abs(mage["x"] - 4.3) <= 0.01 and mage["x"] <= 4.3 and mage["y"] == 5
     assert [e["target"] for e in of_kind(events, "shield_cleared")] == ["a0"]
 
 

@@ -157,13 +157,20 @@ def test_opens_a_real_replay_and_steps(page, server):
 
 
 def _hidden_enemy_tick(replay, team: str) -> tuple[int, int]:
-    """A tick where an enemy is alive in the full replay but hidden from `team`."""
+    """A tick where an enemy is alive in the full replay but hidden from `team`, with no
+    other living agent drawn within 1.5 units of it and outside the Red Zones (so the pixel
+    at its centre is its own colour)."""
     vis = (replay.as_seen_by(team).visible[:, None] >> np.arange(10)) & 1 == 1
     enemies = range(5, 10) if team == "a" else range(0, 5)
+    pos = replay.frames["pos"].astype(np.int64)
     for t in range(20, replay.ticks):
+        living = replay.frames["alive"][t] == 1
         for s in enemies:
-            alive = replay.frames["alive"][t, s] == 1 and replay.frames["shield"][t, s] == 0
-            if alive and not vis[t, s]:
+            alive = living[s] and replay.frames["shield"][t, s] == 0
+            near = ((pos[t] - pos[t, s]) ** 2).sum(-1) < 1500**2
+            crowded = np.any(near & living & (np.arange(10) != s))
+            mid = 5500 < pos[t, s, 0] < 14500  # off the Red Zones tinted at both ends
+            if alive and not vis[t, s] and not crowded and mid:
                 return t, s
     raise AssertionError("no hidden enemy found")
 
@@ -181,12 +188,15 @@ def _pixel(page, x_milli: int, y_milli: int) -> list[int]:
     )
 
 
+HIDDEN_REPLAY = "beta-vs-gamma-map49.json"  # both teams leave their Red Zones
+
+
 def test_a_hidden_enemy_vanishes_in_the_team_view(page, server):
-    replay = load_replay(ROOT / "exports" / "replays" / REPLAY)
+    replay = load_replay(ROOT / "exports" / "replays" / HIDDEN_REPLAY)
     t, slot = _hidden_enemy_tick(replay, "a")
     name = f"b{slot - 5}"
     x, y = (int(v) for v in replay.frames["pos"][t, slot])
-    open_loaded(page, viewer_url(server, f"../../exports/replays/{REPLAY}", f"#tick={t}"))
+    open_loaded(page, viewer_url(server, f"../../exports/replays/{HIDDEN_REPLAY}", f"#tick={t}"))
     assert state(page) == (t, "oracle")
     row = page.locator(f'.mbg-agents tr[data-agent="{name}"]')
     assert "mbg-hidden" not in (row.get_attribute("class") or "")
