@@ -75,6 +75,7 @@ from typing import Any
 
 import numpy as np
 
+from .contact import fence
 from .geometry import (
     ARENA_HI,
     ARENA_LO,
@@ -105,11 +106,6 @@ LIMIT = 25000.0  # relative float coordinates are clipped to this before roundin
 BOX_LO = (-1000, -1000)  # candidates are clamped into this box (outside the arena stays out)
 BOX_HI = (21000, 11000)
 SPAN = 16000  # centre offsets are clipped to this before squaring (no int32 overflow)
-
-
-def fence(xp: Any, x: Any) -> Any:
-    """An identity that XLA cannot see through: no FMA across it, no rsqrt behind it."""
-    return xp.minimum(x, np.float32(3e38))
 
 
 def _f(xp: Any, x: Any) -> Any:
