@@ -29,9 +29,9 @@ from report import run_facts, write_report
 
 import marl_bgs
 from marl_bgs import env as env_module
-from marl_bgs.core import contact, geometry, loops, movement, observe, tick, views
+from marl_bgs.core import contact, geometry, loops, movement, observe, shield_exit, tick, views
 
-SCOPED_MODULES = (tick, movement, contact, observe, geometry, views, loops, env_module)
+SCOPED_MODULES = (tick, movement, contact, shield_exit, observe, geometry, views, loops, env_module)
 SKIPPED_NAMES = {"while", "body", "closed_call", "cond", "remat", "checkpoint"}
 
 

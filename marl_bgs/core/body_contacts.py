@@ -1,0 +1,303 @@
+"""Bodies stopping each other: pair contacts on the actual paths, earliest first.
+
+Each body's motion in a tick is a `Paths` (from `movement.plan_legs`). The passes here cut
+paths short where two blocking bodies first touch, pass by pass, until no pair touches
+any more. They work on rows, one per pair of bodies that may meet (an exact bounding-box
+pre-test), with per-body results gathered by a minimum over the rows a body is in. Rows
+make the work scale with the pairs that matter, not with all 45: NumPy computes only
+those; one JAX game computes all 45 with the others masked; a batch of games under `vmap`
+packs every game's candidate rows into one short list (`custom_vmap` rule below), which
+is a few per game instead of 45.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .contact import NO_HIT, f32, fence, float_circle_entry, inverse
+from .geometry import CONTACT, F32, I32, body_blocked, first_index, sq
+from .loops import settle
+from .observe import PAIR_I, PAIR_J
+from .state import NUM_SLOTS, MapArrays
+
+CONTACT_SQ = CONTACT * CONTACT
+QUANTA = 1024  # a tick (a leg) in quanta; stops land within one quantum of contact
+BODY_PASSES = 10
+# Quanta a stop backs off by when rounding to the grid would make a pair overlap; the last
+# returns both to where they started, which is always clear.
+BODY_BACKOFF = np.asarray([0, 2, 8, 32, QUANTA], np.int32)
+# Rows a batch of games packs per game before it falls back to all 45 pairs of every game
+# (random play averages about two; fresh games at their spawns have more).
+ROWS_PER_GAME = 8
+
+
+class Paths(NamedTuple):
+    """Each body's motion in a tick: straight V0 -> V1 over [0, T1], V1 -> V2 over [T1, T2],
+    then standing at V2 until 1."""
+
+    times: Any  # (N, 3) float32: 0, T1, T2
+    points: Any  # (N, 3, 2) int32 V0, V1, V2 (float offsets from V0 once truncated)
+
+
+def position_at(xp: Any, times: Any, points: Any, t: Any) -> Any:
+    """Float offsets (N, K, 2) from V0 of bodies with paths (N, 3) / (N, 3, 2) at times t
+    (N, K). Offsets, not positions: x -> 20 - x negates them exactly, so mirrored games
+    round alike (a float sum of a coordinate and an offset would not)."""
+    t1, t2 = times[:, 1:2], times[:, 2:3]
+    per1 = inverse(xp, xp.maximum(t1, F32(1e-9)))
+    per2 = inverse(xp, xp.maximum(t2 - t1, F32(1e-9)))
+    f0 = xp.where(t1 > 0, xp.clip(fence(xp, t * per1), 0, 1), F32(1))
+    f1 = xp.where(t2 > t1, xp.clip(fence(xp, (t - t1) * per2), 0, 1), F32(0))
+    v0, v1, v2 = (f32(points[:, k, None, :]) for k in range(3))
+    return fence(xp, (v1 - v0) * f0[..., None]) + fence(xp, (v2 - v1) * f1[..., None])
+
+
+def truncate(xp: Any, legs: Paths, stop: Any) -> Paths:
+    """The paths cut at `stop` (quanta): a body stands from then on where it had got to.
+
+    Points are float offsets from V0 and the cut point is left unrounded: a body following
+    one that stops is judged against where it really stopped, not a grid point near it.
+    """
+    s = f32(stop) / F32(QUANTA)
+    here = position_at(xp, legs.times, legs.points, s[:, None])[:, 0]
+    t1, t2 = legs.times[:, 1], legs.times[:, 2]
+    rel = f32(legs.points - legs.points[:, :1])
+    v1 = xp.where((t1 <= s)[:, None], rel[:, 1], here)
+    v2 = xp.where((t2 <= s)[:, None], rel[:, 2], here)
+    times = xp.stack([legs.times[:, 0], xp.minimum(t1, s), xp.minimum(t2, s)], -1)
+    return Paths(fence(xp, times), fence(xp, xp.stack([rel[:, 0], v1, v2], 1)))
+
+
+def on_grid(xp: Any, start: Any, paths: Paths) -> Paths:
+    """Offsets back to whole thousandths, added to the start."""
+    return Paths(paths.times, start[:, None, :] + xp.round(paths.points).astype(I32))
+
+
+def pair_contacts(xp: Any, pi: Paths, pj: Paths, base: Any) -> Any:
+    """(P,) the first instant two bodies with paths pi, pj (one row per pair) touch while
+    closing (NO_HIT if never this tick).
+
+    Between the union of the two bodies' breakpoints both move in straight lines, so the
+    relative motion is a chain of at most five segments, each tested exactly for entering
+    the circle. At its own breakpoints a body is at a vertex of its path; only the other
+    body's breakpoints need a position looked up on it. Paths are offsets from each body's
+    start; `base` is the exact difference of the two starts.
+    """
+    a1, a2 = pi.times[:, 1], pi.times[:, 2]
+    b1, b2 = pj.times[:, 1], pj.times[:, 2]
+    # i's vertices less j's positions at i's breakpoints, and the other way round.
+    b = base[:, None, :]
+    r_i = (pi.points[:, 1:] - position_at(xp, pj.times, pj.points, pi.times[:, 1:])) + b
+    r_j = (position_at(xp, pi.times, pi.points, pj.times[:, 1:]) - pj.points[:, 1:]) + b
+    # Merge the two sorted pairs of instants (a1 <= a2, b1 <= b2), carrying the offsets.
+    first_a, last_a = a1 <= b1, a2 >= b2
+    s1 = xp.where(first_a, a1, b1)
+    r1 = xp.where(first_a[:, None], r_i[:, 0], r_j[:, 0])
+    s4 = xp.where(last_a, a2, b2)
+    r4 = xp.where(last_a[:, None], r_i[:, 1], r_j[:, 1])
+    x = xp.where(first_a, b1, a1)
+    rx = xp.where(first_a[:, None], r_j[:, 0], r_i[:, 0])
+    y = xp.where(last_a, b2, a2)
+    ry = xp.where(last_a[:, None], r_j[:, 1], r_i[:, 1])
+    x_first = x <= y
+    s2, s3 = xp.where(x_first, x, y), xp.where(x_first, y, x)
+    r2 = xp.where(x_first[:, None], rx, ry)
+    r3 = xp.where(x_first[:, None], ry, rx)
+    r5 = (pi.points[:, 2] - pj.points[:, 2]) + base
+    bp = xp.stack([0 * s1, s1, s2, s3, s4, 0 * s1 + 1], -1)
+    r = fence(xp, xp.stack([base, r1, r2, r3, r4, r5], 1))
+    a, u = r[:, :-1], r[:, 1:] - r[:, :-1]
+    (lam,) = float_circle_entry(xp, a[..., 0], a[..., 1], u[..., 0], u[..., 1], (CONTACT,))
+    t0, t1 = bp[:, :-1], bp[:, 1:]
+    when = xp.where((lam <= 1) & (t1 > t0), t0 + fence(xp, lam * (t1 - t0)), NO_HIT)
+    return xp.min(when, axis=1)
+
+
+def may_meet(xp: Any, legs: Paths, blocking: Any) -> Any:
+    """(45,) pairs of blocking bodies whose paths' bounding boxes come within a body's
+    width, one moving (an exact pre-test: any other pair stays 1.0 apart all tick)."""
+    lo, hi = xp.min(legs.points, axis=1), xp.max(legs.points, axis=1)
+    gap = xp.maximum(lo[PAIR_I] - hi[PAIR_J], lo[PAIR_J] - hi[PAIR_I])  # (45, 2)
+    moves = xp.any(legs.points[:, 2] != legs.points[:, 0], axis=1)
+    near = xp.all(gap < CONTACT, axis=1) & (moves[PAIR_I] | moves[PAIR_J])
+    return near & blocking[PAIR_I] & blocking[PAIR_J]
+
+
+def _row_min(xp: Any, init: Any, rows_i: Any, rows_j: Any, values: Any) -> Any:
+    """Per body, the least of `init` and the values of the rows it is in."""
+    if xp is np:
+        out = init.copy()
+        np.minimum.at(out, rows_i, values)
+        np.minimum.at(out, rows_j, values)
+        return out
+    return init.at[xp.concatenate([rows_i, rows_j])].min(xp.concatenate([values, values]))
+
+
+def cut_stops(xp: Any, legs: Paths, start: Any, rows_i: Any, rows_j: Any, valid: Any) -> Any:
+    """(N,) quanta each of N bodies travels before a body stops it (QUANTA: never).
+
+    Rows name pairs of bodies (indices into the N); rows not `valid` are ignored. Pass by
+    pass, every row whose first contact on the actual paths is the earliest for both its
+    bodies is taken: both stop one quantum before that instant (backed off further if grid
+    rounding would make them overlap) and stand from then on, and the rows are judged
+    again with them standing. Stopping only cuts paths short, so each pass settles at least
+    the earliest contact left.
+    """
+    n = start.shape[0]
+    # Each row's two bodies, gathered once from the inputs: inside the loop a row reads only
+    # these and the stops (XLA on the CPU recomputes a computed value for every read).
+    legs_i = Paths(legs.times[rows_i], legs.points[rows_i])
+    legs_j = Paths(legs.times[rows_j], legs.points[rows_j])
+    start_gap = start[rows_i] - start[rows_j]
+    base = f32(start_gap)
+    full = xp.full((n,), QUANTA, dtype=I32)
+
+    def cut_pass(stop):
+        pi = truncate(xp, legs_i, stop[rows_i])
+        pj = truncate(xp, legs_j, stop[rows_j])
+        when = xp.where(valid, pair_contacts(xp, pi, pj, base), NO_HIT)
+        first = _row_min(xp, xp.full((n,), NO_HIT, dtype=F32), rows_i, rows_j, when)
+        take = (when < 1) & (when <= first[rows_i]) & (when <= first[rows_j])
+        # Stop a quantum before contact, backed off further if rounding both to the grid
+        # would make them overlap (at worst to where they started).
+        before = xp.clip(xp.ceil(when * F32(QUANTA)) - 1, 0, QUANTA - 1).astype(I32)
+        cands = xp.maximum(before[:, None] - xp.asarray(BODY_BACKOFF), 0)
+        at = f32(cands) / F32(QUANTA)
+        qi = xp.round(position_at(xp, pi.times, pi.points, at)).astype(I32)
+        qj = xp.round(position_at(xp, pj.times, pj.points, at)).astype(I32)
+        d = (qi - qj) + start_gap[:, None, :]
+        apart = sq(xp, d[..., 0], d[..., 1]) >= CONTACT_SQ
+        pick = xp.minimum(first_index(xp, apart, axis=1), len(BODY_BACKOFF) - 1)
+        quanta = xp.take_along_axis(cands, pick[:, None], 1)[:, 0]
+        cut = xp.where(take, quanta, QUANTA).astype(I32)
+        new = xp.minimum(stop, _row_min(xp, full, rows_i, rows_j, cut)).astype(I32)
+        return new, xp.any(new != stop)
+
+    return settle(xp, cut_pass, full, BODY_PASSES, xp.any(valid))
+
+
+def sink_back(xp: Any, legs: Paths, start: Any, stop: Any, m: MapArrays) -> Any:
+    """Stops of one game's bodies, with each stop that grid rounding puts into an obstacle
+    moved back to its leg's contact point (or the start): a vertex of its path, so clear."""
+    now = on_grid(xp, start, truncate(xp, legs, stop)).points[:, 2]
+    sunk = body_blocked(xp, now, m) & (stop > 0)
+    first_contact = (legs.times[:, 1] * F32(QUANTA)).astype(I32)
+    back = xp.where(first_contact < stop, first_contact, 0)
+    return xp.where(sunk, back, stop).astype(I32)
+
+
+def part_overlaps(
+    xp: Any, legs: Paths, start: Any, rows_i: Any, rows_j: Any, valid: Any, stop: Any
+) -> Any:
+    """Stops with both bodies of every row that still overlaps on the grid sent back to
+    where they started (always clear), until none overlaps: the last resort for chains too
+    long for the passes and for the rounding of stops."""
+    legs_i = Paths(legs.times[rows_i], legs.points[rows_i])
+    legs_j = Paths(legs.times[rows_j], legs.points[rows_j])
+    start_gap = start[rows_i] - start[rows_j]
+    full = xp.full((start.shape[0],), QUANTA, dtype=I32)
+
+    def part_pass(stop):
+        ends_i = xp.round(truncate(xp, legs_i, stop[rows_i]).points[:, 2]).astype(I32)
+        ends_j = xp.round(truncate(xp, legs_j, stop[rows_j]).points[:, 2]).astype(I32)
+        d = (ends_i - ends_j) + start_gap
+        overlap = valid & (sq(xp, d[:, 0], d[:, 1]) < CONTACT_SQ)
+        cut = xp.where(overlap, 0, QUANTA).astype(I32)
+        new = xp.minimum(stop, _row_min(xp, full, rows_i, rows_j, cut)).astype(I32)
+        return new, xp.any(new != stop)
+
+    return settle(xp, part_pass, stop, BODY_PASSES, xp.any(valid))
+
+
+def body_stops(xp: Any, legs: Paths, start: Any, blocking: Any, m: MapArrays) -> Any:
+    """(10,) quanta each body of one game travels before a blocking body stops it
+    (`cut_stops`, then `sink_back` and `part_overlaps` for what rounding leaves)."""
+    if xp is np:
+        rows = np.flatnonzero(may_meet(np, legs, blocking))
+        ok = np.ones(rows.size, bool)
+        rows_i, rows_j = PAIR_I[rows], PAIR_J[rows]
+        stop = cut_stops(np, legs, start, rows_i, rows_j, ok)
+        stop = sink_back(np, legs, start, stop, m)
+        return part_overlaps(np, legs, start, rows_i, rows_j, ok, stop)
+    return _body_stops_jax(legs.times, legs.points, start, blocking, m)
+
+
+def _one_game(times: Any, points: Any, start: Any, blocking: Any, m: MapArrays) -> Any:
+    import jax.numpy as jnp
+
+    legs = Paths(times, points)
+    valid = may_meet(jnp, legs, blocking)
+    rows_i, rows_j = jnp.asarray(PAIR_I), jnp.asarray(PAIR_J)
+    stop = cut_stops(jnp, legs, start, rows_i, rows_j, valid)
+    stop = sink_back(jnp, legs, start, stop, m)
+    return part_overlaps(jnp, legs, start, rows_i, rows_j, valid, stop)
+
+
+def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Any, bool]:
+    """`vmap` of `_one_game`: every game's candidate rows in one list of the batch's bodies.
+
+    The passes then cost what the pairs that may meet cost, and the loops run until the
+    slowest game has settled (as `vmap` of a loop would). A batch with more candidates than
+    the list holds runs all 45 rows of every game instead; the result is the same.
+    """
+    import jax
+    import jax.numpy as jnp
+
+    games = axis_size
+    # The barrier makes XLA compute the paths once: the rows gather from them, and XLA on
+    # the CPU would otherwise repeat the work computing each gathered element.
+    times, points, start, blocking, m = jax.lax.optimization_barrier(
+        jax.tree.map(
+            lambda a, batched: a if batched else jnp.broadcast_to(a, (games,) + a.shape),
+            args,
+            tuple(in_batched),
+        )
+    )
+    valid = jax.vmap(lambda t, p, b: may_meet(jnp, Paths(t, p), b))(times, points, blocking)
+    legs = Paths(times.reshape(-1, 3), points.reshape(-1, 3, 2))
+    flat_start = start.reshape(-1, 2)
+    count = jnp.sum(valid)
+    capacity = ROWS_PER_GAME * games
+    pair_i, pair_j = jnp.asarray(PAIR_I), jnp.asarray(PAIR_J)
+
+    def packed(_):
+        game, pair = jnp.nonzero(valid, size=capacity, fill_value=0)
+        body = game * NUM_SLOTS
+        return body + pair_i[pair], body + pair_j[pair], jnp.arange(capacity) < count
+
+    def every(_):
+        body = jnp.arange(games)[:, None] * NUM_SLOTS
+        return (body + pair_i).ravel(), (body + pair_j).ravel(), valid.ravel()
+
+    def resolve(rows):
+        rows_i, rows_j, ok = rows
+        stop = cut_stops(jnp, legs, flat_start, rows_i, rows_j, ok).reshape(games, NUM_SLOTS)
+        stop = jax.vmap(lambda t, p, s, q, mm: sink_back(jnp, Paths(t, p), s, q, mm))(
+            times, points, start, stop, m
+        )
+        return part_overlaps(jnp, legs, flat_start, rows_i, rows_j, ok, stop.ravel())
+
+    stop = jax.lax.cond(
+        count <= capacity, lambda: resolve(packed(None)), lambda: resolve(every(None))
+    )
+    return stop.reshape(games, NUM_SLOTS), True
+
+
+def _make_body_stops_jax():
+    from jax.custom_batching import custom_vmap
+
+    fn = custom_vmap(_one_game)
+    fn.def_vmap(_many_games)
+    return fn
+
+
+_BODY_STOPS_JAX = None
+
+
+def _body_stops_jax(*args: Any) -> Any:
+    global _BODY_STOPS_JAX
+    if _BODY_STOPS_JAX is None:  # built on first use: NumPy users never import JAX
+        _BODY_STOPS_JAX = _make_body_stops_jax()
+    return _BODY_STOPS_JAX(*args)
