@@ -75,22 +75,35 @@ def on_grid(xp: Any, start: Any, paths: Paths) -> Paths:
     return Paths(paths.times, start[:, None, :] + xp.round(paths.points).astype(I32))
 
 
-def pair_contacts(xp: Any, pi: Paths, pj: Paths, base: Any) -> Any:
-    """(P,) the first instant two bodies with paths pi, pj (one row per pair) touch while
-    closing (NO_HIT if never this tick).
+def _halves(paths: Paths, n: int) -> tuple[Paths, Paths]:
+    return Paths(paths.times[:n], paths.points[:n]), Paths(paths.times[n:], paths.points[n:])
+
+
+def _swapped(xp: Any, paths: Paths, n: int) -> Paths:
+    return Paths(*(xp.concatenate([a[n:], a[:n]]) for a in paths))
+
+
+def pair_contacts(xp: Any, both: Paths, base: Any) -> Any:
+    """(P,) the first instant two bodies touch while closing (NO_HIT if never this tick);
+    `both` holds the P rows' first bodies' paths, then their second bodies'.
 
     Between the union of the two bodies' breakpoints both move in straight lines, so the
     relative motion is a chain of at most five segments, each tested exactly for entering
     the circle. At its own breakpoints a body is at a vertex of its path; only the other
-    body's breakpoints need a position looked up on it. Paths are offsets from each body's
-    start; `base` is the exact difference of the two starts.
+    body's breakpoints need a position looked up on it (one lookup for both halves: NumPy
+    pays per call). Paths are offsets from each body's start; `base` is the exact
+    difference of the two starts.
     """
+    n = base.shape[0]
+    pi, pj = _halves(both, n)
     a1, a2 = pi.times[:, 1], pi.times[:, 2]
     b1, b2 = pj.times[:, 1], pj.times[:, 2]
     # i's vertices less j's positions at i's breakpoints, and the other way round.
+    other = _swapped(xp, both, n)
+    seen = position_at(xp, other.times, other.points, both.times[:, 1:])
     b = base[:, None, :]
-    r_i = (pi.points[:, 1:] - position_at(xp, pj.times, pj.points, pi.times[:, 1:])) + b
-    r_j = (position_at(xp, pi.times, pi.points, pj.times[:, 1:]) - pj.points[:, 1:]) + b
+    r_i = (pi.points[:, 1:] - seen[:n]) + b
+    r_j = (seen[n:] - pj.points[:, 1:]) + b
     # Merge the two sorted pairs of instants (a1 <= a2, b1 <= b2), carrying the offsets.
     first_a, last_a = a1 <= b1, a2 >= b2
     s1 = xp.where(first_a, a1, b1)
@@ -145,19 +158,18 @@ def cut_stops(xp: Any, legs: Paths, start: Any, rows_i: Any, rows_j: Any, valid:
     again with them standing. Stopping only cuts paths short, so each pass settles at least
     the earliest contact left.
     """
-    n = start.shape[0]
+    n, rows = start.shape[0], rows_i.shape[0]
     # Each row's two bodies, gathered once from the inputs: inside the loop a row reads only
     # these and the stops (XLA on the CPU recomputes a computed value for every read).
-    legs_i = Paths(legs.times[rows_i], legs.points[rows_i])
-    legs_j = Paths(legs.times[rows_j], legs.points[rows_j])
+    ends = xp.concatenate([rows_i, rows_j])
+    legs_ij = Paths(legs.times[ends], legs.points[ends])
     start_gap = start[rows_i] - start[rows_j]
     base = f32(start_gap)
     full = xp.full((n,), QUANTA, dtype=I32)
 
     def cut_pass(stop):
-        pi = truncate(xp, legs_i, stop[rows_i])
-        pj = truncate(xp, legs_j, stop[rows_j])
-        when = xp.where(valid, pair_contacts(xp, pi, pj, base), NO_HIT)
+        both = truncate(xp, legs_ij, stop[ends])
+        when = xp.where(valid, pair_contacts(xp, both, base), NO_HIT)
         first = _row_min(xp, xp.full((n,), NO_HIT, dtype=F32), rows_i, rows_j, when)
         take = (when < 1) & (when <= first[rows_i]) & (when <= first[rows_j])
         # Stop a quantum before contact, backed off further if rounding both to the grid
@@ -165,9 +177,9 @@ def cut_stops(xp: Any, legs: Paths, start: Any, rows_i: Any, rows_j: Any, valid:
         before = xp.clip(xp.ceil(when * F32(QUANTA)) - 1, 0, QUANTA - 1).astype(I32)
         cands = xp.maximum(before[:, None] - xp.asarray(BODY_BACKOFF), 0)
         at = f32(cands) / F32(QUANTA)
-        qi = xp.round(position_at(xp, pi.times, pi.points, at)).astype(I32)
-        qj = xp.round(position_at(xp, pj.times, pj.points, at)).astype(I32)
-        d = (qi - qj) + start_gap[:, None, :]
+        q = xp.round(position_at(xp, both.times, both.points, xp.concatenate([at, at])))
+        q = q.astype(I32)
+        d = (q[:rows] - q[rows:]) + start_gap[:, None, :]
         apart = sq(xp, d[..., 0], d[..., 1]) >= CONTACT_SQ
         pick = xp.minimum(first_index(xp, apart, axis=1), len(BODY_BACKOFF) - 1)
         quanta = xp.take_along_axis(cands, pick[:, None], 1)[:, 0]
@@ -180,7 +192,10 @@ def cut_stops(xp: Any, legs: Paths, start: Any, rows_i: Any, rows_j: Any, valid:
 
 def sink_back(xp: Any, legs: Paths, start: Any, stop: Any, m: MapArrays) -> Any:
     """Stops of one game's bodies, with each stop that grid rounding puts into an obstacle
-    moved back to its leg's contact point (or the start): a vertex of its path, so clear."""
+    moved back to its leg's contact point (or the start): a vertex of its path, so clear.
+    A body that was not cut ends at its path's last vertex, clear as well."""
+    if xp is np and not np.any((stop > 0) & (stop < QUANTA)):
+        return stop
     now = on_grid(xp, start, truncate(xp, legs, stop)).points[:, 2]
     sunk = body_blocked(xp, now, m) & (stop > 0)
     first_contact = (legs.times[:, 1] * F32(QUANTA)).astype(I32)
@@ -194,15 +209,15 @@ def part_overlaps(
     """Stops with both bodies of every row that still overlaps on the grid sent back to
     where they started (always clear), until none overlaps: the last resort for chains too
     long for the passes and for the rounding of stops."""
-    legs_i = Paths(legs.times[rows_i], legs.points[rows_i])
-    legs_j = Paths(legs.times[rows_j], legs.points[rows_j])
+    rows = rows_i.shape[0]
+    ends = xp.concatenate([rows_i, rows_j])
+    legs_ij = Paths(legs.times[ends], legs.points[ends])
     start_gap = start[rows_i] - start[rows_j]
     full = xp.full((start.shape[0],), QUANTA, dtype=I32)
 
     def part_pass(stop):
-        ends_i = xp.round(truncate(xp, legs_i, stop[rows_i]).points[:, 2]).astype(I32)
-        ends_j = xp.round(truncate(xp, legs_j, stop[rows_j]).points[:, 2]).astype(I32)
-        d = (ends_i - ends_j) + start_gap
+        at_end = xp.round(truncate(xp, legs_ij, stop[ends]).points[:, 2]).astype(I32)
+        d = (at_end[:rows] - at_end[rows:]) + start_gap
         overlap = valid & (sq(xp, d[:, 0], d[:, 1]) < CONTACT_SQ)
         cut = xp.where(overlap, 0, QUANTA).astype(I32)
         new = xp.minimum(stop, _row_min(xp, full, rows_i, rows_j, cut)).astype(I32)

@@ -127,27 +127,10 @@ def arena_entries(xp: Any, p: Any, v: Any) -> Any:
     """(..., 4) lam at which the body reaches the left, right, bottom and top edges."""
     x, y = p[..., 0], p[..., 1]
     vx, vy = v[..., 0], v[..., 1]
-    whole = xp.zeros_like(x)
-
-    def edge(dist, speed):
-        return face_entry(xp, dist, speed, whole, whole, whole + 1)
-
-    return xp.stack(
-        [
-            edge(x - ARENA_LO[0], -vx),
-            edge(ARENA_HI[0] - x, vx),
-            edge(y - ARENA_LO[1], -vy),
-            edge(ARENA_HI[1] - y, vy),
-        ],
-        axis=-1,
-    )
-
-
-def _min(xp: Any, values: list) -> Any:
-    out = values[0]
-    for value in values[1:]:
-        out = xp.minimum(out, value)
-    return out
+    dist = xp.stack([x - ARENA_LO[0], ARENA_HI[0] - x, y - ARENA_LO[1], ARENA_HI[1] - y], -1)
+    speed = xp.stack([-vx, vx, -vy, vy], -1)
+    whole = xp.zeros_like(dist)
+    return face_entry(xp, dist, speed, whole, whole, whole + 1)  # one call: NumPy's cost
 
 
 def _poly_edge(xp: Any, px, py, vx, vy, ax, ay, bx, by) -> Any:
@@ -166,16 +149,21 @@ def _poly_edge(xp: Any, px, py, vx, vy, ax, ay, bx, by) -> Any:
     return xp.where(fine, lam, NO_HIT)
 
 
-def _rect_faces(xp: Any, px, py, vx, vy, lo_x, lo_y, hi_x, hi_y) -> list:
-    """The four faces of a square wall grown by a body: west, east, south, north."""
+def _rect_faces(xp: Any, px, py, vx, vy, lo_x, lo_y, hi_x, hi_y) -> Any:
+    """(..., S, 4) first contact with the four faces of each square wall grown by a body:
+    west, east, south, north (one call of `face_entry`: NumPy pays per call)."""
     g = BODY
     w, h = hi_x - lo_x, hi_y - lo_y
-    return [
-        face_entry(xp, lo_x - g - px, vx, py - lo_y, vy, h),
-        face_entry(xp, px - hi_x - g, -vx, py - lo_y, vy, h),
-        face_entry(xp, lo_y - g - py, vy, px - lo_x, vx, w),
-        face_entry(xp, py - hi_y - g, -vy, px - lo_x, vx, w),
-    ]
+    dx, dy = py - lo_y, px - lo_x
+    stack = lambda *parts: xp.stack(xp.broadcast_arrays(*parts), -1)  # noqa: E731
+    return face_entry(
+        xp,
+        stack(lo_x - g - px, px - hi_x - g, lo_y - g - py, py - hi_y - g),
+        stack(vx, -vx, vy, -vy),
+        stack(dx, dx, dy, dy),
+        stack(vy, vy, vx, vx),
+        stack(h, h, w, w),
+    )
 
 
 def obstacle_entries(xp: Any, p: Any, v: Any, m: MapArrays) -> Any:
@@ -209,7 +197,7 @@ def obstacle_entries(xp: Any, p: Any, v: Any, m: MapArrays) -> Any:
         rect_c = circles[..., nq : nq + 4 * ns].reshape(shape + (ns, 4)).min(-1)
         poly_c = circles[..., nq + 4 * ns :].reshape(shape + (npoly, 4)).min(-1)
         faces = _rect_faces(xp, px, py, vx, vy, lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1])
-        rects = xp.minimum(_min(xp, faces), rect_c)
+        rects = xp.minimum(faces.min(-1), rect_c)
         a = m.poly_corners
         b = xp.roll(a, -1, axis=1)
         edges = _poly_edge(

@@ -175,9 +175,13 @@ def plan_legs(xp: Any, start: Any, stride: Any, end: Any, m: MapArrays) -> Paths
         return Paths(np.stack([0 * t1, t1, t1], -1), np.stack([start, contact, contact], 1))
     rest = stride - (contact - start)
     n1 = surface_normal(xp, contact, first, m)
-    n2 = surface_normal(xp, contact, second, m)
-    w1, w2 = _slide(xp, rest, n1), _slide(xp, rest, n2)
+    w1 = _slide(xp, rest, n1)
     both = met & (lam2 < lam1 + F32(1.0 / QUANTA))
+    if xp is np and not both.any():  # the second surface only matters to `both`
+        n2, w2 = n1, w1
+    else:
+        n2 = surface_normal(xp, contact, second, m)
+        w2 = _slide(xp, rest, n2)
     ok1 = ~both | (xp.sum(w1 * n2, axis=-1) >= 0)
     ok2 = both & (xp.sum(w2 * n1, axis=-1) >= 0)
     l1, l2 = xp.sum(w1 * w1, axis=-1), xp.sum(w2 * w2, axis=-1)
