@@ -547,6 +547,9 @@ def test_shield_leaver_between_two_bodies_takes_their_circles_crossing(backend):
 
 SETTINGS = settings(
     max_examples=int(os.environ.get("MARL_BGS_EXAMPLES", "25")),
+    # The default run (CI) draws the same examples every time; a deeper local search with
+    # MARL_BGS_EXAMPLES draws new ones and may find cases still open (see issue 13's note).
+    derandomize="MARL_BGS_EXAMPLES" not in os.environ,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
