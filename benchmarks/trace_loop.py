@@ -29,9 +29,25 @@ from report import run_facts, write_report
 
 import marl_bgs
 from marl_bgs import env as env_module
-from marl_bgs.core import contact, geometry, loops, movement, observe, shield_exit, tick, views
+from marl_bgs.core import (
+    body_contacts,
+    contact,
+    geometry,
+    legs,
+    loops,
+    movement,
+    observe,
+    obstacle_rows,
+    shield_exit,
+    sight_pairs,
+    tick,
+    views,
+)
 
-SCOPED_MODULES = (tick, movement, contact, shield_exit, observe, geometry, views, loops, env_module)
+SCOPED_MODULES = (
+    tick, movement, legs, obstacle_rows, body_contacts, contact, shield_exit, observe, sight_pairs,
+    geometry, views, loops, env_module,
+)  # fmt: skip
 SKIPPED_NAMES = {"while", "body", "closed_call", "cond", "remat", "checkpoint"}
 
 

@@ -56,11 +56,17 @@ def test_packed_and_fallback_batches_match_numpy_game_by_game(monkeypatch):
     shared = jax.tree.map(jnp.asarray, m)
 
     def one(start, stride, blocking, end):
-        return plan_moves(jnp, start, stride, blocking, shared, end).points
+        moves = plan_moves(jnp, start, stride, blocking, shared, end)
+        return moves.paths.times, moves.paths.points, moves.end
 
     run = jax.jit(jax.vmap(jax.vmap(one)))
-    got = np.asarray(run(*stacked))
+    got = [np.asarray(a) for a in run(*stacked)]
     for b, batch in enumerate(batches):
         for g, (start, stride, blocking, _, end) in enumerate(batch):
-            want = plan_moves(np, start, stride, blocking, m, end).points
-            np.testing.assert_array_equal(got[b, g], want, err_msg=f"batch {b}, game {g}")
+            want = plan_moves(np, start, stride, blocking, m, end)
+            for name, have, exact in zip(
+                ("times", "points", "end"), got, (*want.paths, want.end), strict=True
+            ):
+                np.testing.assert_array_equal(
+                    have[b, g], exact, err_msg=f"{name}, batch {b}, game {g}"
+                )

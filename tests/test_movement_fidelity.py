@@ -541,9 +541,10 @@ def test_shield_leaver_between_two_bodies_takes_their_circles_crossing(backend):
 
 # --- Properties of plan_moves ------------------------------------------------------------------
 #
-# plan_moves(xp, start, stride, blocking, m, end) -> Paths(times (10, 3) float32 = (0, T1, T2),
-# points (10, 3, 2) int32 = (V0, V1, V2)): each body moves V0 -> V1 over [0, T1], V1 -> V2
-# over [T1, T2], and stands at V2 from T2 to 1. Positions and strides are milli-units.
+# plan_moves(xp, start, stride, blocking, m, end) -> Moves(paths, end): paths = Paths(times
+# (10, 3) float32 = (0, T1, T2), points (10, 3, 2) float32 = offsets of V0, V1, V2 from the
+# start): each body moves V0 -> V1 over [0, T1], V1 -> V2 over [T1, T2], and stands at V2 from
+# T2 to 1; end (10, 2) int32 is V2 rounded to the grid. Positions and strides are milli-units.
 
 SETTINGS = settings(
     max_examples=int(os.environ.get("MARL_BGS_EXAMPLES", "25")),
@@ -673,30 +674,35 @@ def draw_case(seed: int, inline: bool, cluster: bool):
     return start.astype(np.int32), stride, blocking, m, end
 
 
-def check_path_shape(paths, start, stride) -> tuple[np.ndarray, np.ndarray]:
-    """The Paths contract: shapes, times in order, continuous motion from the start, still
-    bodies still, and the first leg along the chosen move at its full speed."""
-    times, pts = np.asarray(paths.times), np.asarray(paths.points)
+def check_path_shape(moves, start, stride) -> tuple[np.ndarray, np.ndarray]:
+    """The Moves contract: shapes, times in order, continuous motion from the start, still
+    bodies still, the first leg along the chosen move at its full speed, and the end the
+    last point rounded to the grid. Returns times and points (float64 positions)."""
+    times, off = np.asarray(moves.paths.times), np.asarray(moves.paths.points)
+    end = np.asarray(moves.end)
     assert times.shape == (10, 3) and times.dtype == np.float32
-    assert pts.shape == (10, 3, 2) and pts.dtype == np.int32
+    assert off.shape == (10, 3, 2) and off.dtype == np.float32
+    assert end.shape == (10, 2) and end.dtype == np.int32
     assert np.all(times[:, 0] == 0)
     assert np.all((times[:, 1] >= 0) & (times[:, 1] <= times[:, 2]) & (times[:, 2] <= 1))
-    assert np.array_equal(pts[:, 0], start)
+    assert np.all(off[:, 0] == 0)
+    assert np.array_equal(end, start + np.round(off[:, 2]).astype(np.int32))
+    pts = start[:, None, :] + off.astype(np.float64)
     no_time = times[:, 1] == 0
     assert np.array_equal(pts[no_time, 1], pts[no_time, 0]), "a jump at t = 0"
     no_leg = times[:, 2] == times[:, 1]
     assert np.array_equal(pts[no_leg, 2], pts[no_leg, 1]), "a jump at T1"
     still = ~stride.any(axis=1)
-    assert np.all(pts[still] == start[still][:, None, :]), "a body without a move moved"
+    assert np.all(off[still] == 0), "a body without a move moved"
     length = np.hypot(stride[:, 0], stride[:, 1]).astype(np.float64)
     margin = length / 256 + 1.0
     planned = start + times[:, 1:2].astype(np.float64) * stride
-    off = np.hypot(*(pts[:, 1] - planned).T)
-    assert np.all(off <= margin), f"first leg leaves its move: {off}"
-    slide = np.hypot(*(pts[:, 2] - pts[:, 1]).T.astype(np.float64))
+    gap = np.hypot(*(pts[:, 1] - planned).T)
+    assert np.all(gap <= margin), f"first leg leaves its move: {gap}"
+    slide = np.hypot(*(pts[:, 2] - pts[:, 1]).T)
     room = (times[:, 2] - times[:, 1]).astype(np.float64) * length + margin
     assert np.all(slide <= room), "a slide faster than the move"
-    return times.astype(np.float64), pts.astype(np.float64)
+    return times.astype(np.float64), pts
 
 
 def positions_at(times: np.ndarray, pts: np.ndarray, ts: np.ndarray) -> np.ndarray:
@@ -732,17 +738,20 @@ def test_property_no_overlap_at_any_instant(seed, inline, cluster):
     from marl_bgs.core.movement import plan_moves
 
     start, stride, blocking, m, end = draw_case(seed, inline, cluster)
-    paths = plan_moves(np, start, stride, blocking, m, end)
-    times, pts = check_path_shape(paths, start, stride)
+    moves = plan_moves(np, start, stride, blocking, m, end)
+    times, pts = check_path_shape(moves, start, stride)
     ts = np.unique(np.concatenate([np.linspace(0, 1, SWEEP_INSTANTS + 1), times[:, 1:].ravel()]))
     q = positions_at(times, pts, ts)
     dmin = closest_approach(q)
     pair = blocking[:, None] & blocking[None, :] & ~np.eye(10, dtype=bool)
     bad = np.argwhere(pair & (dmin < CONTACT - BODY_SLACK))
     assert not bad.size, f"bodies {bad[0]} come {dmin[tuple(bad[0])]:.4f} apart"
-    corners = np.asarray(paths.points)
-    hit = body_overlap(np, corners, m).any
-    assert not hit.any(), f"path corners in an obstacle: {np.argwhere(hit)}"
+    ends = np.asarray(moves.end)
+    hit = body_overlap(np, ends, m).any
+    assert not hit.any(), f"ends on the grid in an obstacle: {np.flatnonzero(hit)}"
+    d = ends[:, None, :].astype(np.int64) - ends[None, :, :]
+    close = np.argwhere(pair & ((d * d).sum(-1) < CONTACT**2))
+    assert not close.size, f"bodies {close[0]} end overlapping on the grid"
     depth = clearance(m, q.reshape(-1, 2)).reshape(10, -1)
     worst = depth.min(axis=1)
     assert np.all(worst >= -OBSTACLE_SLACK), f"paths cut into obstacles: {worst}"
@@ -758,8 +767,8 @@ def test_property_a_short_move_ends_touching_something(seed, inline, cluster):
     from marl_bgs.core.movement import plan_moves
 
     start, stride, blocking, m, end = draw_case(seed, inline, cluster)
-    paths = plan_moves(np, start, stride, blocking, m, end)
-    times, pts = check_path_shape(paths, start, stride)
+    moves = plan_moves(np, start, stride, blocking, m, end)
+    times, pts = check_path_shape(moves, start, stride)
     length = np.hypot(stride[:, 0], stride[:, 1]).astype(np.float64)
     margin = length / 256 + 1.0
     near_v1 = clearance(m, pts[:, 1]) <= margin
@@ -811,9 +820,10 @@ def test_property_numpy_and_jax_plan_identical_paths(seed, inline, cluster):
     got = _jax_planner()(
         jnp.asarray(start), jnp.asarray(stride), jnp.asarray(blocking), mj, jnp.asarray(end)
     )
-    assert np.array_equal(np.asarray(got.points), np.asarray(want.points))
-    assert np.array_equal(np.asarray(got.times), np.asarray(want.times))
-    assert np.asarray(got.times).dtype == np.asarray(want.times).dtype == np.float32
+    assert np.array_equal(np.asarray(got.end), np.asarray(want.end))
+    for a, b in zip(got.paths, want.paths, strict=True):
+        assert np.asarray(a).dtype == np.asarray(b).dtype == np.float32
+        assert np.array_equal(np.asarray(a).view(np.int32), np.asarray(b).view(np.int32))
 
 
 @SETTINGS

@@ -10,12 +10,12 @@ in another order permutes the result and nothing else.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from .body_contacts import QUANTA, Paths, body_stops, on_grid, truncate
-from .contact import NO_HIT, circle_span, f32, fence, inverse, obstacle_entries, surface_normal
+from .body_contacts import Paths, body_stops, on_grid, truncate
+from .contact import NO_HIT, circle_span, f32, fence, inverse, obstacle_entries
 from .geometry import (
     CONTACT,
     CONTACT_SQ,
@@ -24,11 +24,11 @@ from .geometry import (
     body_blocked,
     first_index,
     pair_sq_distances,
-    scaled,
     sq,
 )
+from .legs import plan_legs
 from .loops import settle
-from .state import LEFT, MILLI, NUM_SLOTS, MapArrays
+from .state import MILLI, NUM_SLOTS, MapArrays
 
 EYE = np.eye(NUM_SLOTS, dtype=bool)
 
@@ -39,13 +39,6 @@ MOVE_DIRECTIONS = np.asarray(
      [_DIAG, _DIAG], [-_DIAG, _DIAG], [_DIAG, -_DIAG], [-_DIAG, -_DIAG]],
     np.float64,
 )  # fmt: skip
-
-# Time and legs are resolved in 1/QUANTA of a tick (of a leg, `body_contacts.QUANTA`): a
-# stop lands within one quantum before the exact contact, 1/1024 of the move, inside the
-# settled 1/256.
-# How far (in quanta) a stop backs off when rounding to the grid would put the body into
-# what stopped it; the first candidate that stands free is taken.
-BACKOFF = np.asarray([0, 1, 2, 4, 16, 1024], np.int32)
 
 
 def overlapping_pairs(xp: Any, pos: Any, bodies: Any) -> Any:
@@ -118,103 +111,31 @@ def charge_landing(xp: Any, start: Any, goal: Any, charging: Any, bodies: Any, m
     return xp.where((charging & ~clash)[:, None], landing, start)
 
 
-def _stop_quanta(xp: Any, p: Any, v: Any, lam: Any, m: MapArrays) -> Any:
-    """Quanta of v a body travels before a contact at lam (QUANTA if none): the quantum
-    before it, backed off (BACKOFF) until the body stands free on the grid."""
-    q = xp.where(lam < 1, xp.floor(lam * F32(QUANTA)), F32(QUANTA)).astype(I32)
-    cands = xp.maximum(q[:, None] - xp.asarray(BACKOFF)[None, :], 0)
-    pts = p[:, None, :] + scaled(xp, v[:, None, :], cands[..., None], QUANTA)
-    free = ~body_blocked(xp, pts, m)
-    pick = xp.take_along_axis(
-        cands, xp.minimum(first_index(xp, free, axis=1), len(BACKOFF) - 1)[:, None], 1
-    )
-    return xp.where(xp.any(free, axis=1), pick[:, 0], 0).astype(I32)
+class Moves(NamedTuple):
+    """A tick of ordinary movement: the motion, and where it leaves each body."""
+
+    paths: Paths  # times (N, 3); points: float32 offsets (N, 3, 2) from each body's start
+    end: Any  # (N, 2) int32 the last point of each path, rounded to the grid
 
 
-def _slide(xp: Any, rest: Any, n: Any) -> Any:
-    """The part of `rest` along the tangent of a surface with outward normal n, rounded to
-    the grid so that it never points into the surface (n . slide >= 0)."""
-    t = xp.stack([-n[:, 1], n[:, 0]], -1)
-    dot = xp.sum(rest * t, axis=-1)
-    tt = xp.maximum(xp.sum(t * t, axis=-1), 1)
-    k = f32(dot) / f32(tt)
-    w = xp.round(f32(t) * k[:, None]).astype(I32)
-    # Rounding may lean into the surface by under a unit; one step along the normal's
-    # larger part puts it back (n . w_exact = 0, so one step is always enough).
-    major_x = xp.abs(n[:, 0]) >= xp.abs(n[:, 1])
-    lean = xp.sum(n * w, axis=-1) < 0
-    step = xp.where(major_x[:, None], xp.stack([xp.sign(n[:, 0]), 0 * n[:, 1]], -1),
-                    xp.stack([0 * n[:, 0], xp.sign(n[:, 1])], -1))  # fmt: skip
-    return xp.where(lean[:, None], w + step, w).astype(I32)
-
-
-def _two_smallest(xp: Any, lam: Any) -> tuple[Any, Any, Any, Any]:
-    """Per row: the least value and its first column, then the same over the other columns."""
-    first = first_index(xp, lam == xp.min(lam, axis=1, keepdims=True), axis=1)
-    cols = xp.arange(lam.shape[1])
-    rest = xp.where(cols[None, :] == first[:, None], NO_HIT, lam)
-    second = first_index(xp, rest == xp.min(rest, axis=1, keepdims=True), axis=1)
-    return xp.min(lam, axis=1), first, xp.min(rest, axis=1), second
-
-
-def plan_legs(xp: Any, start: Any, stride: Any, end: Any, m: MapArrays) -> Paths:
-    """Each body against the obstacles alone: to its first contact, then one slide.
-
-    The slide runs from the contact instant along the tangent of the surface met, at the
-    part of the velocity along it, until the tick ends or it meets something else. A body
-    meeting two surfaces within one quantum slides along one that does not lead into the
-    other (the longer; on a tie toward its own spawn end, then south), or stops.
-    """
-    q = xp.asarray(QUANTA, I32)
-    lam1, first, lam2, second = _two_smallest(xp, obstacle_entries(xp, start, stride, m))
-    reach1 = _stop_quanta(xp, start, stride, lam1, m)
-    contact = start + scaled(xp, stride, reach1[:, None], QUANTA)
-    met = lam1 < 1
-    t1 = f32(reach1) / F32(QUANTA)
-    if xp is np and not met.any():  # nothing met: every body ends at its first leg's end
-        return Paths(np.stack([0 * t1, t1, t1], -1), np.stack([start, contact, contact], 1))
-    rest = stride - (contact - start)
-    n1 = surface_normal(xp, contact, first, m)
-    w1 = _slide(xp, rest, n1)
-    both = met & (lam2 < lam1 + F32(1.0 / QUANTA))
-    if xp is np and not both.any():  # the second surface only matters to `both`
-        n2, w2 = n1, w1
-    else:
-        n2 = surface_normal(xp, contact, second, m)
-        w2 = _slide(xp, rest, n2)
-    ok1 = ~both | (xp.sum(w1 * n2, axis=-1) >= 0)
-    ok2 = both & (xp.sum(w2 * n1, axis=-1) >= 0)
-    l1, l2 = xp.sum(w1 * w1, axis=-1), xp.sum(w2 * w2, axis=-1)
-    # On a tie, the slide toward the own spawn end, then the southern one (mirror-safe).
-    own = xp.where(end == LEFT, 1, -1)
-    key1, key2 = w1[:, 0] * own, w2[:, 0] * own
-    prefer2 = (l2 > l1) | ((l2 == l1) & ((key2 < key1) | ((key2 == key1) & (w2[:, 1] < w1[:, 1]))))
-    take2 = ok2 & (~ok1 | prefer2)
-    slide = xp.where(take2[:, None], w2, xp.where(ok1[:, None], w1, 0))
-    slide = xp.where(met[:, None], slide, 0).astype(I32)
-    lam_s = xp.min(obstacle_entries(xp, contact, slide, m), axis=1)
-    reach2 = _stop_quanta(xp, contact, slide, lam_s, m)
-    finish = contact + scaled(xp, slide, reach2[:, None], QUANTA)
-    t2 = f32(reach1 * q + (q - reach1) * reach2) / F32(QUANTA * QUANTA)
-    times = xp.stack([0 * t1, t1, t2], -1)
-    return Paths(times, xp.stack([start, contact, finish], 1))
-
-
-def plan_moves(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, end: Any) -> Paths:
+def plan_moves(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, end: Any) -> Moves:
     """Ordinary movement: obstacles and edges slide (`plan_legs`), blocking bodies stop
     (`body_contacts.body_stops`, earliest contact first on the actual paths).
 
-    Stops are rounded to the grid; the rare stop that rounding puts into an obstacle goes
-    back to its leg's contact point, and then a pair still overlapping (a chain too long
-    for the passes, or rounding) returns to where both started.
+    The motion runs through the unrounded points where bodies stop; only where each body
+    ends is rounded to the grid. The rare stop that rounding puts into an obstacle goes
+    back to its leg's contact point (and the passes run again with it standing there), and
+    then a pair still overlapping on the grid (a chain too long for the passes, or
+    rounding) returns to where both started.
     """
     legs = plan_legs(xp, start, stride, end, m)
-    return on_grid(xp, start, truncate(xp, legs, body_stops(xp, legs, start, blocking, m)))
+    paths = truncate(xp, legs, body_stops(xp, legs, start, blocking, m))
+    return Moves(paths, on_grid(xp, start, paths).points[:, 2])
 
 
 def move_bodies(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, end: Any) -> Any:
     """End positions of `plan_moves`."""
-    return plan_moves(xp, start, stride, blocking, m, end).points[:, 2]
+    return plan_moves(xp, start, stride, blocking, m, end).end
 
 
 def stride_table() -> np.ndarray:

@@ -11,7 +11,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import classes as C
-from .geometry import pair_sq_distances, sight_blocked, spread
+from .geometry import pair_sq_distances, spread
+from .sight_pairs import PAIR_I, PAIR_J, blocked_pairs
 from .state import NUM_SLOTS, TEAM_SIZE, MapArrays, State, team_of_slot
 
 NUM_MOVES = 9
@@ -34,7 +35,6 @@ def _code_to_slot() -> np.ndarray:
 
 
 CODE_TO_SLOT = _code_to_slot()
-PAIR_I, PAIR_J = np.triu_indices(NUM_SLOTS, k=1)
 PAIR_INDEX = np.full((NUM_SLOTS, NUM_SLOTS), len(PAIR_I), np.int32)  # diagonal: never blocked
 PAIR_INDEX[PAIR_I, PAIR_J] = np.arange(len(PAIR_I))
 PAIR_INDEX[PAIR_J, PAIR_I] = np.arange(len(PAIR_I))
@@ -44,7 +44,7 @@ class Sight(NamedTuple):
     """Start-of-tick geometry shared by masks, combat and observations."""
 
     dist_sq: Any  # (10, 10) squared centre distances, milli-units squared
-    clear: Any  # (10, 10) straight line between centres touches no obstacle
+    clear: Any  # (10, 10) line between centres touches no obstacle (pairs within sight range)
     own_sight: Any  # (10, 10) i itself sees j (radius and line), i and j alive
     team_sees: Any  # (10, 10) j is visible to i's team (teammates always; enemies if seen)
 
@@ -54,9 +54,10 @@ def stunned(state: State) -> Any:
 
 
 def sight_lines(xp: Any, pos: Any, m: MapArrays) -> Any:
-    """(10, 10) whether the straight line between two centres touches no obstacle."""
+    """(10, 10) whether the straight line between two centres touches no obstacle, for
+    bodies close enough for some class to see the other (farther pairs: False)."""
     # Sight lines are symmetric: test each of the 45 pairs once, then spread to (10, 10).
-    blocked = sight_blocked(xp, pos[PAIR_I], pos[PAIR_J], m)
+    blocked = blocked_pairs(xp, pos, m)
     return ~spread(xp, xp.concatenate([blocked, xp.zeros(1, bool)]), PAIR_INDEX)
 
 

@@ -1,0 +1,324 @@
+"""Each body against the obstacles alone: a straight leg to its first contact, one slide.
+
+The work runs on rows (`obstacle_rows`), one per body and obstacle it can reach this tick:
+NumPy builds only those rows; one JAX game builds all and masks the others; a batch of
+games under `vmap` packs every game's reachable rows into one short list (the `custom_vmap`
+rule below), a few per body instead of every obstacle of the map, twice a tick.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .batching import every_game, with_batch_rule
+from .body_contacts import QUANTA, Paths
+from .contact import NO_HIT, arena_entries, f32
+from .geometry import F32, I32, _off_arena, first_index, scaled
+from .obstacle_rows import (
+    PILLAR,
+    SQUARE,
+    TURNED,
+    Obstacles,
+    groups,
+    materialised,
+    obstacle_list,
+    per_body_any,
+    per_body_min,
+    reachable,
+    row_blocked,
+    row_entries,
+)
+from .state import LEFT, NUM_SLOTS
+
+# How far (in quanta) a stop backs off when rounding to the grid would put the body into
+# what stopped it; the first candidate that stands free is taken.
+BACKOFF = np.asarray([0, 1, 2, 4, 16, 1024], np.int32)
+# Rows of each kind a batch of games packs per game before it falls back to every (body,
+# obstacle) row of every game (random play on map 47 averages about 6 pillar and 12 square
+# wall rows per game; 1 game in 100 has more than 12 and 17).
+OBSTACLE_ROWS_PER_GAME = {PILLAR: 12, SQUARE: 16, TURNED: 8}
+_NO_COLUMN = np.int32(2**30)
+
+
+class Rows(NamedTuple):
+    """(body, obstacle) rows of a set of bodies, the pillars' rows first, then the square
+    walls', then the turned walls': each body's index among the bodies, the obstacle's column
+    in its game's `Obstacles` list and whether the row counts, all groups end to end; then
+    per group its kind and its rows' obstacles."""
+
+    body: Any  # (R,) int32
+    column: Any  # (R,) int32
+    valid: Any  # (R,) bool
+    groups: tuple  # ((kind, Obstacles (R_g, ...)), ...) in row order
+
+
+def make_rows(xp: Any, obstacles: Obstacles, parts: list) -> Rows:
+    """Rows from per-group (kind, body, column, valid) of games whose lists are `obstacles`
+    ((G, K, ...)); a body's game is its index // NUM_SLOTS."""
+    body = xp.concatenate([b for _, b, _, _ in parts]).astype(I32)
+    column = xp.concatenate([c for _, _, c, _ in parts]).astype(I32)
+    valid = xp.concatenate([v for _, _, _, v in parts])
+    per_group = tuple((kind, _gather(obstacles, b // NUM_SLOTS, c)) for kind, b, c, _ in parts)
+    return Rows(body, column, valid, per_group)
+
+
+def _gather(obstacles: Obstacles, game: Any, column: Any) -> Obstacles:
+    """Fields of `obstacles` ((G, K, ...) for G games) at (game, column) per row."""
+    return Obstacles(*(a[game, column] for a in obstacles))
+
+
+def _by_group(xp: Any, rows: Rows, fn, *per_row: Any) -> Any:
+    """`fn(kind, obstacles, *row slices)` for each group, joined end to end (each computed
+    whole first: XLA on the CPU does not vectorise a join fused with what it joins)."""
+    out, begin = [], 0
+    for kind, ob in rows.groups:
+        size = ob.radius.shape[0]
+        out.append(materialised(xp, fn(kind, ob, *(a[begin : begin + size] for a in per_row))))
+        begin += size
+    return xp.concatenate(out)
+
+
+def _stop_quanta(xp: Any, p: Any, v: Any, lam: Any, rows: Rows) -> Any:
+    """Quanta of v a body travels before a contact at lam (QUANTA if none): the quantum
+    before it, backed off (BACKOFF) until the body stands free on the grid."""
+    q = xp.where(lam < 1, xp.floor(lam * F32(QUANTA)), F32(QUANTA)).astype(I32)
+    cands = xp.maximum(q[:, None] - xp.asarray(BACKOFF)[None, :], 0)
+    pts = p[:, None, :] + scaled(xp, v[:, None, :], cands[..., None], QUANTA)
+    edge_x, edge_y = _off_arena(pts)
+    at = materialised(xp, pts)[rows.body]
+    hits = _by_group(xp, rows, lambda kind, ob, a: row_blocked(xp, a, ob, kind), at)
+    sunk = per_body_any(xp, p.shape[0], rows.body, hits & rows.valid[:, None])
+    free = ~(sunk | edge_x | edge_y)
+    pick = xp.take_along_axis(
+        cands, xp.minimum(first_index(xp, free, axis=1), len(BACKOFF) - 1)[:, None], 1
+    )
+    return xp.where(xp.any(free, axis=1), pick[:, 0], 0).astype(I32)
+
+
+def _entries(xp: Any, p: Any, v: Any, rows: Rows) -> tuple[Any, Any]:
+    """(N, 4) first contacts with the arena edges and (R,) with each row's obstacle."""
+    p, v = materialised(xp, (p, v))
+    lam = _by_group(
+        xp, rows, lambda kind, ob, a, b: row_entries(xp, a, b, ob, kind), p[rows.body], v[rows.body]
+    )
+    return arena_entries(xp, p, v), xp.where(rows.valid, lam, NO_HIT)
+
+
+def _two_smallest(xp: Any, arena: Any, lam: Any, rows: Rows) -> tuple[Any, Any, Any, Any]:
+    """Per body: the least first contact and its surface (0-3 the arena edges, 4 + k the
+    obstacle in column k), then the same over the other surfaces; ties go to the lower
+    surface, as a first index over all `obstacle_entries` columns would."""
+    n = arena.shape[0]
+    least = per_body_min(xp, n, rows.body, lam, NO_HIT)
+    on_least = lam == least[rows.body]
+    col1 = per_body_min(xp, n, rows.body, xp.where(on_least, rows.column, _NO_COLUMN), _NO_COLUMN)
+    rest = xp.where(rows.column == col1[rows.body], NO_HIT, lam)
+    second = per_body_min(xp, n, rows.body, rest, NO_HIT)
+    on_second = (rest == second[rows.body]) & (rows.column != col1[rows.body])
+    col2 = per_body_min(xp, n, rows.body, xp.where(on_second, rows.column, _NO_COLUMN), _NO_COLUMN)
+    # The two best rows follow the four edges; positions then order ties like surfaces.
+    values = xp.concatenate([arena, least[:, None], second[:, None]], axis=1)
+    surfaces = xp.concatenate(
+        [xp.broadcast_to(xp.arange(4, dtype=I32), (n, 4)), 4 + col1[:, None], 4 + col2[:, None]],
+        axis=1,
+    )
+    first = first_index(xp, values == xp.min(values, axis=1, keepdims=True), axis=1)
+    cols = xp.arange(6)
+    others = xp.where(cols[None, :] == first[:, None], NO_HIT, values)
+    other = first_index(xp, others == xp.min(others, axis=1, keepdims=True), axis=1)
+    pick = lambda k: xp.take_along_axis(surfaces, k[:, None], 1)[:, 0]  # noqa: E731
+    return xp.min(values, axis=1), pick(first), xp.min(others, axis=1), pick(other)
+
+
+def _surface_normal(xp: Any, at: Any, which: Any, obstacle: Obstacles) -> Any:
+    """Outward normal (int (N, 2), not unit length) at a point `at` on or just outside
+    surface `which` (0-3 an arena edge, else the obstacle given per body in `obstacle`).
+
+    Exact integers: an edge's or a face's own direction, or the offset from the corner or
+    centre that a circle piece is drawn around.
+    """
+    x, y = at[:, 0], at[:, 1]
+    zero = xp.zeros_like(x)
+    one = zero + 1
+    edge_n = [(one, zero), (-one, zero), (zero, one), (zero, -one)]
+    n = xp.stack(edge_n[0], -1)
+    for k in range(1, 4):
+        n = xp.where((which == k)[:, None], xp.stack(edge_n[k], -1), n)
+    corners = obstacle.corners
+    lo, hi = corners[:, 0], corners[:, 2]
+    near = xp.stack([xp.clip(x, lo[:, 0], hi[:, 0]), xp.clip(y, lo[:, 1], hi[:, 1])], -1)
+    box_n = at - near  # a pillar's lo and hi are its centre: the offset from it
+    ax, ay = corners[:, :, 0], corners[:, :, 1]
+    bx, by = xp.roll(ax, -1, axis=1), xp.roll(ay, -1, axis=1)
+    ux, uy = bx - ax, by - ay
+    wx, wy = x[:, None] - ax, y[:, None] - ay
+    dot = wx * ux + wy * uy
+    uu = ux * ux + uy * uy
+    outside = uy * wx - ux * wy > 0
+    on_edge = outside & (dot > 0) & (dot < uu)
+    on_corner = xp.roll(dot >= uu, 1, axis=1) & (dot <= 0)  # corner j closes edge j-1
+    side_n = xp.stack(
+        [xp.sum(xp.where(on_edge, uy, 0), 1), xp.sum(xp.where(on_edge, -ux, 0), 1)], -1
+    )
+    corner_n = xp.stack(
+        [xp.sum(xp.where(on_corner, wx, 0), 1), xp.sum(xp.where(on_corner, wy, 0), 1)], -1
+    )
+    wall_n = xp.where(xp.any(on_edge, axis=1)[:, None], side_n, corner_n)
+    piece_n = xp.where((obstacle.kind == TURNED)[:, None], wall_n, box_n)
+    return xp.where((which >= 4)[:, None], piece_n, n).astype(I32)
+
+
+def _slide(xp: Any, rest: Any, n: Any) -> Any:
+    """The part of `rest` along the tangent of a surface with outward normal n, rounded to
+    the grid so that it never points into the surface (n . slide >= 0)."""
+    t = xp.stack([-n[:, 1], n[:, 0]], -1)
+    dot = xp.sum(rest * t, axis=-1)
+    tt = xp.maximum(xp.sum(t * t, axis=-1), 1)
+    k = f32(dot) / f32(tt)
+    w = xp.round(f32(t) * k[:, None]).astype(I32)
+    # Rounding may lean into the surface by under a unit; one step along the normal's
+    # larger part puts it back (n . w_exact = 0, so one step is always enough).
+    major_x = xp.abs(n[:, 0]) >= xp.abs(n[:, 1])
+    lean = xp.sum(n * w, axis=-1) < 0
+    step = xp.where(major_x[:, None], xp.stack([xp.sign(n[:, 0]), 0 * n[:, 1]], -1),
+                    xp.stack([0 * n[:, 0], xp.sign(n[:, 1])], -1))  # fmt: skip
+    return xp.where(lean[:, None], w + step, w).astype(I32)
+
+
+def legs_on_rows(
+    xp: Any, start: Any, stride: Any, end: Any, obstacles: Obstacles, rows: Rows
+) -> Paths:
+    """`plan_legs` for N bodies (of G games, NUM_SLOTS each, in order) given their rows;
+    `obstacles` holds each game's list, (G, K, ...)."""
+    q = xp.asarray(QUANTA, I32)
+    n = start.shape[0]
+    arena, lam = _entries(xp, start, stride, rows)
+    lam1, first, lam2, second = _two_smallest(xp, arena, lam, rows)
+    reach1 = _stop_quanta(xp, start, stride, lam1, rows)
+    contact = start + scaled(xp, stride, reach1[:, None], QUANTA)
+    met = lam1 < 1
+    t1 = f32(reach1) / F32(QUANTA)
+    if xp is np and not met.any():  # nothing met: every body ends at its first leg's end
+        return Paths(np.stack([0 * t1, t1, t1], -1), np.stack([start, contact, contact], 1))
+    game = xp.arange(n) // NUM_SLOTS
+    k_max = obstacles.kind.shape[-1] - 1
+
+    def normal(which: Any) -> Any:
+        column = xp.clip(which - 4, 0, k_max)
+        return _surface_normal(xp, contact, which, _gather(obstacles, game, column))
+
+    rest = stride - (contact - start)
+    n1 = normal(first)
+    w1 = _slide(xp, rest, n1)
+    both = met & (lam2 < lam1 + F32(1.0 / QUANTA))
+    if xp is np and not both.any():  # the second surface only matters to `both`
+        n2, w2 = n1, w1
+    else:
+        n2 = normal(second)
+        w2 = _slide(xp, rest, n2)
+    ok1 = ~both | (xp.sum(w1 * n2, axis=-1) >= 0)
+    ok2 = both & (xp.sum(w2 * n1, axis=-1) >= 0)
+    l1, l2 = xp.sum(w1 * w1, axis=-1), xp.sum(w2 * w2, axis=-1)
+    # On a tie, the slide toward the own spawn end, then the southern one (mirror-safe).
+    own = xp.where(end == LEFT, 1, -1)
+    key1, key2 = w1[:, 0] * own, w2[:, 0] * own
+    prefer2 = (l2 > l1) | ((l2 == l1) & ((key2 < key1) | ((key2 == key1) & (w2[:, 1] < w1[:, 1]))))
+    take2 = ok2 & (~ok1 | prefer2)
+    slide = xp.where(take2[:, None], w2, xp.where(ok1[:, None], w1, 0))
+    slide = xp.where(met[:, None], slide, 0).astype(I32)
+    arena_s, lam_s = _entries(xp, contact, slide, rows)
+    lam_s = xp.minimum(xp.min(arena_s, axis=1), per_body_min(xp, n, rows.body, lam_s, NO_HIT))
+    reach2 = _stop_quanta(xp, contact, slide, lam_s, rows)
+    finish = contact + scaled(xp, slide, reach2[:, None], QUANTA)
+    t2 = f32(reach1 * q + (q - reach1) * reach2) / F32(QUANTA * QUANTA)
+    times = xp.stack([0 * t1, t1, t2], -1)
+    return Paths(times, xp.stack([start, contact, finish], 1))
+
+
+def plan_legs(xp: Any, start: Any, stride: Any, end: Any, m: Any) -> Paths:
+    """Each body of one game against the obstacles alone: to its first contact, then one
+    slide.
+
+    The slide runs from the contact instant along the tangent of the surface met, at the
+    part of the velocity along it, until the tick ends or it meets something else. A body
+    meeting two surfaces within one quantum slides along one that does not lead into the
+    other (the longer; on a tie toward its own spawn end, then south), or stops.
+    """
+    if xp is np:
+        obstacles = obstacle_list(np, m)
+        near = reachable(np, obstacles, start, stride)
+        parts = []
+        for kind, begin, stop in groups(m):
+            body, column = np.nonzero(near[:, begin:stop])
+            parts.append((kind, body, column + begin, np.ones(body.size, bool)))
+        lists = Obstacles(*(a[None] for a in obstacles))
+        return legs_on_rows(np, start, stride, end, lists, make_rows(np, lists, parts))
+    times, points = _plan_legs_jax(start, stride, end, m)
+    return Paths(times, points)
+
+
+def _one_game(start: Any, stride: Any, end: Any, m: Any) -> tuple[Any, Any]:
+    import jax.numpy as jnp
+
+    obstacles = obstacle_list(jnp, m)
+    near = reachable(jnp, obstacles, start, stride)
+    parts = []
+    for kind, begin, stop in groups(m):
+        k = stop - begin
+        body = jnp.repeat(jnp.arange(NUM_SLOTS), k)
+        column = jnp.tile(jnp.arange(begin, stop), NUM_SLOTS)
+        parts.append((kind, body, column, near[:, begin:stop].ravel()))
+    lists = Obstacles(*(a[None] for a in obstacles))
+    legs = legs_on_rows(jnp, start, stride, end, lists, make_rows(jnp, lists, parts))
+    return legs.times, legs.points
+
+
+def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Any, Any]:
+    """`vmap` of `_one_game`: every game's reachable rows in one list of the batch's bodies
+    per group (OBSTACLE_ROWS_PER_GAME of each kind per game on average).
+
+    A batch with more reachable rows of some kind than its list holds runs every row of
+    every game instead; the result is the same.
+    """
+    import jax
+    import jax.numpy as jnp
+
+    games = axis_size
+    start, stride, end, m = jax.lax.optimization_barrier(every_game(games, args, in_batched))
+    obstacles = jax.vmap(lambda mm: obstacle_list(jnp, mm))(m)
+    near = jax.vmap(lambda o, s, v: reachable(jnp, o, s, v))(obstacles, start, stride)
+    bodies = games * NUM_SLOTS
+    flat = near.reshape(bodies, near.shape[-1])
+    spans = groups(m)
+    counts = [jnp.sum(flat[:, b:e]) for _, b, e in spans]
+    room = [OBSTACLE_ROWS_PER_GAME[kind] * games for kind, _, _ in spans]
+    fits = jnp.all(jnp.stack([c <= r for c, r in zip(counts, room, strict=True)]))
+
+    def resolve(parts):
+        rows = make_rows(jnp, obstacles, parts)
+        legs = legs_on_rows(
+            jnp, start.reshape(-1, 2), stride.reshape(-1, 2), end.reshape(-1), obstacles, rows
+        )
+        return legs.times.reshape(games, NUM_SLOTS, 3), legs.points.reshape(games, NUM_SLOTS, 3, 2)
+
+    def packed():
+        parts = []
+        for (kind, b, e), count, size in zip(spans, counts, room, strict=True):
+            body, column = jnp.nonzero(flat[:, b:e], size=size, fill_value=0)
+            parts.append((kind, body, column + b, jnp.arange(size) < count))
+        return resolve(parts)
+
+    def every():
+        parts = []
+        for kind, b, e in spans:
+            body = jnp.repeat(jnp.arange(bodies), e - b)
+            column = jnp.tile(jnp.arange(b, e), bodies)
+            parts.append((kind, body, column, flat[:, b:e].ravel()))
+        return resolve(parts)
+
+    return jax.lax.cond(fits, packed, every), (True, True)
+
+
+_plan_legs_jax = with_batch_rule(_one_game, _many_games)

@@ -1,0 +1,192 @@
+"""Bodies against only the obstacles they can reach this tick, one row per (body, obstacle).
+
+A body's ordinary move (a first leg, then at most one slide: `legs.plan_legs`) never takes
+it farther from its start than the length of its stride, so an obstacle whose grown
+bounding box lies outside the square of that half-width around the start can be neither met
+nor sunk into (an exact pre-test, `reachable`). Random play on a 32-obstacle map leaves
+about two such obstacles per body. The leg computations therefore run on rows, one per
+(body, reachable obstacle), and gather per-body results with a minimum (or an "any") over a
+body's rows, as the body passes do (`body_contacts`).
+
+The per-row tests evaluate exactly the expressions of `contact.obstacle_entries` and
+`geometry.body_blocked` for one obstacle, so the answers are the same bits.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .contact import NO_HIT, _poly_edge, circle_entry, face_entry
+from .geometry import BODY, I32, _box_holds_body, _edge_holds_body
+
+PILLAR, SQUARE, TURNED = 0, 1, 2
+# How far beyond its stride's length (milli-units, summed over x and y) a body's path and
+# its first contacts can lie: grid rounding of the contact point and of the slide (a unit
+# each, one more for the slide's lean step) and contacts found up to a quantum past the
+# leg's end (which `legs` compares against the first contact), with room to spare.
+REACH_SLACK = 8
+
+
+class Obstacles(NamedTuple):
+    """One list of a map's obstacles: pillars, then square walls, then turned walls (the
+    column order of `contact.obstacle_entries` after the four arena edges, the tie order).
+
+    Leading axes (games, rows) come before the obstacle fields' own."""
+
+    corners: Any  # (..., 4, 2) int32: a pillar's centre four times; a square wall's corners
+    #                counter-clockwise from its lower left; a turned wall's corners
+    radius: Any  # (...,) int32 the circles about the corners, grown by a body
+    kind: Any  # (...,) int32 PILLAR, SQUARE or TURNED
+    valid: Any  # (...,) bool
+
+
+def obstacle_list(xp: Any, m: Any) -> Obstacles:
+    """A map's obstacles (`MapArrays`) as one `Obstacles` list."""
+    c = m.pillar_centre
+    lo, hi = m.rect_lo, m.rect_hi
+    squares = xp.stack(
+        [lo, xp.stack([hi[:, 0], lo[:, 1]], -1), hi, xp.stack([lo[:, 0], hi[:, 1]], -1)], 1
+    )
+    corners = xp.concatenate(
+        [xp.broadcast_to(c[:, None, :], (c.shape[0], 4, 2)), squares, m.poly_corners]
+    )
+    nq, ns, npoly = c.shape[0], lo.shape[0], m.poly_corners.shape[0]
+    body = xp.full((ns + npoly,), BODY, dtype=I32)
+    radius = xp.concatenate([m.pillar_radius + BODY, body]).astype(I32)
+    kind = np.concatenate(
+        [np.full(nq, PILLAR), np.full(ns, SQUARE), np.full(npoly, TURNED)]
+    ).astype(I32)
+    valid = xp.concatenate([m.pillar_valid, m.rect_valid, m.poly_valid])
+    return Obstacles(corners.astype(I32), radius, xp.asarray(kind), valid)
+
+
+def reachable(xp: Any, obstacles: Obstacles, start: Any, stride: Any) -> Any:
+    """(N, K) whether each of N bodies (start, stride (N, 2)) may meet or sink into each of
+    the K obstacles this tick: the grown bounding boxes meet the square that holds the body's
+    whole path."""
+    half = xp.abs(stride[:, 0]) + xp.abs(stride[:, 1]) + REACH_SLACK
+    grown_lo = xp.min(obstacles.corners, axis=-2) - obstacles.radius[:, None]
+    grown_hi = xp.max(obstacles.corners, axis=-2) + obstacles.radius[:, None]
+    lo = start - half[:, None]
+    hi = start + half[:, None]
+    meets = (grown_lo[None, :, :] <= hi[:, None, :]) & (grown_hi[None, :, :] >= lo[:, None, :])
+    return meets[..., 0] & meets[..., 1] & obstacles.valid[None, :]
+
+
+def _corner_min(xp: Any, test, corners: Any) -> Any:
+    """The least of `test(cx, cy, k)` over the four corners (R, 4, 2): NumPy in one call,
+    XLA corner by corner (it does not vectorise short reductions along the last axis)."""
+    if xp is np:
+        return test(corners[..., 0], corners[..., 1], slice(None)).min(-1)
+    out = None
+    for k in range(4):
+        one = test(corners[:, k, 0], corners[:, k, 1], k)
+        out = one if out is None else xp.minimum(out, one)
+    return out
+
+
+def groups(m: Any) -> tuple[tuple[int, int, int], ...]:
+    """(kind, first column, end column) of the pillars, square walls and turned walls in the
+    `obstacle_list` of a map (`MapArrays`, of one game or a batch): static, from shapes."""
+    q, s, p = m.pillar_valid.shape[-1], m.rect_valid.shape[-1], m.poly_valid.shape[-1]
+    return ((PILLAR, 0, q), (SQUARE, q, q + s), (TURNED, q + s, q + s + p))
+
+
+def row_entries(xp: Any, p: Any, v: Any, ob: Obstacles, kind: int) -> Any:
+    """(R,) first contact lam of a body at p moving by v (R, 2) with the obstacle of its row,
+    all of one kind: `contact.obstacle_entries`' value for it (NO_HIT for none)."""
+    col = (lambda a: a[:, None]) if xp is np else (lambda a: a)
+    px, py, vx, vy = col(p[:, 0]), col(p[:, 1]), col(v[:, 0]), col(v[:, 1])
+    c = ob.corners
+    with np.errstate(all="ignore"):  # padding rows divide by zero
+        if kind == PILLAR:
+            lam = circle_entry(
+                xp, p[:, 0] - c[:, 0, 0], p[:, 1] - c[:, 0, 1], v[:, 0], v[:, 1], ob.radius
+            )
+            return xp.where(ob.valid, lam, NO_HIT)
+        circles = _corner_min(
+            xp, lambda cx, cy, k: circle_entry(xp, px - cx, py - cy, vx, vy, BODY), c
+        )
+        if kind == SQUARE:
+            flat = _square_faces(xp, p, v, c[:, 0], c[:, 2])
+        else:
+            b = xp.roll(c, -1, axis=1)
+            flat = _corner_min(
+                xp,
+                lambda ax, ay, k: _poly_edge(xp, px, py, vx, vy, ax, ay, b[:, k, 0], b[:, k, 1]),
+                c,
+            )
+    return xp.where(ob.valid, xp.minimum(flat, circles), NO_HIT)
+
+
+def _square_faces(xp: Any, p: Any, v: Any, lo: Any, hi: Any) -> Any:
+    """(R,) first contact with the four faces of a square wall lo..hi grown by a body
+    (`contact._rect_faces` for one wall per row)."""
+    px, py, vx, vy = p[:, 0], p[:, 1], v[:, 0], v[:, 1]
+    g = BODY
+    w, h = hi[:, 0] - lo[:, 0], hi[:, 1] - lo[:, 1]
+    dx, dy = py - lo[:, 1], px - lo[:, 0]
+    parts = (
+        (lo[:, 0] - g - px, vx, dx, vy, h),
+        (px - hi[:, 0] - g, -vx, dx, vy, h),
+        (lo[:, 1] - g - py, vy, dy, vx, w),
+        (py - hi[:, 1] - g, -vy, dy, vx, w),
+    )
+    if xp is np:
+        return face_entry(xp, *(np.stack(a, -1) for a in zip(*parts, strict=True))).min(-1)
+    out = None
+    for part in parts:
+        one = face_entry(xp, *part)
+        out = one if out is None else xp.minimum(out, one)
+    return out
+
+
+def row_blocked(xp: Any, pts: Any, ob: Obstacles, kind: int) -> Any:
+    """(R, S) whether a body centred at each of S points (R, S, 2) sinks into the obstacle of
+    its row (all of one kind; touching allowed): `geometry.body_blocked`'s test for it."""
+    x, y = pts[..., 0], pts[..., 1]
+    c = ob.corners[:, None]  # (R, 1, 4, 2): the points on the second axis
+    if kind != TURNED:
+        hit = _box_holds_body(
+            xp, (x, y), c[..., 0, 0], c[..., 0, 1], c[..., 2, 0], c[..., 2, 1],
+            (ob.radius - BODY)[:, None],
+        )  # fmt: skip
+        return hit & ob.valid[:, None]
+    near, inner = None, None
+    for k in range(4):
+        a, b = c[..., k, :], c[..., (k + 1) % 4, :]
+        n, (i,) = _edge_holds_body(xp, (x, y), a[..., 0], a[..., 1], b[..., 0], b[..., 1])
+        near = n if near is None else near | n
+        inner = i if inner is None else inner & i
+    return (near | inner) & ob.valid[:, None]
+
+
+def per_body_min(xp: Any, n: int, body: Any, values: Any, fill: Any) -> Any:
+    """(n,) the least value of each body's rows (`fill` for a body with none)."""
+    if xp is np:
+        out = np.full((n,), fill, dtype=values.dtype)
+        np.minimum.at(out, body, values)
+        return out
+    return xp.full((n,), fill, dtype=values.dtype).at[body].min(materialised(xp, values))
+
+
+def per_body_any(xp: Any, n: int, body: Any, hits: Any) -> Any:
+    """(n, S) whether any of each body's rows holds, per point (hits (R, S))."""
+    if xp is np:
+        out = np.zeros((n,) + hits.shape[1:], bool)
+        np.logical_or.at(out, body, hits)
+        return out
+    return xp.zeros((n,) + hits.shape[1:], I32).at[body].max(materialised(xp, hits.astype(I32))) > 0
+
+
+def materialised(xp: Any, values: Any) -> Any:
+    """`values`, computed whole before a gather or scatter reads them. XLA on the CPU fuses
+    the work that feeds a gather into it (and repeats that work for every element read)
+    and the work that feeds a scatter into its element loop, which runs one at a time."""
+    if xp is np:
+        return values
+    import jax
+
+    return jax.lax.optimization_barrier(values)

@@ -1,0 +1,82 @@
+"""Which of a game's 45 pairs of bodies have their straight line blocked, tested only for
+pairs close enough for some class to see the other.
+
+No class sees farther than `MAX_SIGHT_SQ`, so a longer line never decides anything; random
+play leaves about a third of the pairs within it. NumPy tests those; one JAX game tests all
+45 and masks the rest; a batch of games under `vmap` packs every game's near pairs into one
+list (the `custom_vmap` rule below), each row with its own game's obstacles.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import classes as C
+from .batching import every_game, with_batch_rule
+from .geometry import sight_blocked, sq
+from .state import NUM_SLOTS
+
+PAIR_I, PAIR_J = np.triu_indices(NUM_SLOTS, k=1)
+MAX_SIGHT_SQ = int(np.max(C.SIGHT_SQ))
+# Near pairs a batch of games packs per game before it tests all 45 of every game instead
+# (random play on map 47 averages about 15; a fresh game has its 20 teammate pairs).
+SIGHT_PAIRS_PER_GAME = 20
+
+
+def _near(xp: Any, pos: Any) -> Any:
+    d = pos[..., PAIR_I, :] - pos[..., PAIR_J, :]
+    return sq(xp, d[..., 0], d[..., 1]) <= MAX_SIGHT_SQ
+
+
+def blocked_pairs(xp: Any, pos: Any, m: Any) -> Any:
+    """(45,) for pairs (PAIR_I, PAIR_J) of one game: the line between the centres touches an
+    obstacle, or the two stand farther apart than any class can see."""
+    if xp is np:
+        near = np.flatnonzero(_near(np, pos))
+        blocked = np.ones(len(PAIR_I), bool)
+        blocked[near] = sight_blocked(np, pos[PAIR_I[near]], pos[PAIR_J[near]], m)
+        return blocked
+    return _blocked_pairs_jax(pos, m)
+
+
+def _one_game(pos: Any, m: Any) -> Any:
+    import jax.numpy as jnp
+
+    return sight_blocked(jnp, pos[PAIR_I], pos[PAIR_J], m) | ~_near(jnp, pos)
+
+
+def _many_games(axis_size: int, in_batched: Any, pos: Any, m: Any) -> tuple[Any, bool]:
+    """`vmap` of `_one_game`: the near pairs of every game in one list. A batch with more
+    than the list holds tests all 45 pairs of every game; the result is the same."""
+    import jax
+    import jax.numpy as jnp
+
+    games = axis_size
+    pos, m = every_game(games, (pos, m), in_batched)
+    near = _near(jnp, pos)
+    count = jnp.sum(near)
+    capacity = SIGHT_PAIRS_PER_GAME * games
+
+    def packed():
+        game, pair = jnp.nonzero(near, size=capacity, fill_value=0)
+        ends = jnp.stack([jnp.asarray(PAIR_I)[pair], jnp.asarray(PAIR_J)[pair]], 1)
+        ends = pos[game[:, None], ends]  # (R, 2, 2): each row's two centres
+        # Each row's obstacles with the rows last: an obstacle's values for all rows are
+        # then contiguous, which XLA's loop over the rows vectorises.
+        own_map = jax.tree.map(lambda a: jnp.moveaxis(a[game], 0, -1), m)
+        hit = sight_blocked(jnp, ends[:, 0], ends[:, 1], own_map)
+        hit = jnp.where(jnp.arange(capacity) < count, hit, True).astype(jnp.int32)
+        # Computed whole before the scatter reads it: XLA on the CPU would otherwise fuse
+        # the tests into the scatter's element loop, which runs one element at a time.
+        hit = jax.lax.optimization_barrier(hit)
+        return jnp.ones(near.shape, jnp.int32).at[game, pair].min(hit) > 0
+
+    def every():
+        return jax.vmap(_one_game)(pos, m)
+
+    return jax.lax.cond(count <= capacity, packed, every), True
+
+
+_blocked_pairs_jax = with_batch_rule(_one_game, _many_games)
