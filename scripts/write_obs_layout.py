@@ -22,6 +22,7 @@ from marl_bgs.core.views import (
     WALL_FIELDS,
     obs_layout,
 )
+from marl_bgs.observation import HORIZON_HALF, OBS_HIGH, OBS_LOW, WINNING_SCORE_HALF
 
 PAGE = Path(__file__).resolve().parent.parent / "site_src" / "reference" / "observations.md"
 
@@ -47,10 +48,10 @@ MEANING = {
     "last_target_row": "one-hot of the row (0 none, 1-10 this table's rows) it targeted",
     "last_ultimate": "1 if that action used the Ultimate",
     "tick_share": "tick / horizon",
-    "horizon": "horizon / 1000",
-    "own_score": "own team's points / winning score",
-    "enemy_score": "enemy team's points / winning score",
-    "winning_score": "winning score / 100",
+    "horizon": f"horizon / (horizon + {HORIZON_HALF})",
+    "own_score": "min(own team's points, winning score) / winning score",
+    "enemy_score": "min(enemy team's points, winning score) / winning score",
+    "winning_score": f"winning score / (winning score + {WINNING_SCORE_HALF})",
     "own_team_size": "own team's size / 5",
     "enemy_team_size": "enemy team's size / 5",
     "red_zone_depth": "Red Zone depth / 10",
@@ -97,6 +98,10 @@ def render() -> str:
         f"| game | {units_end} | {game_width} | clock, scores, sizes and rules |",
         f"| boxes 0-{MAX_OBSTACLES - 1} | {box_base} | {MAX_OBSTACLES * box_width} | pillars and square walls |",
         f"| turned walls 0-{MAX_TURNED_WALLS - 1} | {wall_base} | {MAX_TURNED_WALLS * sum(w for _, w in WALL_FIELDS)} | walls at other angles |",
+        "",
+        f"Every number lies in [{OBS_LOW:g}, {OBS_HIGH:g}], the observation space's bounds, at any",
+        "setting the environment accepts (`marl_bgs/observation.py` squashes the game block's",
+        "settings into [0, 1]).",
         "",
         "An enemy's row is all zeros except `present` while the observer's team does not see",
         "it (out of every living teammate's sight radius or line, or hidden by a spawn shield);",
