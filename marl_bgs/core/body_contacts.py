@@ -17,12 +17,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .contact import NO_HIT, f32, fence, float_circle_entry, inverse
-from .geometry import CONTACT, F32, I32, body_blocked, first_index, sq
+from .geometry import CONTACT, CONTACT_SQ, F32, I32, body_blocked, first_index, sq
 from .loops import settle
 from .observe import PAIR_I, PAIR_J
 from .state import NUM_SLOTS, MapArrays
 
-CONTACT_SQ = CONTACT * CONTACT
 QUANTA = 1024  # a tick (a leg) in quanta; stops land within one quantum of contact
 BODY_PASSES = 10
 # Quanta a stop backs off by when rounding to the grid would make a pair overlap; the last

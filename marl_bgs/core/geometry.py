@@ -24,6 +24,7 @@ I32 = np.int32
 F32 = np.float32
 BODY = 500  # body radius in milli-units
 CONTACT = 2 * BODY  # centre distance of two touching bodies
+CONTACT_SQ = CONTACT * CONTACT  # squared centre distance at which two bodies touch
 ARENA_LO = (BODY, BODY)
 ARENA_HI = (20 * MILLI - BODY, 10 * MILLI - BODY)
 

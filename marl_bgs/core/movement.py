@@ -18,6 +18,7 @@ from .body_contacts import QUANTA, Paths, body_stops, on_grid, truncate
 from .contact import NO_HIT, circle_span, f32, fence, inverse, obstacle_entries, surface_normal
 from .geometry import (
     CONTACT,
+    CONTACT_SQ,
     F32,
     I32,
     body_blocked,
@@ -30,7 +31,6 @@ from .loops import settle
 from .state import LEFT, MILLI, NUM_SLOTS, MapArrays
 
 EYE = np.eye(NUM_SLOTS, dtype=bool)
-CONTACT_SQ = CONTACT * CONTACT
 
 _DIAG = np.sqrt(0.5)
 # Move codes: 0 stay, 1 N, 2 S, 3 E, 4 W, 5 NE, 6 NW, 7 SE, 8 SW; every move has unit length.

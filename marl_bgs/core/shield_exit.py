@@ -81,6 +81,7 @@ from .geometry import (
     ARENA_LO,
     BODY,
     CONTACT,
+    CONTACT_SQ,
     F32,
     I32,
     body_blocked,
@@ -100,7 +101,6 @@ SHORTLIST = 3  # nearest candidates tested exactly (whole map, line of sight)
 MARGIN = 100  # milli-units subtracted from every distance key (covers nudge and rounding)
 NUDGE_CAP = 2.0**-10  # floor of |n1 + n2|^2: nudges stay below 64 milli-units
 CLEAR_PASSES = NUM_SLOTS
-CONTACT_SQ = CONTACT * CONTACT
 BIG = np.int32(2**30)
 LIMIT = 25000.0  # relative float coordinates are clipped to this before rounding
 BOX_LO = (-1000, -1000)  # candidates are clamped into this box (outside the arena stays out)
