@@ -64,10 +64,9 @@ from .core.state import (
     pad_positions,
 )
 from .core.tick import step as tick_step
-from .core.views import MAX_TURNED_WALLS, MIRROR_MOVE, OBS_WIDTH
+from .core.views import MAX_TURNED_WALLS, MIRROR_MOVE, OBS_HIGH, OBS_LOW, OBS_WIDTH, observations
 from .maps import load_map
 from .metrics import PRIORITY_NAMES, priority_update
-from .observation import OBS_HIGH, OBS_LOW, observations
 from .spaces import Box, Discrete, MultiDiscrete
 from .systems.base import TeamInputs
 

@@ -25,8 +25,7 @@ from .core.position import parse_position, position_dict
 from .core.state import LEFT, NUM_SLOTS, RESULT_NAMES, RESULT_OPEN, TEAM_SIZE, State
 from .core.tick import TickInfo
 from .core.tick import step as tick_step
-from .core.views import MIRROR_MOVE
-from .observation import observations
+from .core.views import MIRROR_MOVE, observations
 from .systems.base import TeamInputs
 
 _FLAT = np.arange(NUM_MOVES * NUM_TARGETS * 2)

@@ -15,14 +15,17 @@ from marl_bgs.core.state import MAX_OBSTACLES, NUM_SLOTS
 from marl_bgs.core.views import (
     BOX_FIELDS,
     GLOBAL_FIELDS,
+    HORIZON_HALF,
     MAX_TURNED_WALLS,
+    OBS_HIGH,
+    OBS_LOW,
     OBS_WIDTH,
     UNIT_FIELDS,
     UNIT_WIDTH,
     WALL_FIELDS,
+    WINNING_SCORE_HALF,
     obs_layout,
 )
-from marl_bgs.observation import HORIZON_HALF, OBS_HIGH, OBS_LOW, WINNING_SCORE_HALF
 
 PAGE = Path(__file__).resolve().parent.parent / "site_src" / "reference" / "observations.md"
 
@@ -100,7 +103,7 @@ def render() -> str:
         f"| turned walls 0-{MAX_TURNED_WALLS - 1} | {wall_base} | {MAX_TURNED_WALLS * sum(w for _, w in WALL_FIELDS)} | walls at other angles |",
         "",
         f"Every number lies in [{OBS_LOW:g}, {OBS_HIGH:g}], the observation space's bounds, at any",
-        "setting the environment accepts (`marl_bgs/observation.py` squashes the game block's",
+        "setting the environment accepts (`marl_bgs/core/views.py` squashes the game block's",
         "settings into [0, 1]).",
         "",
         "An enemy's row is all zeros except `present` while the observer's team does not see",

@@ -25,9 +25,8 @@ import marl_bgs
 from marl_bgs import spaces as our_spaces
 from marl_bgs.core.position import MAX_GAIN_PER_TICK, starting_position
 from marl_bgs.core.state import RESULT_A, RESULT_DRAW
-from marl_bgs.core.views import OBS_WIDTH
+from marl_bgs.core.views import OBS_HIGH, OBS_LOW, OBS_WIDTH
 from marl_bgs.env import AGENTS, TeamDeathmatch
-from marl_bgs.observation import OBS_HIGH, OBS_LOW
 
 from .gen import random_position
 from .helpers import agent, position
