@@ -1,21 +1,33 @@
-"""The JAX environment: many games at once, JaxMARL-style calls, explicit restarts.
+"""The JAX environment: one game JaxMARL's way, or many games at once with explicit restarts.
 
-    env = marl_bgs.make("tdm", map_id=47, num_envs=1024)
+    env = marl_bgs.make("tdm", map_id=47)            # one game, a drop-in JaxMARL env
     obs, state = env.reset(key)
-    obs, state, reward, done, info = env.step(key, state, actions)
+    obs, state, reward, done, info = env.step(key, state, actions)  # restarts a finished game
+
+    env = marl_bgs.make("tdm", map_id=47, num_envs=1024)   # many games, our own loops
+    obs, state = env.reset(key)
+    obs, state, reward, done, info = env.step(key, state, actions)  # finished games stay
     obs, state = env.reset_done(key, state)          # restart only the finished games
+
+With `num_envs=None` (the default) the env is one game that behaves as JaxMARL's
+`MultiAgentEnv` does: `step` starts a new game when one ends (the finished game's result
+stays in `done`, `reward` and `info`), every `info` leaf has one entry per agent, and when
+JaxMARL is installed `make` returns a subclass of its `MultiAgentEnv`
+(`marl_bgs.jaxmarl_api`), so its wrappers and baselines run unchanged under `jax.vmap`.
+With `num_envs=N` the env holds N games and a finished game stays frozen, its last
+observation in `obs` and `info["terminal_obs"]`, until `reset_done` restarts it.
 
 Everything that varies between games (map, rosters, spawn ends, winning score, horizon) is
 a value inside the state, so mixing or changing them never recompiles. Actions and
 observations are in each agent's own frame: its spawn end is on the left and "east" moves
-toward the enemy's end, so one policy serves both ends. With `num_envs=None` the env is a
-single game, for an outside `jax.vmap`.
+toward the enemy's end, so one policy serves both ends.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import importlib.util
+from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any, NamedTuple
 
 import jax
@@ -52,9 +64,10 @@ from .core.state import (
     pad_positions,
 )
 from .core.tick import step as tick_step
-from .core.views import MAX_TURNED_WALLS, MIRROR_MOVE, OBS_WIDTH, observations
+from .core.views import MAX_TURNED_WALLS, MIRROR_MOVE, OBS_HIGH, OBS_LOW, OBS_WIDTH, observations
 from .maps import load_map
 from .metrics import PRIORITY_NAMES, priority_update
+from .spaces import Box, Discrete, MultiDiscrete
 from .systems.base import TeamInputs
 
 AGENTS = tuple(agent_name(i) for i in range(NUM_SLOTS))
@@ -75,24 +88,8 @@ class EnvState(NamedTuple):
     metrics: Any  # (16,) int32 priority metrics so far (metrics="priority"), else (0,)
 
 
-@dataclass(frozen=True)
-class Box:
-    low: float
-    high: float
-    shape: tuple[int, ...]
-    dtype: Any
-
-
-@dataclass(frozen=True)
-class Discrete:
-    n: int
-    dtype: Any = jnp.int32
-
-
-@dataclass(frozen=True)
-class MultiDiscrete:
-    nvec: tuple[int, ...]
-    dtype: Any = jnp.int32
+# Compiled once per env like JaxMARL's base class does (the env itself is the static part).
+_jit = partial(jax.jit, static_argnums=(0,))
 
 
 def pack_map(obstacles: list[dict], where: str, capacity: tuple[int, int, int, int]) -> MapArrays:
@@ -123,6 +120,25 @@ def _roster_arrays(rosters: Sequence[tuple[Sequence[str], Sequence[str]]]) -> np
     return table
 
 
+def _as_heads(x: Any, lead: tuple[int, ...], where: str) -> Any:
+    """One field of actions as heads (*lead, 3): flat `lead` or `lead + (1,)`, or heads
+    `lead + (3,)`; any other shape or dtype is refused naming the field."""
+    x = jnp.asarray(x)
+    if not jnp.issubdtype(x.dtype, jnp.integer):
+        raise ValueError(f"{where}: dtype {x.dtype} is not an integer type")
+    if x.shape == (*lead, 3):
+        return x.astype(jnp.int32)
+    if x.shape == (*lead, 1):
+        x = x[..., 0]
+    elif x.shape != lead:
+        raise ValueError(
+            f"{where}: shape {x.shape}; expected {lead} or {(*lead, 1)} for flat actions "
+            f"(0..{NUM_JOINT - 1}) or {(*lead, 3)} for (move, target, Ultimate) heads"
+        )
+    x = x.astype(jnp.int32)
+    return jnp.stack([x // (NUM_TARGETS * 2), (x // 2) % NUM_TARGETS, x % 2], axis=-1)
+
+
 def _nth_legal(key, legal):
     """Per row of `legal` (rows, choices), a uniformly drawn index among its True entries.
 
@@ -137,10 +153,13 @@ def _nth_legal(key, legal):
 class TeamDeathmatch:
     """Team Deathmatch as a JAX environment; see the module docstring."""
 
+    # The space classes; marl_bgs.jaxmarl_api swaps in subclasses of JaxMARL's own.
+    space_types: tuple[type, type, type] = (Box, Discrete, MultiDiscrete)
+
     def __init__(
         self,
         map_id: int | Sequence[int] = 47,
-        num_envs: int | None = 1,
+        num_envs: int | None = None,
         rosters: Any = None,
         winning_score: int | Sequence[int] = 20,
         horizon: int = 300,
@@ -193,11 +212,12 @@ class TeamDeathmatch:
             raise ValueError(f"metrics: {metrics!r} must be 'none' or 'priority'")
         self.metrics = metrics
         self._metric_width = len(PRIORITY_NAMES) if metrics == "priority" else 0
-        self.agents = AGENTS
+        self.agents = list(AGENTS)
         self.num_agents = NUM_SLOTS
-        self.observation_spaces = {a: Box(-2.0, 2.0, (OBS_WIDTH,), jnp.float32) for a in AGENTS}
-        self.action_spaces = {a: Discrete(NUM_JOINT) for a in AGENTS}
-        self.head_spaces = {a: MultiDiscrete((NUM_MOVES, NUM_TARGETS, 2)) for a in AGENTS}
+        box, discrete, multi = self.space_types
+        self.observation_spaces = {a: box(OBS_LOW, OBS_HIGH, (OBS_WIDTH,)) for a in AGENTS}
+        self.action_spaces = {a: discrete(NUM_JOINT) for a in AGENTS}
+        self.head_spaces = {a: multi((NUM_MOVES, NUM_TARGETS, 2)) for a in AGENTS}
 
     @staticmethod
     def _capacity(obstacles: list[list[dict]], asked: tuple[int, int] | None) -> tuple[int, int]:
@@ -235,12 +255,29 @@ class TeamDeathmatch:
             pillars = rects = capacity[0]
         return capacity[0], capacity[1], pillars, rects
 
-    # ---- spaces -------------------------------------------------------------------------
+    # ---- names and spaces ---------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """The id `make` takes."""
+        return "tdm"
+
+    @property
+    def agent_classes(self) -> dict[str, list[str]]:
+        """Agents grouped by team (classes are drawn per game, so they cannot group agents)."""
+        return {"team_a": list(AGENTS[:TEAM_SIZE]), "team_b": list(AGENTS[TEAM_SIZE:])}
+
+    def _agent(self, agent: str) -> str:
+        if agent not in self.observation_spaces:
+            raise ValueError(f"agent: unknown agent {agent!r}; the agents are {list(AGENTS)}")
+        return agent
+
     def observation_space(self, agent: str = "a0") -> Box:
-        return self.observation_spaces[agent]
+        """Every agent's observation: OBS_WIDTH float32 numbers in [OBS_LOW, OBS_HIGH]."""
+        return self.observation_spaces[self._agent(agent)]
 
     def action_space(self, agent: str = "a0") -> Discrete:
-        return self.action_spaces[agent]
+        """Every agent's flat action: one of 198 (move, target, Ultimate) choices."""
+        return self.action_spaces[self._agent(agent)]
 
     # ---- batching -----------------------------------------------------------------------
     def _batched(self, fn, *args, index_arg: bool = False):
@@ -313,11 +350,18 @@ class TeamDeathmatch:
     def _obs_dict(self, obs):
         return {a: obs[..., i, :] for i, a in enumerate(AGENTS)}
 
+    @_jit
+    def get_obs(self, state: EnvState) -> dict:
+        """Every agent's observation of the state, as `reset` and `step` return it."""
+        return self._obs_dict(self._batched(self._obs_one, state))
+
+    @_jit
     def reset(self, key) -> tuple[dict, EnvState]:
         """Start every game afresh: a map, rosters and winning score drawn for each."""
         state = self._batched(self._new_game, self._keys(key), index_arg=True)
         return self._obs_dict(self._batched(self._obs_one, state)), state
 
+    @_jit
     def reset_done(self, key, state: EnvState) -> tuple[dict, EnvState]:
         """Restart the finished games only; running games are returned untouched."""
         fresh = self._batched(self._new_game, self._keys(key), index_arg=True)
@@ -348,41 +392,41 @@ class TeamDeathmatch:
                 raise ValueError(f"{where}: {err}") from None
             m = pack_map(parsed.obstacles, f"{where}.map", self._room)
             map_id = parsed.map_ref if isinstance(parsed.map_ref, int) else -1
-            states.append(
-                EnvState(
-                    jax.tree.map(jnp.asarray, parsed.state),
-                    jax.tree.map(jnp.asarray, m),
-                    jnp.asarray(map_id, jnp.int32),
-                    compute_sight(jnp, parsed.state, m),
-                    jnp.asarray(True),
-                    jnp.asarray(1, jnp.int32),
-                    self._fresh_metrics(jax.tree.map(jnp.asarray, parsed.state)),
-                )
-            )
+            states.append(self._authored(parsed.state, m, np.int32(map_id)))
         if self.num_envs is None:
             state = states[0]
         elif many:
             state = jax.tree.map(lambda *xs: jnp.stack(xs), *states)
         else:
             state = jax.tree.map(lambda x: jnp.broadcast_to(x, (count,) + x.shape), states[0])
-        return self._obs_dict(self._batched(self._obs_one, state)), state
+        return self.get_obs(state), state
+
+    @_jit
+    def _authored(self, game: State, m: MapArrays, map_id) -> EnvState:
+        """One game's env state from a parsed position (compiled: eagerly, its sight test
+        dispatched hundreds of small operations)."""
+        sight = compute_sight(jnp, game, m)
+        started = jnp.asarray(1, jnp.int32)
+        return EnvState(
+            game, m, map_id, sight, jnp.asarray(True), started, self._fresh_metrics(game)
+        )
 
     # ---- actions ------------------------------------------------------------------------
     def _slots_from(self, actions) -> Any:
-        """Actions as (..., 10, 3) heads from a dict per agent or an array, flat or heads."""
-        if isinstance(actions, dict):
+        """Actions as (..., 10, 3) heads: a dict per agent or one array over the agents.
+
+        Per agent either a flat index (shape `()` or `(1,)` per game, as JaxMARL's baselines
+        send it) or the three heads (shape `(3,)`); the shape decides, and any other shape
+        or a non-integer dtype is refused naming the field, never guessed.
+        """
+        games = () if self.num_envs is None else (self.num_envs,)
+        if isinstance(actions, Mapping):
             missing = [a for a in AGENTS if a not in actions]
             if missing:
                 raise ValueError(f"actions: no action for agent {missing[0]!r}")
-            parts = [jnp.asarray(actions[a]) for a in AGENTS]
-            flat_form = parts[0].ndim == (0 if self.num_envs is None else 1)
-            arr = jnp.stack(parts, axis=-1 if flat_form else -2)
-        else:
-            arr = jnp.asarray(actions)
-            flat_form = arr.ndim == (1 if self.num_envs is None else 2)
-        if flat_form:
-            arr = jnp.stack([arr // 22, (arr // 2) % NUM_TARGETS, arr % 2], axis=-1)
-        return arr.astype(jnp.int32)
+            parts = [_as_heads(actions[a], games, f"actions[{a!r}]") for a in AGENTS]
+            return jnp.stack(parts, axis=-2)
+        return _as_heads(actions, (*games, NUM_SLOTS), "actions")
 
     def _to_absolute(self, game: State, heads):
         """Agent-frame moves to compass moves (mirrored for the right end's agents)."""
@@ -407,30 +451,107 @@ class TeamDeathmatch:
             game.result == RESULT_A, 1.0, jnp.where(game.result == RESULT_B, -1.0, 0.0)
         )
         reward = jnp.where(ended, jnp.where(team == 0, sign, -sign), 0.0).astype(jnp.float32)
-        out = {
-            "result": game.result,
-            "score": game.score,
-            "tick": game.tick,
-            "killed": info.killed & was_open,
-            "new_game": jnp.broadcast_to(s.new_game, (NUM_SLOTS,)),
-            "accepted": jnp.where(was_open, info.actions, 0),
-            "metrics": metrics,
-        }
+        if self.num_envs is None:
+            out = self._agent_info(s, game, info, was_open)
+        else:
+            out = {
+                "result": game.result,
+                "score": game.score,
+                "tick": game.tick,
+                "killed": info.killed & was_open,
+                "new_game": jnp.broadcast_to(s.new_game, (NUM_SLOTS,)),
+                "accepted": jnp.where(was_open, info.actions, 0),
+                "metrics": metrics,
+            }
         return self._obs_one(new), new, reward, game.result != RESULT_OPEN, out
 
-    def step(self, key, state: EnvState, actions) -> tuple[dict, EnvState, dict, dict, dict]:
-        """One tick of every game; finished games stay as they are until `reset_done`."""
+    @staticmethod
+    def _agent_info(s: EnvState, game: State, info, was_open) -> dict:
+        """The single game's info: every leaf shaped (10,), one entry per agent, so that
+        JaxMARL's baselines can reshape each to (num_envs * num_agents). The priority
+        metrics, one set per game, are in `state.metrics` instead."""
+        team = jnp.asarray(TEAM_OF)
+        acts = info.actions
+        end = game.spawn_end[team]
+        move = jnp.where(end == LEFT, acts[:, 0], jnp.asarray(MIRROR_MOVE)[acts[:, 0]])
+        flat = (move * NUM_TARGETS + acts[:, 1]) * 2 + acts[:, 2]
+        per_agent = (NUM_SLOTS,)
+        return {
+            "result": jnp.broadcast_to(game.result, per_agent),
+            "own_score": game.score[team],
+            "enemy_score": game.score[1 - team],
+            "tick": jnp.broadcast_to(game.tick, per_agent),
+            "killed": info.killed & was_open,
+            "new_game": jnp.broadcast_to(s.new_game, per_agent),
+            "accepted": jnp.where(was_open, flat, -1).astype(jnp.int32),
+        }
+
+    def step_env(self, key, state: EnvState, actions) -> tuple[dict, EnvState, dict, dict, dict]:
+        """One tick of every game; a finished game stays as it is (no restart).
+
+        The actions are read into heads first, so that every action form (and a `None` key)
+        runs the same compiled tick.
+        """
         del key  # transitions are deterministic
-        heads = self._slots_from(actions)
+        return self._tick(state, self._slots_from(actions))
+
+    @_jit
+    def _tick(self, state: EnvState, heads) -> tuple[dict, EnvState, dict, dict, dict]:
         obs, state, reward, done, info = self._batched(self._step_one, state, heads)
         obs_d = self._obs_dict(obs)
         rewards = {a: reward[..., i] for i, a in enumerate(AGENTS)}
         dones = {a: done for a in AGENTS}
         dones["__all__"] = done
-        info = dict(info)
-        info["terminal_obs"] = obs_d
-        info["new_game"] = {a: info["new_game"][..., i] for i, a in enumerate(AGENTS)}
+        if self.num_envs is not None:
+            info = dict(info)
+            info["terminal_obs"] = obs_d
+            info["new_game"] = {a: info["new_game"][..., i] for i, a in enumerate(AGENTS)}
         return obs_d, state, rewards, dones, info
+
+    def step(
+        self, key, state: EnvState, actions, reset_state: EnvState | None = None
+    ) -> tuple[dict, EnvState, dict, dict, dict]:
+        """One tick. One game (`num_envs=None`): a game that ends is replaced by a new one,
+        drawn from `key` or given as `reset_state`, whose observation is returned while
+        `reward`, `done` and `info` report the tick that ended it (as JaxMARL does).
+        Many games: finished games stay as they are until `reset_done`.
+
+        Two compiled calls, `step_env` and the restart, so that stepping with or without
+        `reset_state` shares the one costly compilation (inside an outer `jit` or `vmap`
+        they fuse into one program).
+        """
+        if self.num_envs is not None:
+            if reset_state is not None:
+                raise ValueError(
+                    "reset_state: only the single-game env (num_envs=None) restarts in step; "
+                    "with num_envs games call reset_done"
+                )
+            return self.step_env(key, state, actions)
+        if reset_state is None and key is None:
+            raise ValueError(
+                "key: the single-game env draws the next game from it (or pass reset_state)"
+            )
+        obs, after, reward, done, info = self.step_env(key, state, actions)
+        obs, after = self._restart(
+            key, state.games_started, done["__all__"], obs, after, reset_state
+        )
+        return obs, after, reward, done, info
+
+    @_jit
+    def _restart(self, key, games_started, ended, obs: dict, after: EnvState, reset_state):
+        """The single game after a tick: a new game if it ended, `reset_state` exactly as
+        given (as JaxMARL takes it) or one drawn from `key` that counts on `games_started`."""
+        if reset_state is None:
+            fresh = self._new_game(jax.random.split(key)[1], None)
+            fresh = fresh._replace(games_started=games_started + 1)
+        else:
+            fresh = reset_state
+
+        def pick(new, old):
+            return jnp.where(ended, new, old).astype(old.dtype)
+
+        state = jax.tree.map(pick, fresh, after)
+        return jax.tree.map(pick, self._obs_dict(self._obs_one(fresh)), obs), state
 
     # ---- masks and sampling -------------------------------------------------------------
     def _joint_one(self, s: EnvState):
@@ -440,11 +561,13 @@ class TeamDeathmatch:
         end = s.game.spawn_end[jnp.asarray(TEAM_OF)]
         return jnp.where((end == LEFT)[:, None], joint, joint[:, jnp.asarray(MIRROR_FLAT)])
 
+    @_jit
     def get_avail_actions(self, state: EnvState) -> dict:
         """Exact masks of the 198 joint choices per agent, in its own frame."""
         joint = self._batched(self._joint_one, state)
         return {a: joint[..., i, :] for i, a in enumerate(AGENTS)}
 
+    @_jit
     def get_avail_heads(self, state: EnvState) -> dict:
         """Per-head masks per agent: (move 9, target 11, ultimate 2), in its own frame."""
         joint = self._batched(self._joint_one, state).reshape(
@@ -474,12 +597,14 @@ class TeamDeathmatch:
         end = s.game.spawn_end[jnp.asarray(TEAM_OF)]
         return jnp.where(end == LEFT, flat, jnp.asarray(MIRROR_FLAT)[flat])
 
+    @_jit
     def sample_actions(self, key, state: EnvState) -> dict:
         """Uniform over each agent's legal joint choices: a flat action per agent."""
         flat = self._batched(self._sample_one, self._keys(key), state)
         return {a: flat[..., i] for i, a in enumerate(AGENTS)}
 
     # ---- other views --------------------------------------------------------------------
+    @_jit
     def world_state(self, state: EnvState):
         """Everything, for a centralized critic: (games, 2 teams, OBS_WIDTH) in each team's
         frame, as its first slot would see it with nothing hidden."""
@@ -512,7 +637,16 @@ class TeamDeathmatch:
 
 
 def make(name: str = "tdm", **kwargs: Any) -> TeamDeathmatch:
-    """Create an environment by name ("tdm" is Team Deathmatch)."""
+    """Create an environment by name ("tdm" is Team Deathmatch).
+
+    Without `num_envs` it is one game that behaves as a JaxMARL environment; when JaxMARL is
+    installed it is also an instance of `jaxmarl.environments.MultiAgentEnv` (importing
+    JaxMARL takes a few seconds, so only this case does). `num_envs=N` gives N games at once.
+    """
     if name != "tdm":
         raise ValueError(f"name: unknown environment {name!r}; available: 'tdm'")
+    if kwargs.get("num_envs") is None and importlib.util.find_spec("jaxmarl") is not None:
+        from .jaxmarl_api import JaxMARLTeamDeathmatch
+
+        return JaxMARLTeamDeathmatch(**kwargs)
     return TeamDeathmatch(**kwargs)

@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGES = [
     "index.html",
     "getting-started/index.html",
+    "one-game-or-many/index.html",
     "rules/how-a-match-works/index.html",
     "rules/engine-decisions/index.html",
     "classes/index.html",

@@ -6,6 +6,12 @@ allies, then its enemies, each group in slot order. An enemy's row is filled onl
 agent's team sees it (sight radius and line, spawn shields hide); everything else is public:
 the map, the clock, scores, team sizes, the winning score, the Red Zone depth and both wave
 clocks. `OBS_FIELDS` lists the layout; the docs print it from there.
+
+Every number lies in [OBS_LOW, OBS_HIGH] at any setting the engines accept: the game block's
+settings are squashed into [0, 1] (horizon h as h / (h + HORIZON_HALF), winning score w as
+w / (w + WINNING_SCORE_HALF), points capped at the winning score) rather than divided by fixed
+constants, which a horizon of 100,000 or a winning score of 1 left far outside any range.
+Both engines (`marl_bgs.env` and `marl_bgs.game`) build observations here, so they agree.
 """
 
 from __future__ import annotations
@@ -27,6 +33,12 @@ from .state import (
 )
 
 MAX_TURNED_WALLS = 8  # turned walls per map that the batched engine makes room for
+# Declared bounds of every observation number. The features lie in about [-1, 1.12] (offsets
+# from self reach -1, distances sqrt(1.25)); the margin leaves room for obstacles authored
+# slightly past the arena's edge.
+OBS_LOW, OBS_HIGH = -2.0, 2.0
+HORIZON_HALF = 1000  # the horizon whose feature is 0.5
+WINNING_SCORE_HALF = 100  # the winning score whose feature is 0.5
 MIRROR_MOVE = np.asarray([0, 1, 2, 4, 3, 6, 5, 8, 7], np.int32)
 F32 = np.float32
 
@@ -125,7 +137,8 @@ def frame_x(xp: Any, x: Any, end: Any) -> Any:
 
 
 def observations(xp: Any, state: State, m: MapArrays, sight: Sight) -> Any:
-    """Every slot's observation, shape (10, OBS_WIDTH) float32 (absent slots see the game too)."""
+    """Every slot's observation, shape (10, OBS_WIDTH) float32, each number in
+    [OBS_LOW, OBS_HIGH] (absent slots see the game too)."""
     team = xp.asarray(TEAM)
     end = state.spawn_end[team]  # (10,) each observer's spawn end
     rows = xp.asarray(ROW_SLOT)  # (10 observers, 10 rows) -> slot
@@ -206,14 +219,17 @@ def observations(xp: Any, state: State, m: MapArrays, sight: Sight) -> Any:
 
     my_team, other = team, 1 - team
     sizes = xp.stack([xp.sum(state.present[:TEAM_SIZE]), xp.sum(state.present[TEAM_SIZE:])])
+    horizon = state.horizon.astype(F32)
     win = state.winning_score.astype(F32)
+    # A position may hold a few points past the winning score (the tick that won): capped.
+    points = xp.minimum(state.score, state.winning_score).astype(F32) / win  # (2,)
     game = xp.stack(
         [
-            xp.broadcast_to(state.tick.astype(F32) / state.horizon.astype(F32), (NUM_SLOTS,)),
-            xp.broadcast_to(state.horizon.astype(F32) * F32(1e-3), (NUM_SLOTS,)),
-            state.score[my_team].astype(F32) / win,
-            state.score[other].astype(F32) / win,
-            xp.broadcast_to(win * F32(0.01), (NUM_SLOTS,)),
+            xp.broadcast_to(state.tick.astype(F32) / horizon, (NUM_SLOTS,)),
+            xp.broadcast_to(horizon / (horizon + F32(HORIZON_HALF)), (NUM_SLOTS,)),
+            points[my_team],
+            points[other],
+            xp.broadcast_to(win / (win + F32(WINNING_SCORE_HALF)), (NUM_SLOTS,)),
             sizes[my_team].astype(F32) * F32(1.0 / TEAM_SIZE),
             sizes[other].astype(F32) * F32(1.0 / TEAM_SIZE),
             xp.broadcast_to(

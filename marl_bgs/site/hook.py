@@ -53,6 +53,7 @@ def navigation(root: Path) -> list:
     nav: list = [
         {"Home": "index.md"},
         {"Getting Started": "getting-started.md"},
+        {"One Game or Many": "one-game-or-many.md"},
         {
             "How a Match Works": [
                 {"The rules, shown by the engine": "rules/how-a-match-works.md"},
