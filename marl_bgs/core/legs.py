@@ -71,13 +71,19 @@ def _gather(obstacles: Obstacles, game: Any, column: Any) -> Obstacles:
 
 def _by_group(xp: Any, rows: Rows, fn, *per_row: Any) -> Any:
     """`fn(kind, obstacles, *row slices)` for each group, joined end to end (each computed
-    whole first: XLA on the CPU does not vectorise a join fused with what it joins)."""
+    whole first: XLA on the CPU does not vectorise a join fused with what it joins). NumPy
+    skips groups without rows (it pays per call, not per row)."""
     out, begin = [], 0
     for kind, ob in rows.groups:
         size = ob.radius.shape[0]
-        out.append(materialised(xp, fn(kind, ob, *(a[begin : begin + size] for a in per_row))))
+        if size or xp is not np:
+            part = fn(kind, ob, *(a[begin : begin + size] for a in per_row))
+            out.append(materialised(xp, part))
         begin += size
-    return xp.concatenate(out)
+    if not out:  # NumPy, no rows at all: an empty result of the right shape
+        kind, ob = rows.groups[0]
+        return fn(kind, ob, *(a[:0] for a in per_row))
+    return xp.concatenate(out) if len(out) > 1 else out[0]
 
 
 def _stop_quanta(xp: Any, p: Any, v: Any, lam: Any, rows: Rows) -> Any:
