@@ -52,8 +52,11 @@ def position_at(xp: Any, times: Any, points: Any, t: Any) -> Any:
     t1, t2 = times[:, 1:2], times[:, 2:3]
     per1 = inverse(xp, xp.maximum(t1, F32(1e-9)))
     per2 = inverse(xp, xp.maximum(t2 - t1, F32(1e-9)))
-    f0 = xp.where(t1 > 0, xp.clip(fence(xp, t * per1), 0, 1), F32(1))
-    f1 = xp.where(t2 > t1, xp.clip(fence(xp, (t - t1) * per2), 0, 1), F32(0))
+    # min(max(., 0), 1) is what clip computes on both engines, without NumPy's clip wrapper.
+    f0 = xp.where(t1 > 0, xp.minimum(xp.maximum(fence(xp, t * per1), F32(0)), F32(1)), F32(1))
+    f1 = xp.where(
+        t2 > t1, xp.minimum(xp.maximum(fence(xp, (t - t1) * per2), F32(0)), F32(1)), F32(0)
+    )
     v0, v1, v2 = (f32(points[:, k, None, :]) for k in range(3))
     return fence(xp, (v1 - v0) * f0[..., None]) + fence(xp, (v2 - v1) * f1[..., None])
 
@@ -179,6 +182,8 @@ def cut_stops(
         when = xp.where(valid, pair_contacts(xp, both, base), NO_HIT)
         first = _row_min(xp, xp.full((n,), NO_HIT, dtype=F32), rows_i, rows_j, when)
         take = (when < 1) & (when <= first[rows_i]) & (when <= first[rows_j])
+        if xp is np and not take.any():  # settled: the rest only cuts where a row is taken
+            return stop, False
         # Stop a quantum before contact, backed off further if rounding both to the grid
         # would make them overlap (at worst to where they started).
         before = xp.clip(xp.ceil(when * F32(QUANTA)) - 1, 0, QUANTA - 1).astype(I32)

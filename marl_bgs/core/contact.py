@@ -19,7 +19,7 @@ every division here is written that way on both engines (`inverse`, then a produ
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -149,34 +149,31 @@ def _poly_edge(xp: Any, px, py, vx, vy, ax, ay, bx, by) -> Any:
     return xp.where(fine, lam, NO_HIT)
 
 
-def _rect_faces(xp: Any, px, py, vx, vy, lo_x, lo_y, hi_x, hi_y) -> Any:
-    """(..., S, 4) first contact with the four faces of each square wall grown by a body:
-    west, east, south, north (one call of `face_entry`: NumPy pays per call)."""
-    g = BODY
-    w, h = hi_x - lo_x, hi_y - lo_y
-    dx, dy = py - lo_y, px - lo_x
-    stack = lambda *parts: xp.stack(xp.broadcast_arrays(*parts), -1)  # noqa: E731
-    return face_entry(
-        xp,
-        stack(lo_x - g - px, px - hi_x - g, lo_y - g - py, py - hi_y - g),
-        stack(vx, -vx, vy, -vy),
-        stack(dx, dx, dy, dy),
-        stack(vy, vy, vx, vx),
-        stack(h, h, w, w),
-    )
+class _MapPieces(NamedTuple):
+    """What `obstacle_entries` needs of a map that does not depend on the bodies.
 
-
-def obstacle_entries(xp: Any, p: Any, v: Any, m: MapArrays) -> Any:
-    """(..., 4 + Q + S + P) lam of first contact with each arena edge (left, right, bottom,
-    top), then each pillar, square wall and turned wall; NO_HIT for none.
-
-    The order is the tie order: mirrored maps list their obstacles in the same order and
-    the two x edges never tie with each other, so ties break the same way in mirror games.
-    Every circle piece (pillars, square walls' and turned walls' corners) is one array, then
-    every face and every edge: few array calls for NumPy, where each call has a fixed cost,
-    and wide elementwise work that XLA compiles quickly and vectorises well.
+    Faces (each square wall's four, grown by a body: west, east, south, north; then the
+    four arena edges as one more row) are integer linear forms of the body's position and
+    motion: face k of row r is at distance x * dist_x[r, k] + y * dist_y[r, k] + dist_c[r, k],
+    closes at vx * -dist_x + vy * -dist_y, and so on: one `face_entry` call for them all.
     """
-    px, py, vx, vy = (a[..., None] for a in (p[..., 0], p[..., 1], v[..., 0], v[..., 1]))
+
+    centres: Any  # (C, 2) every circle piece: pillars, then square and turned walls' corners
+    reach: Any  # (C,) their radii, grown by a body
+    dist_x: Any  # (S + 1, 4) each of these int32
+    dist_y: Any
+    dist_c: Any
+    speed_x: Any  # -dist_x
+    speed_y: Any  # -dist_y
+    along_x: Any  # where along its face a position lies: along_x * x + along_y * y + along_c
+    along_y: Any
+    along_c: Any
+    length: Any  # each face's length (1 for an arena edge: its whole line)
+    poly_a: Any  # (P, 4, 2) turned walls' edges: from these corners
+    poly_b: Any  # (P, 4, 2) to these
+
+
+def _map_pieces(xp: Any, m: MapArrays) -> _MapPieces:
     lo, hi = m.rect_lo, m.rect_hi
     rect_corners = xp.stack(
         [xp.stack([lo[:, 0], lo[:, 1]], -1), xp.stack([hi[:, 0], lo[:, 1]], -1),
@@ -190,27 +187,90 @@ def obstacle_entries(xp: Any, p: Any, v: Any, m: MapArrays) -> Any:
             xp.full((rect_corners.shape[0] + poly_corners.shape[0],), BODY, dtype=I32),
         ]
     )
-    nq, ns, npoly = m.pillar_centre.shape[0], lo.shape[0], m.poly_corners.shape[0]
-    with np.errstate(all="ignore"):  # masked padding divides by zero
-        circles = circle_entry(xp, px - centres[:, 0], py - centres[:, 1], vx, vy, reach)
-        shape = p.shape[:-1]
-        rect_c = circles[..., nq : nq + 4 * ns].reshape(shape + (ns, 4)).min(-1)
-        poly_c = circles[..., nq + 4 * ns :].reshape(shape + (npoly, 4)).min(-1)
-        faces = _rect_faces(xp, px, py, vx, vy, lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1])
-        rects = xp.minimum(faces.min(-1), rect_c)
-        a = m.poly_corners
-        b = xp.roll(a, -1, axis=1)
-        edges = _poly_edge(
-            xp, px[..., None], py[..., None], vx[..., None], vy[..., None],
-            a[..., 0], a[..., 1], b[..., 0], b[..., 1],
-        ).min(-1)  # fmt: skip
-        walls = xp.minimum(edges, poly_c)
-    return xp.concatenate(
-        [
-            arena_entries(xp, p, v),
-            xp.where(m.pillar_valid, circles[..., :nq], NO_HIT),
-            xp.where(m.rect_valid, rects, NO_HIT),
-            xp.where(m.poly_valid, walls, NO_HIT),
-        ],
-        axis=-1,
+    g, s = BODY, lo.shape[0]
+    w, h = hi[:, 0] - lo[:, 0], hi[:, 1] - lo[:, 1]
+
+    def rows(per_wall: list, arena: list) -> Any:
+        walls = xp.stack([xp.broadcast_to(xp.asarray(c, I32), (s,)) for c in per_wall], -1)
+        return xp.concatenate([walls, xp.asarray([arena], I32)]).astype(I32)
+
+    dist_x = rows([-1, 1, 0, 0], [1, -1, 0, 0])
+    dist_y = rows([0, 0, -1, 1], [0, 0, 1, -1])
+    dist_c = rows(
+        [lo[:, 0] - g, -hi[:, 0] - g, lo[:, 1] - g, -hi[:, 1] - g],
+        [-ARENA_LO[0], ARENA_HI[0], -ARENA_LO[1], ARENA_HI[1]],
     )
+    along_x = rows([0, 0, 1, 1], [0, 0, 0, 0])
+    along_y = rows([1, 1, 0, 0], [0, 0, 0, 0])
+    along_c = rows([-lo[:, 1], -lo[:, 1], -lo[:, 0], -lo[:, 0]], [0, 0, 0, 0])
+    length = rows([h, h, w, w], [1, 1, 1, 1])
+    a = m.poly_corners
+    return _MapPieces(
+        centres, reach, dist_x, dist_y, dist_c, -dist_x, -dist_y,
+        along_x, along_y, along_c, length, a, xp.roll(a, -1, axis=1),
+    )  # fmt: skip
+
+
+# NumPy: one game's map pieces, kept while its `MapArrays` is (each tick asks again).
+_PIECES_OF: dict[int, tuple[MapArrays, _MapPieces]] = {}
+
+
+def map_pieces(xp: Any, m: MapArrays) -> _MapPieces:
+    """`_map_pieces`, built once per NumPy map (the map is held, so its id stays its own)."""
+    if xp is not np:
+        return _map_pieces(xp, m)
+    held = _PIECES_OF.get(id(m))
+    if held is None or held[0] is not m:
+        if len(_PIECES_OF) >= 16:
+            _PIECES_OF.clear()
+        held = (m, _map_pieces(np, m))
+        _PIECES_OF[id(m)] = held
+    return held[1]
+
+
+def _faces(xp: Any, px, py, vx, vy, pieces: _MapPieces) -> Any:
+    """(..., S + 1, 4) first contact with the faces of `pieces`: each square wall's four
+    (grown by a body), then the four arena edges (`arena_entries`' values)."""
+    x, y, u, w = (a[..., None] for a in (px, py, vx, vy))  # (..., 1, 1)
+    dist = x * pieces.dist_x + y * pieces.dist_y + pieces.dist_c
+    along = x * pieces.along_x + y * pieces.along_y + pieces.along_c
+    speed = u * pieces.speed_x + w * pieces.speed_y
+    drift = u * pieces.along_x + w * pieces.along_y
+    return face_entry(xp, dist, speed, along, drift, pieces.length)
+
+
+def obstacle_entries(xp: Any, p: Any, v: Any, m: MapArrays) -> Any:
+    """(..., 4 + Q + S + P) lam of first contact with each arena edge (left, right, bottom,
+    top), then each pillar, square wall and turned wall; NO_HIT for none.
+
+    The order is the tie order: mirrored maps list their obstacles in the same order and
+    the two x edges never tie with each other, so ties break the same way in mirror games.
+    Every circle piece (pillars, square walls' and turned walls' corners) is one array, then
+    every face and every edge: few array calls for NumPy, where each call has a fixed cost,
+    and wide elementwise work that XLA compiles quickly and vectorises well.
+    """
+    px, py, vx, vy = (a[..., None] for a in (p[..., 0], p[..., 1], v[..., 0], v[..., 1]))
+    pieces = map_pieces(xp, m)
+    centres = pieces.centres
+    nq, ns, npoly = m.pillar_centre.shape[0], m.rect_lo.shape[0], m.poly_corners.shape[0]
+    shape = p.shape[:-1]
+    with np.errstate(all="ignore"):  # masked padding divides by zero
+        faces = _faces(xp, px, py, vx, vy, pieces)
+        parts = [faces[..., ns, :]]
+        if centres.shape[0]:  # an empty group (a shape, known when tracing) is skipped
+            circles = circle_entry(xp, px - centres[:, 0], py - centres[:, 1], vx, vy, pieces.reach)
+        if nq:
+            parts.append(xp.where(m.pillar_valid, circles[..., :nq], NO_HIT))
+        if ns:
+            rect_c = circles[..., nq : nq + 4 * ns].reshape(shape + (ns, 4)).min(-1)
+            walls = faces[..., :ns, :].min(-1)
+            parts.append(xp.where(m.rect_valid, xp.minimum(walls, rect_c), NO_HIT))
+        if npoly:
+            poly_c = circles[..., nq + 4 * ns :].reshape(shape + (npoly, 4)).min(-1)
+            a, b = pieces.poly_a, pieces.poly_b
+            edges = _poly_edge(
+                xp, px[..., None], py[..., None], vx[..., None], vy[..., None],
+                a[..., 0], a[..., 1], b[..., 0], b[..., 1],
+            ).min(-1)  # fmt: skip
+            parts.append(xp.where(m.poly_valid, xp.minimum(edges, poly_c), NO_HIT))
+    return xp.concatenate(parts, axis=-1) if len(parts) > 1 else parts[0]

@@ -14,8 +14,8 @@ import numpy as np
 
 from .batching import every_game, with_batch_rule
 from .body_contacts import QUANTA, Paths
-from .contact import NO_HIT, arena_entries, f32
-from .geometry import F32, I32, _off_arena, first_index, scaled
+from .contact import NO_HIT, arena_entries, f32, obstacle_entries
+from .geometry import F32, I32, _off_arena, body_blocked, first_index, scaled
 from .obstacle_rows import (
     PILLAR,
     SQUARE,
@@ -86,21 +86,77 @@ def _by_group(xp: Any, rows: Rows, fn, *per_row: Any) -> Any:
     return xp.concatenate(out) if len(out) > 1 else out[0]
 
 
-def _stop_quanta(xp: Any, p: Any, v: Any, lam: Any, rows: Rows) -> Any:
+def _stop_quanta(xp: Any, p: Any, v: Any, lam: Any, sunk_at) -> Any:
     """Quanta of v a body travels before a contact at lam (QUANTA if none): the quantum
-    before it, backed off (BACKOFF) until the body stands free on the grid."""
+    before it, backed off (BACKOFF) until the body stands free on the grid; `sunk_at(pts)`
+    says whether a body at each of the points ((N, S, 2)) sinks into an obstacle."""
     q = xp.where(lam < 1, xp.floor(lam * F32(QUANTA)), F32(QUANTA)).astype(I32)
     cands = xp.maximum(q[:, None] - xp.asarray(BACKOFF)[None, :], 0)
     pts = p[:, None, :] + scaled(xp, v[:, None, :], cands[..., None], QUANTA)
     edge_x, edge_y = _off_arena(pts)
-    at = materialised(xp, pts)[rows.body]
-    hits = _by_group(xp, rows, lambda kind, ob, a: row_blocked(xp, a, ob, kind), at)
-    sunk = per_body_any(xp, p.shape[0], rows.body, hits & rows.valid[:, None])
-    free = ~(sunk | edge_x | edge_y)
+    free = ~(sunk_at(pts) | edge_x | edge_y)
     pick = xp.take_along_axis(
         cands, xp.minimum(first_index(xp, free, axis=1), len(BACKOFF) - 1)[:, None], 1
     )
     return xp.where(xp.any(free, axis=1), pick[:, 0], 0).astype(I32)
+
+
+class _Surfaces(NamedTuple):
+    """How `_legs` asks about the obstacles: on rows (`_row_surfaces`) or, for one NumPy
+    game, densely over the whole map (`_dense_surfaces`); both give the same answers.
+
+    first_two(p, v): per body the least first contact and its surface (0-3 the arena
+    edges, 4 + k obstacle k), then the same over the other surfaces. least(p, v): the least
+    first contact alone. sunk_at(pts): whether a body at each point sinks into an obstacle.
+    """
+
+    first_two: Any
+    least: Any
+    sunk_at: Any
+
+
+def _row_surfaces(xp: Any, rows: Rows, n: int) -> _Surfaces:
+    def first_two(p, v):
+        return _two_smallest(xp, *_entries(xp, p, v, rows), rows)
+
+    def least(p, v):
+        arena, lam = _entries(xp, p, v, rows)
+        return xp.minimum(xp.min(arena, axis=1), per_body_min(xp, n, rows.body, lam, NO_HIT))
+
+    def sunk_at(pts):
+        at = materialised(xp, pts)[rows.body]
+        hits = _by_group(xp, rows, lambda kind, ob, a: row_blocked(xp, a, ob, kind), at)
+        return per_body_any(xp, n, rows.body, hits & rows.valid[:, None])
+
+    return _Surfaces(first_two, least, sunk_at)
+
+
+def _dense_surfaces(m: Any, near: Any) -> _Surfaces:
+    """NumPy, one game: every obstacle in one call per kind of piece (NumPy pays per call,
+    not per element), each body's obstacles out of reach (`near` False) masked as its rows
+    leave them. `obstacle_entries` evaluates the rows' expressions: the same bits."""
+    mask = np.concatenate([np.ones((near.shape[0], 4), bool), near], axis=1)
+
+    def entries(p, v):
+        return np.where(mask, obstacle_entries(np, p, v, m), NO_HIT)
+
+    def first_two(p, v):
+        values = entries(p, v)
+        rows = np.arange(values.shape[0])
+        first = np.argmin(values, axis=1)  # the first of equal values: the lower surface
+        lam1 = values[rows, first]
+        values[rows, first] = NO_HIT
+        second = np.argmin(values, axis=1)
+        return lam1, first.astype(I32), values[rows, second], second.astype(I32)
+
+    def least(p, v):
+        return entries(p, v).min(axis=1)
+
+    def sunk_at(pts):
+        # Points on a body's path lie in its reach, so obstacles out of reach hold none.
+        return body_blocked(np, pts, m)
+
+    return _Surfaces(first_two, least, sunk_at)
 
 
 def _entries(xp: Any, p: Any, v: Any, rows: Rows) -> tuple[Any, Any]:
@@ -156,6 +212,9 @@ def _surface_normal(xp: Any, at: Any, which: Any, obstacle: Obstacles) -> Any:
     lo, hi = corners[:, 0], corners[:, 2]
     near = xp.stack([xp.clip(x, lo[:, 0], hi[:, 0]), xp.clip(y, lo[:, 1], hi[:, 1])], -1)
     box_n = at - near  # a pillar's lo and hi are its centre: the offset from it
+    turned = (obstacle.kind == TURNED) & (which >= 4)
+    if xp is np and not turned.any():  # NumPy pays per call: no turned wall, no wall normals
+        return np.where((which >= 4)[:, None], box_n, n).astype(I32)
     ax, ay = corners[:, :, 0], corners[:, :, 1]
     bx, by = xp.roll(ax, -1, axis=1), xp.roll(ay, -1, axis=1)
     ux, uy = bx - ax, by - ay
@@ -198,11 +257,18 @@ def legs_on_rows(
 ) -> Paths:
     """`plan_legs` for N bodies (of G games, NUM_SLOTS each, in order) given their rows;
     `obstacles` holds each game's list, (G, K, ...)."""
+    return _legs(xp, start, stride, end, obstacles, _row_surfaces(xp, rows, start.shape[0]))
+
+
+def _legs(
+    xp: Any, start: Any, stride: Any, end: Any, obstacles: Obstacles, surfaces: _Surfaces
+) -> Paths:
+    """`plan_legs` for N bodies (of G games, NUM_SLOTS each, in order); `obstacles` holds
+    each game's list, (G, K, ...), and `surfaces` answers the questions about them."""
     q = xp.asarray(QUANTA, I32)
     n = start.shape[0]
-    arena, lam = _entries(xp, start, stride, rows)
-    lam1, first, lam2, second = _two_smallest(xp, arena, lam, rows)
-    reach1 = _stop_quanta(xp, start, stride, lam1, rows)
+    lam1, first, lam2, second = surfaces.first_two(start, stride)
+    reach1 = _stop_quanta(xp, start, stride, lam1, surfaces.sunk_at)
     contact = start + scaled(xp, stride, reach1[:, None], QUANTA)
     met = lam1 < 1
     t1 = f32(reach1) / F32(QUANTA)
@@ -234,9 +300,8 @@ def legs_on_rows(
     take2 = ok2 & (~ok1 | prefer2)
     slide = xp.where(take2[:, None], w2, xp.where(ok1[:, None], w1, 0))
     slide = xp.where(met[:, None], slide, 0).astype(I32)
-    arena_s, lam_s = _entries(xp, contact, slide, rows)
-    lam_s = xp.minimum(xp.min(arena_s, axis=1), per_body_min(xp, n, rows.body, lam_s, NO_HIT))
-    reach2 = _stop_quanta(xp, contact, slide, lam_s, rows)
+    lam_s = surfaces.least(contact, slide)
+    reach2 = _stop_quanta(xp, contact, slide, lam_s, surfaces.sunk_at)
     finish = contact + scaled(xp, slide, reach2[:, None], QUANTA)
     t2 = f32(reach1 * q + (q - reach1) * reach2) / F32(QUANTA * QUANTA)
     times = xp.stack([0 * t1, t1, t2], -1)
@@ -255,12 +320,8 @@ def plan_legs(xp: Any, start: Any, stride: Any, end: Any, m: Any) -> Paths:
     if xp is np:
         obstacles = obstacle_list(np, m)
         near = reachable(np, obstacles, start, stride)
-        parts = []
-        for kind, begin, stop in groups(m):
-            body, column = np.nonzero(near[:, begin:stop])
-            parts.append((kind, body, column + begin, np.ones(body.size, bool)))
         lists = Obstacles(*(a[None] for a in obstacles))
-        return legs_on_rows(np, start, stride, end, lists, make_rows(np, lists, parts))
+        return _legs(np, start, stride, end, lists, _dense_surfaces(m, near))
     times, points = _plan_legs_jax(start, stride, end, m)
     return Paths(times, points)
 

@@ -123,7 +123,7 @@ def row_entries(xp: Any, p: Any, v: Any, ob: Obstacles, kind: int) -> Any:
 
 def _square_faces(xp: Any, p: Any, v: Any, lo: Any, hi: Any) -> Any:
     """(R,) first contact with the four faces of a square wall lo..hi grown by a body
-    (`contact._rect_faces` for one wall per row)."""
+    (`contact._faces` for one wall per row)."""
     px, py, vx, vy = p[:, 0], p[:, 1], v[:, 0], v[:, 1]
     g = BODY
     w, h = hi[:, 0] - lo[:, 0], hi[:, 1] - lo[:, 1]
