@@ -57,6 +57,8 @@ class Game:
         self.state: State = parsed.state
         self._sight_of: State | None = None
         self._sight_cache = None
+        self._masks_of: State | None = None
+        self._masks_cache = None
         self.start_tick = int(parsed.state.tick)
         self.sizes = [
             int(parsed.state.present[t * TEAM_SIZE : (t + 1) * TEAM_SIZE].sum()) for t in range(2)
@@ -81,7 +83,12 @@ class Game:
         return self._sight_cache
 
     def _masks(self):
-        return legal_masks(np, self.state, self._sight())
+        """Legal masks of the current state, computed once and shared (the tick uses them
+        too)."""
+        if self._masks_of is not self.state:
+            self._masks_cache = legal_masks(np, self.state, self._sight())
+            self._masks_of = self.state
+        return self._masks_cache
 
     def legal_actions(self) -> np.ndarray:
         """Exact joint masks, shape (2, 5, 198)."""
@@ -159,7 +166,9 @@ class Game:
         if self.done:
             raise RuntimeError("the game is finished; no more ticks can be played")
         if self.backend == "numpy":
-            self.state, info = tick_step(np, self.state, slots, self.map_arrays, self._sight())
+            self.state, info = tick_step(
+                np, self.state, slots, self.map_arrays, self._sight(), self._masks()
+            )
             return info
         new_state, info = _jax_step()(self.state, slots, self.map_arrays)
         self.state = State(*(np.asarray(x) for x in new_state))

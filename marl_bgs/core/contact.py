@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .geometry import ARENA_HI, ARENA_LO, BODY, F32, I32
+from .map_cache import per_numpy_map
 from .state import MapArrays
 
 NO_HIT = F32(1e6)  # lam of a piece that is never entered
@@ -174,6 +175,7 @@ class _MapPieces(NamedTuple):
 
 
 def _map_pieces(xp: Any, m: MapArrays) -> _MapPieces:
+    """The pieces of a map (`map_pieces` keeps them per NumPy map)."""
     lo, hi = m.rect_lo, m.rect_hi
     rect_corners = xp.stack(
         [xp.stack([lo[:, 0], lo[:, 1]], -1), xp.stack([hi[:, 0], lo[:, 1]], -1),
@@ -211,21 +213,7 @@ def _map_pieces(xp: Any, m: MapArrays) -> _MapPieces:
     )  # fmt: skip
 
 
-# NumPy: one game's map pieces, kept while its `MapArrays` is (each tick asks again).
-_PIECES_OF: dict[int, tuple[MapArrays, _MapPieces]] = {}
-
-
-def map_pieces(xp: Any, m: MapArrays) -> _MapPieces:
-    """`_map_pieces`, built once per NumPy map (the map is held, so its id stays its own)."""
-    if xp is not np:
-        return _map_pieces(xp, m)
-    held = _PIECES_OF.get(id(m))
-    if held is None or held[0] is not m:
-        if len(_PIECES_OF) >= 16:
-            _PIECES_OF.clear()
-        held = (m, _map_pieces(np, m))
-        _PIECES_OF[id(m)] = held
-    return held[1]
+map_pieces = per_numpy_map(_map_pieces)
 
 
 def _faces(xp: Any, px, py, vx, vy, pieces: _MapPieces) -> Any:

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .map_cache import per_numpy_map
 from .state import MILLI, MapArrays
 
 I32 = np.int32
@@ -88,11 +89,14 @@ def first_index(xp: Any, mask: Any, axis: int = -1) -> Any:
     return xp.min(xp.where(mask, index, n), axis=axis)
 
 
-def _edges(m: MapArrays):
+def _wall_edges(xp: Any, m: MapArrays):
     """Each turned wall's edges as (P, 4) start and end coordinates."""
     a = m.poly_corners
     b = m.poly_corners[:, [1, 2, 3, 0], :]
     return a[..., 0], a[..., 1], b[..., 0], b[..., 1]
+
+
+_edges = per_numpy_map(_wall_edges)
 
 
 # Each obstacle test below is written once for one obstacle and broadcasts: NumPy runs it on
@@ -124,7 +128,7 @@ def _boxes_any(xp: Any, m: MapArrays, pts: tuple, test) -> Any:
 def _walls_any(xp: Any, m: MapArrays, pts: tuple, test) -> Any:
     """Whether a valid turned wall is hit: `test(pts, ax, ay, bx, by)` gives, per edge, a
     term that hits if it holds for any edge and terms that hit if each holds for all edges."""
-    ax, ay, bx, by = _edges(m)
+    ax, ay, bx, by = _edges(xp, m)
     if xp is np:
         some, alls = test(tuple(c[..., None, None] for c in pts), ax, ay, bx, by)
         hit = np.any(some, axis=-1)
@@ -277,7 +281,7 @@ def body_overlap(xp: Any, p: Any, m: MapArrays) -> Overlap:
         hit = _box_holds_body(xp, (px, py), lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1], m.box_radius)
         parts.append(hit & m.box_valid)
     if m.poly_corners.shape[0]:
-        near, (inner,) = _edge_holds_body(xp, (px[..., None], py[..., None]), *_edges(m))
+        near, (inner,) = _edge_holds_body(xp, (px[..., None], py[..., None]), *_edges(xp, m))
         parts.append((xp.any(near, axis=-1) | xp.all(inner, axis=-1)) & m.poly_valid)
     edge_x, edge_y = _off_arena(p)
     x = p[..., 0]

@@ -16,12 +16,14 @@ from .batching import every_game, with_batch_rule
 from .body_contacts import QUANTA, Paths
 from .contact import NO_HIT, arena_entries, f32, obstacle_entries
 from .geometry import F32, I32, _off_arena, body_blocked, first_index, scaled
+from .map_cache import per_numpy_map
 from .obstacle_rows import (
     PILLAR,
     SQUARE,
     TURNED,
     Obstacles,
     groups,
+    grown_boxes,
     materialised,
     obstacle_list,
     per_body_any,
@@ -40,6 +42,8 @@ BACKOFF = np.asarray([0, 1, 2, 4, 16, 1024], np.int32)
 # wall rows per game; 1 game in 100 has more than 12 and 17).
 OBSTACLE_ROWS_PER_GAME = {PILLAR: 12, SQUARE: 16, TURNED: 8}
 _NO_COLUMN = np.int32(2**30)
+# Outward normals of the arena's left, right, bottom and top edges (surfaces 0-3).
+_EDGE_NORMALS = np.asarray([[1, 0], [-1, 0], [0, 1], [0, -1]], np.int32)
 
 
 class Rows(NamedTuple):
@@ -202,15 +206,10 @@ def _surface_normal(xp: Any, at: Any, which: Any, obstacle: Obstacles) -> Any:
     centre that a circle piece is drawn around.
     """
     x, y = at[:, 0], at[:, 1]
-    zero = xp.zeros_like(x)
-    one = zero + 1
-    edge_n = [(one, zero), (-one, zero), (zero, one), (zero, -one)]
-    n = xp.stack(edge_n[0], -1)
-    for k in range(1, 4):
-        n = xp.where((which == k)[:, None], xp.stack(edge_n[k], -1), n)
+    n = xp.asarray(_EDGE_NORMALS)[xp.minimum(which, 3)]
     corners = obstacle.corners
     lo, hi = corners[:, 0], corners[:, 2]
-    near = xp.stack([xp.clip(x, lo[:, 0], hi[:, 0]), xp.clip(y, lo[:, 1], hi[:, 1])], -1)
+    near = xp.minimum(xp.maximum(at, lo), hi)  # the nearest point of the box (clip)
     box_n = at - near  # a pillar's lo and hi are its centre: the offset from it
     turned = (obstacle.kind == TURNED) & (which >= 4)
     if xp is np and not turned.any():  # NumPy pays per call: no turned wall, no wall normals
@@ -319,11 +318,14 @@ def plan_legs(xp: Any, start: Any, stride: Any, end: Any, m: Any) -> Paths:
     """
     if xp is np:
         obstacles = obstacle_list(np, m)
-        near = reachable(np, obstacles, start, stride)
+        near = reachable(np, obstacles, start, stride, _grown_boxes(np, m))
         lists = Obstacles(*(a[None] for a in obstacles))
         return _legs(np, start, stride, end, lists, _dense_surfaces(m, near))
     times, points = _plan_legs_jax(start, stride, end, m)
     return Paths(times, points)
+
+
+_grown_boxes = per_numpy_map(lambda xp, m: grown_boxes(obstacle_list(xp, m)))
 
 
 def _one_game(start: Any, stride: Any, end: Any, m: Any) -> tuple[Any, Any]:

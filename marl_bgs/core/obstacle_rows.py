@@ -20,6 +20,7 @@ import numpy as np
 
 from .contact import NO_HIT, _poly_edge, circle_entry, face_entry
 from .geometry import BODY, I32, _box_holds_body, _edge_holds_body
+from .map_cache import per_numpy_map
 
 PILLAR, SQUARE, TURNED = 0, 1, 2
 # How far beyond its stride's length (milli-units, summed over x and y) a body's path and
@@ -42,7 +43,7 @@ class Obstacles(NamedTuple):
     valid: Any  # (...,) bool
 
 
-def obstacle_list(xp: Any, m: Any) -> Obstacles:
+def _obstacle_list(xp: Any, m: Any) -> Obstacles:
     """A map's obstacles (`MapArrays`) as one `Obstacles` list."""
     c = m.pillar_centre
     lo, hi = m.rect_lo, m.rect_hi
@@ -62,13 +63,21 @@ def obstacle_list(xp: Any, m: Any) -> Obstacles:
     return Obstacles(corners.astype(I32), radius, xp.asarray(kind), valid)
 
 
-def reachable(xp: Any, obstacles: Obstacles, start: Any, stride: Any) -> Any:
+obstacle_list = per_numpy_map(_obstacle_list)
+
+
+def grown_boxes(obstacles: Obstacles) -> tuple[Any, Any]:
+    """(K, 2) lower and upper corners of each obstacle's bounding box, grown by a body."""
+    lo = obstacles.corners.min(axis=-2) - obstacles.radius[:, None]
+    return lo, obstacles.corners.max(axis=-2) + obstacles.radius[:, None]
+
+
+def reachable(xp: Any, obstacles: Obstacles, start: Any, stride: Any, boxes=None) -> Any:
     """(N, K) whether each of N bodies (start, stride (N, 2)) may meet or sink into each of
-    the K obstacles this tick: the grown bounding boxes meet the square that holds the body's
-    whole path."""
+    the K obstacles this tick: the grown bounding boxes (`grown_boxes`, computed here unless
+    given) meet the square that holds the body's whole path."""
     half = xp.abs(stride[:, 0]) + xp.abs(stride[:, 1]) + REACH_SLACK
-    grown_lo = xp.min(obstacles.corners, axis=-2) - obstacles.radius[:, None]
-    grown_hi = xp.max(obstacles.corners, axis=-2) + obstacles.radius[:, None]
+    grown_lo, grown_hi = grown_boxes(obstacles) if boxes is None else boxes
     lo = start - half[:, None]
     hi = start + half[:, None]
     meets = (grown_lo[None, :, :] <= hi[:, None, :]) & (grown_hi[None, :, :] >= lo[:, None, :])

@@ -48,9 +48,10 @@ class TickInfo(NamedTuple):
     shield_cleared: Any  # (10,) moved off a body as its shield ended
 
 
-def legalise(xp: Any, actions: Any, state: State, sight) -> Any:
-    """Illegal moves become stay; illegal (target, Ultimate) pairs become none."""
-    masks = legal_masks(xp, state, sight)
+def legalise(xp: Any, actions: Any, state: State, sight, masks: Any = None) -> Any:
+    """Illegal moves become stay; illegal (target, Ultimate) pairs become none. `masks`
+    may pass `legal_masks` of this state and sight if the caller already has them."""
+    masks = legal_masks(xp, state, sight) if masks is None else masks
     move, target, ult = actions[:, 0], actions[:, 1], actions[:, 2]
     rows = np.arange(NUM_SLOTS)
     move_ok = masks.move[rows, move]
@@ -67,9 +68,15 @@ def legalise(xp: Any, actions: Any, state: State, sight) -> Any:
 
 
 def step(
-    xp: Any, state: State, actions: Any, m: MapArrays, sight: Sight | None = None
+    xp: Any,
+    state: State,
+    actions: Any,
+    m: MapArrays,
+    sight: Sight | None = None,
+    masks: Any = None,
 ) -> tuple[State, TickInfo]:
-    """One tick. `sight` may pass the start-of-tick sight if the caller already has it."""
+    """One tick. `sight` may pass the start-of-tick sight, and `masks` the legal masks of
+    this state and sight, if the caller already has them."""
     cls = state.cls
     max_hp = xp.asarray(C.MAX_HEALTH_MILLI)[cls]
     team = xp.asarray(TEAM)
@@ -79,7 +86,7 @@ def step(
 
     # 1. Legalise, from start-of-tick sight.
     sight = compute_sight(xp, state, m) if sight is None else sight
-    acts = legalise(xp, xp.asarray(actions, dtype=np.int32), state, sight)
+    acts = legalise(xp, xp.asarray(actions, dtype=np.int32), state, sight, masks)
     move, tcode, ult = acts[:, 0], acts[:, 1], acts[:, 2]
     used_ult = ult == 1
     used_basic = (tcode > 0) & ~used_ult
