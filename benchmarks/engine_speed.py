@@ -6,6 +6,10 @@ ticks. Games do not restart here (that is the environment's job), so long runs k
 stepping finished games, which costs the same.
 
     python benchmarks/engine_speed.py --out benchmarks/results/engine_speed.json
+    python benchmarks/engine_speed.py --batches --repeats 3   # NumPy only
+
+Another checkout's engine runs under this script with PYTHONPATH=<checkout> (run from
+outside this one), which is how before/after figures are taken side by side.
 """
 
 from __future__ import annotations
@@ -22,13 +26,17 @@ from marl_bgs.core.position import starting_position
 from marl_bgs.random_play import random_actions
 
 
-def numpy_ticks_per_second(ticks: int, seed: int) -> float:
+def numpy_ticks_per_second(ticks: int, seed: int, warmup: int = 20) -> tuple[float, float]:
+    """(wall, CPU) ticks per second of one game after `warmup` ticks (the map's arrays and
+    NumPy's caches are warm by then, as in any longer game)."""
     rng = np.random.default_rng(seed)
     game = Game(starting_position(47, horizon=10**5))
-    start = time.perf_counter()
+    for _ in range(warmup):
+        game.step(random_actions(game, rng))
+    wall, cpu = time.perf_counter(), time.process_time()
     for _ in range(ticks):
         game.step(random_actions(game, rng))
-    return ticks / (time.perf_counter() - start)
+    return ticks / (time.perf_counter() - wall), ticks / (time.process_time() - cpu)
 
 
 def jax_ticks_per_second(num_games: int, ticks: int, seed: int) -> tuple[float, float]:
@@ -70,19 +78,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--numpy-ticks", type=int, default=300)
     parser.add_argument("--jax-ticks", type=int, default=50)
-    parser.add_argument("--batches", type=int, nargs="+", default=[1, 64, 512])
+    parser.add_argument(
+        "--batches", type=int, nargs="*", default=[1, 64, 512], help="none: NumPy only"
+    )
+    parser.add_argument("--repeats", type=int, default=1, help="NumPy runs, one after another")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/engine_speed.json"))
     args = parser.parse_args()
 
-    rows = [
-        {
-            "engine": "numpy",
-            "games": 1,
-            "ticks_per_s": numpy_ticks_per_second(args.numpy_ticks, args.seed),
-        }
-    ]
-    print(f"numpy   1 game     {rows[0]['ticks_per_s']:10.0f} ticks/s")
+    rows = []
+    for _ in range(args.repeats):
+        wall, cpu = numpy_ticks_per_second(args.numpy_ticks, args.seed)
+        rows.append({"engine": "numpy", "games": 1, "ticks_per_s": wall, "ticks_per_cpu_s": cpu})
+        print(f"numpy   1 game     {wall:10.0f} ticks/s  ({cpu:.0f} per CPU second)")
     for n in args.batches:
         rate, compile_s = jax_ticks_per_second(n, args.jax_ticks, args.seed)
         rows.append({"engine": "jax", "games": n, "ticks_per_s": rate, "compile_s": compile_s})

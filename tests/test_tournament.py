@@ -320,6 +320,28 @@ def test_export_of_a_one_map_season(tmp_path):
         _script().main([*argv, "--refits", "1"])  # the last --refits wins
 
 
+def test_a_resume_that_plays_nothing_keeps_the_playing_runs_timing(tmp_path):
+    """The README's main command refits Season 0 from its saved games: every tracked file,
+    timing.json included, must stay as it was (only a run that plays games rewrites it)."""
+    entrants = tmp_path / "test-season.json"
+    entrants.write_text(json.dumps(_spec()))
+    argv = [
+        "--season", "test-season", "--entrants", str(entrants), "--games-per-map", "2",
+        "--maps", "47", "--refits", "50", "--seed", "3", "--out", str(tmp_path),
+        "--no-progress", "--evaluate", "tests.test_tournament:fake_evaluate",
+    ]  # fmt: skip
+    assert _script().main(argv) == 0
+    timing = tmp_path / "test-season" / "timing.json"
+    played = json.loads(timing.read_text())
+    assert played["resumed_fixtures"] == []
+    before = timing.read_bytes()
+    assert _script().main([*argv, "--resume"]) == 0
+    assert timing.read_bytes() == before
+    timing.unlink()  # no timing kept yet: a resumed run writes its own
+    assert _script().main([*argv, "--resume"]) == 0
+    assert json.loads(timing.read_text())["resumed_fixtures"] == [0, 1, 2]
+
+
 @pytest.mark.slow
 def test_real_games_export_identically_twice(tmp_path):
     """Real evaluate: two Random entrants, 2 games a test map (it shares test_evaluate's

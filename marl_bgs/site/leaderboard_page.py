@@ -54,7 +54,8 @@ FILE_TEXT = {  # what each exported file holds, for the downloads list
     "games.parquet": "every game, as Parquet",
     "per_map_ratings.csv": "each entrant's rating on each map, with its interval",
     "provenance.json": "versions, seeds, the entrants file, the schedule and the game counts",
-    "timing.json": "how long the export took (the one file that changes between runs)",
+    "timing.json": "how long the export that played the games took (rewritten only by a run "
+    "that plays games)",
     "matchup_heatmap.svg": "figure: score share of each pairing",
     "matchup_heatmap.png": "figure: score share of each pairing (bitmap)",
     "per_map_forest.svg": "figure: per-map ratings with intervals",
