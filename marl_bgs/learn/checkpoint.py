@@ -31,7 +31,7 @@ class Checkpoints:
         return self.manager.latest_step()
 
     def save(self, step: int, state: Any) -> None:
-        self.manager.save(step, args=ocp.args.StandardSave(state))
+        self.manager.save(step, args=ocp.args.StandardSave(_as_dict(state)))
 
     def wait(self) -> None:
         self.manager.wait_until_finished()
@@ -41,7 +41,15 @@ class Checkpoints:
         step = self.latest() if step is None else step
         if step is None:
             raise ValueError(f"checkpoint: no checkpoint in {self.folder}")
-        abstract = jax.tree.map(ocp.utils.to_shape_dtype_struct, template)
+        abstract = jax.tree.map(ocp.utils.to_shape_dtype_struct, _as_dict(template))
         restored = self.manager.restore(step, args=ocp.args.StandardRestore(abstract))
-        # orbax hands back the template's containers; keep its exact pytree types
-        return jax.tree.unflatten(jax.tree.structure(template), jax.tree.leaves(restored))
+        leaves = jax.tree.leaves(template)
+        for k, v in restored.items():
+            leaves[int(k)] = v
+        return jax.tree.unflatten(jax.tree.structure(template), leaves)
+
+
+def _as_dict(state: Any) -> dict[str, Any]:
+    """The state's leaves by position, leaving out empty arrays (orbax refuses them; the
+    template supplies them back). A flat dict also spares orbax our NamedTuple types."""
+    return {f"{i:05d}": x for i, x in enumerate(jax.tree.leaves(state)) if x.size}

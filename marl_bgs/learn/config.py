@@ -369,7 +369,12 @@ def from_dict(data: dict, algo: str | None = None) -> PPOConfig:
         raise ValueError(f"config.format: expected {CONFIG_FORMAT!r}, got {fmt!r}")
     if version != CONFIG_VERSION:
         raise ValueError(f"config.version: unsupported version {version!r}")
-    name = algo or data.get("algo", "rec-ippo")
+    given = data.get("algo")
+    if given is not None and given not in CONFIG_CLASSES:
+        _fail("algo", f"unknown algorithm {given!r}; known: {', '.join(ALGOS)}")
+    if given is not None and algo is not None and given != algo:
+        _fail("algo", f"the settings say {given!r} but {algo!r} was asked for")
+    name = algo or given or "rec-ippo"
     if name not in CONFIG_CLASSES:
         _fail("algo", f"unknown algorithm {name!r}; known: {', '.join(ALGOS)}")
     cls = CONFIG_CLASSES[name]

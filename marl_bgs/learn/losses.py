@@ -74,7 +74,7 @@ class ValueNorm(NamedTuple):
 
     @staticmethod
     def create() -> ValueNorm:
-        return ValueNorm(jnp.zeros(()), jnp.ones(()), jnp.full((), 1e-4))
+        return ValueNorm(jnp.zeros(()), jnp.ones(()), jnp.full((), 1e-4, jnp.float32))
 
     def update(self, x: Any, mask: Any) -> ValueNorm:
         m = mask.astype(jnp.float32)
