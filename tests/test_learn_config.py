@@ -60,11 +60,11 @@ def test_toml_overrides_and_json_round_trip(tmp_path):
         ("gamma=1.5", "gamma"),
         ("minibatches=3", "minibatches"),  # does not divide 512 games
         ("reward_form=both", "reward_form"),
-        ("scripted_opponents=[\"nobody\"]", "scripted_opponents"),
+        ('scripted_opponents=["nobody"]', "scripted_opponents"),
         ("algo=dqn", "algo"),
         ("stage=99", "stage"),
         ("value_norm=maybe", "value_norm"),
-        ("roster=[\"mage\", \"bard\"]", "roster"),
+        ('roster=["mage", "bard"]', "roster"),
     ],
 )
 def test_bad_settings_name_the_field(override, field):

@@ -72,5 +72,7 @@ def test_feedforward_and_world_critic_shapes():
     nets = make_networks(8, False, "world")
     actor, critic = init_params(nets, jax.random.PRNGKey(0))
     mem = jnp.zeros((3, 5, 1))
-    _, v = nets.critic.apply(critic, mem, jnp.zeros((3, 5, nets.critic_width)), jnp.ones((3, 5), bool))
+    _, v = nets.critic.apply(
+        critic, mem, jnp.zeros((3, 5, nets.critic_width)), jnp.ones((3, 5), bool)
+    )
     assert v.shape == (3, 5)

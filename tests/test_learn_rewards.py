@@ -87,9 +87,7 @@ def test_useful_healing_priest_credit_and_healing_range(play):
 
 
 def test_two_attackers_split_the_paid_damage_and_both_get_credit(play):
-    pos = position(
-        [agent("hunter", 7, 4), agent("hunter", 7, 6)], [agent("mage", 10, 5, health=3)]
-    )
+    pos = position([agent("hunter", 7, 4), agent("hunter", 7, 6)], [agent("mage", 10, 5, health=3)])
     r, _, terms = play(pos, {0: SHOOT_ENEMY_0, 1: SHOOT_ENEMY_0})
     np.testing.assert_allclose(terms["own"]["damage"][:2], [1.5, 1.5], rtol=1e-6)
     assert r[0] == pytest.approx(0.0015 + 0.05, rel=1e-5)
@@ -98,9 +96,7 @@ def test_two_attackers_split_the_paid_damage_and_both_get_credit(play):
 
 def test_win_and_own_red_zone(play):
     # First to 1 point wins; the Hunter stands in its own Red Zone (left end: x <= 5).
-    pos = position(
-        [agent("hunter", 4, 5)], [agent("mage", 7, 5, health=2)], winning_score=1
-    )
+    pos = position([agent("hunter", 4, 5)], [agent("mage", 7, 5, health=2)], winning_score=1)
     r, _, terms = play(pos, {0: SHOOT_ENEMY_0})
     assert terms["own"]["own_red_zone"][0] == 1
     assert r[0] == pytest.approx(1.0 + 0.002 + 0.05 - 0.002, rel=1e-5)

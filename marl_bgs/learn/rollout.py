@@ -107,7 +107,8 @@ class Rollout:
         n = self.cfg.num_envs
         keys = jax.random.split(key, len(self.scripted) or 1)
         return tuple(
-            jax.vmap(s.init)(jax.random.split(k, n)) for s, k in zip(self.scripted, keys)
+            jax.vmap(s.init)(jax.random.split(k, n))
+            for s, k in zip(self.scripted, keys, strict=False)
         )
 
     def _draw_opponents(self, key: Any, opp: Opponents, new_game: Any) -> Opponents:
@@ -157,7 +158,7 @@ class Rollout:
         actions = jax.random.categorical(k_self, logits, axis=-1).astype(jnp.int32)
         mems = []
         keys = jax.random.split(k_scripted, len(self.scripted) or 1)
-        for i, (system, k) in enumerate(zip(self.scripted, keys)):
+        for i, (system, k) in enumerate(zip(self.scripted, keys, strict=False)):
             game_keys = jax.random.split(k, self.cfg.num_envs)
             acts, mem = jax.vmap(system.act)(game_keys, inputs, opp.scripted[i])
             actions = jnp.where((opp.pick == i + 1)[:, None], acts, actions)

@@ -203,8 +203,9 @@ class RunLog:
                 csv.writer(f).writerow(self.columns)
         with self.csv_path.open("a", newline="") as f:
             csv.writer(f).writerow([row.get(c, "") for c in self.columns])
-        with self.json_path.open("a") as f:
-            f.write(json.dumps(row) + "\n")
+        clean = {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
+        with self.json_path.open("a") as f:  # NaN (no game finished) is written as null
+            f.write(json.dumps(clean) + "\n")
 
 
 @dataclass
