@@ -462,6 +462,10 @@ class TeamDeathmatch:
                 "new_game": jnp.broadcast_to(s.new_game, (NUM_SLOTS,)),
                 "accepted": jnp.where(was_open, info.actions, 0),
                 "metrics": metrics,
+                # The tick record (damage, healing, deaths, points... by slot), zero for a
+                # game that had already ended: learners' rewards read who did what to whom
+                # here. Unused outputs cost nothing inside an outer jit (they are pruned).
+                "record": jax.tree.map(lambda x: jnp.where(was_open, x, 0).astype(x.dtype), info),
             }
         return self._obs_one(new), new, reward, game.result != RESULT_OPEN, out
 

@@ -1,0 +1,37 @@
+"""Learning: PPO-family baselines (recurrent/feedforward IPPO and MAPPO) for Team A.
+
+`config` needs nothing beyond the package; the rest needs the `train` extra (flax, optax,
+orbax-checkpoint), so `train` is imported on first use.
+
+    from marl_bgs.learn import load_config, train
+    result = train(load_config("rec.toml", ["num_envs=64"], algo="rec-ippo"))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .config import (
+    CONFIG_CLASSES,
+    FFIPPOConfig,
+    FFMAPPOConfig,
+    PPOConfig,
+    RecIPPOConfig,
+    RecMAPPOConfig,
+    load_config,
+    read_json,
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("train", "TrainState", "Learner", "TrainResult"):
+        from . import trainer
+
+        return getattr(trainer, name)
+    raise AttributeError(name)
+
+
+__all__ = [
+    "CONFIG_CLASSES", "FFIPPOConfig", "FFMAPPOConfig", "PPOConfig", "RecIPPOConfig",
+    "RecMAPPOConfig", "load_config", "read_json", "train",
+]  # fmt: skip

@@ -1,0 +1,55 @@
+"""Orbax checkpoints of the whole learner state, so a resumed run continues bit-identically.
+
+A checkpoint is the `TrainState` pytree: parameters, optimizer states, value-normalisation
+statistics, the PRNG key, the live games (env state), every recurrent memory (learner and
+self-play opponent), each game's drawn opponent and the scripted opponents' memories, and
+the update and step counters. Restoring needs a template of the same structure (a freshly
+initialised state), which also fixes every dtype and shape.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jax
+import orbax.checkpoint as ocp
+
+
+class Checkpoints:
+    """The newest `keep` checkpoints of one run, numbered by update."""
+
+    def __init__(self, folder: str | Path, keep: int = 3) -> None:
+        self.folder = Path(folder).absolute()
+        options = ocp.CheckpointManagerOptions(max_to_keep=keep, create=True)
+        self.manager = ocp.CheckpointManager(self.folder, options=options)
+
+    def steps(self) -> list[int]:
+        return list(self.manager.all_steps())
+
+    def latest(self) -> int | None:
+        return self.manager.latest_step()
+
+    def save(self, step: int, state: Any) -> None:
+        self.manager.save(step, args=ocp.args.StandardSave(_as_dict(state)))
+
+    def wait(self) -> None:
+        self.manager.wait_until_finished()
+
+    def restore(self, template: Any, step: int | None = None) -> Any:
+        """The saved state at `step` (default: the newest), shaped like `template`."""
+        step = self.latest() if step is None else step
+        if step is None:
+            raise ValueError(f"checkpoint: no checkpoint in {self.folder}")
+        abstract = jax.tree.map(ocp.utils.to_shape_dtype_struct, _as_dict(template))
+        restored = self.manager.restore(step, args=ocp.args.StandardRestore(abstract))
+        leaves = jax.tree.leaves(template)
+        for k, v in restored.items():
+            leaves[int(k)] = v
+        return jax.tree.unflatten(jax.tree.structure(template), leaves)
+
+
+def _as_dict(state: Any) -> dict[str, Any]:
+    """The state's leaves by position, leaving out empty arrays (orbax refuses them; the
+    template supplies them back). A flat dict also spares orbax our NamedTuple types."""
+    return {f"{i:05d}": x for i, x in enumerate(jax.tree.leaves(state)) if x.size}

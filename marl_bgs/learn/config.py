@@ -1,0 +1,413 @@
+"""Training settings: one frozen dataclass per PPO family, read from TOML and `key=value`.
+
+Why frozen dataclasses: a config is a value (hashable, so compiled update functions can be
+cached on it), every field is typed and documented in one place, and a bad setting fails at
+load time with the field's name instead of deep inside a compiled loop. Defaults are the
+paper's Season 0 settings (Table S10 and section S6).
+
+    cfg = load_config("rec.toml", ["num_envs=64", "maps=curriculum"], algo="rec-ippo")
+    cfg.save("runs/x/config.json")
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import tomllib
+import typing
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..core.position import MAX_HORIZON, MAX_WINNING_SCORE, OFFICIAL_ROSTER
+from ..maps import CURRICULUM, HELD_OUT_MAPS, NUM_MAPS, SPLITS, split_of
+from ..systems.registry import BUILDERS
+
+CONFIG_FORMAT = "marl-bgs/train-config"
+CONFIG_VERSION = 1
+ALGOS = ("rec-ippo", "rec-mappo", "ff-ippo", "ff-mappo")
+REWARD_FORMS = ("per_agent", "team")
+CRITICS = ("local", "world")
+CLASS_NAMES = ("mage", "warrior", "hunter", "rogue", "priest")
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """Settings shared by the four PPO baselines (defaults: recurrent IPPO, Table S10)."""
+
+    algo: str = "rec-ippo"
+    recurrent: bool = True  # GRU actor and critic, memory reset on each new game
+    critic: str = "local"  # "local": the agent's own view; "world": env.world_state (MAPPO)
+    hidden: int = 128  # width of every hidden layer and of the GRU memory
+
+    # Batch: games played at once and ticks per rollout; one update = num_envs * T steps.
+    num_envs: int = 512
+    rollout_len: int = 32
+    total_steps: int = 40_108_032  # game steps (one tick of one game) to train for
+
+    # PPO (section S6.4: no PPO change passed the search, so these stayed).
+    gamma: float = 0.999
+    gae_lambda: float = 0.95
+    clip_eps: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 1.0  # the critic has its own optimizer; this scales its loss
+    epochs: int = 4
+    minibatches: int = 2  # split along the games axis (sequences stay whole)
+    actor_lr: float = 1e-4
+    critic_lr: float = 2.5e-4
+    max_grad_norm: float = 0.5
+    value_norm: bool = True  # the critic predicts returns standardised by running statistics
+    normalize_advantages: bool = True
+
+    # Reward (section S6.1, Table S9); amounts per event, health in whole points.
+    reward_form: str = "per_agent"  # or "team": shared terms once + team total of own terms
+    win_reward: float = 1.0  # +1 win, -1 loss, 0 draw (times this)
+    kill_credit: float = 0.05
+    red_zone_kill: float = 0.10
+    damage: float = 0.001
+    useful_healing: float = 0.001
+    teammate_death: float = -0.05
+    red_zone_death: float = -0.10
+    healing_range: float = 0.001
+    own_red_zone: float = -0.002
+
+    # Opponents for Team B, drawn per new game (section S6.2). Pools of saved copies and
+    # fixed checkpoints do not exist yet: their shares go to the current weights.
+    opponent_self: float = 0.60
+    opponent_pool: float = 0.20
+    opponent_fixed: float = 0.15
+    opponent_scripted: float = 0.05
+    scripted_opponents: tuple[str, ...] = ("tdm-alpha", "tdm-beta")  # share the scripted part
+
+    # Games: maps to draw from (a split name or ids; never held-out maps), or a curriculum
+    # stage (its maps, team size, winning score and horizon replace these).
+    maps: tuple[int, ...] = SPLITS["curriculum"] + SPLITS["training"]
+    stage: int | None = None
+    roster: tuple[str, ...] = OFFICIAL_ROSTER  # both teams; a stage of size k uses roster[:k]
+    winning_score: int = 20
+    horizon: int = 300
+
+    # Run.
+    seed: int = 0
+    out: str = "runs/default"
+    checkpoint_every: int = 50  # updates between checkpoints (0: only at the end)
+    keep_checkpoints: int = 3
+
+    def __post_init__(self) -> None:
+        check_config(self)
+
+    # ---- derived values --------------------------------------------------------------
+    @property
+    def steps_per_update(self) -> int:
+        return self.num_envs * self.rollout_len
+
+    @property
+    def num_updates(self) -> int:
+        return max(self.total_steps // self.steps_per_update, 1)
+
+    def game_settings(self) -> dict:
+        """Maps, rosters, winning score and horizon of the training games."""
+        if self.stage is None:
+            roster = tuple(self.roster)
+            return {
+                "map_id": list(self.maps),
+                "rosters": [(roster, roster)],
+                "winning_score": self.winning_score,
+                "horizon": self.horizon,
+            }
+        st = CURRICULUM[self.stage]
+        roster = tuple(self.roster[: st.team_size])
+        return {
+            "map_id": list(st.maps),
+            "rosters": [(roster, roster)],
+            "winning_score": st.winning_score,
+            "horizon": st.horizon,
+        }
+
+    def opponent_weights(self) -> tuple[float, ...]:
+        """Per-game draw weights: current weights first, then each scripted System.
+
+        Empty pools (saved copies, fixed checkpoints) give their share to the current
+        weights, as section S6.2 does before the first copy exists.
+        """
+        names = self.scripted_opponents
+        each = self.opponent_scripted / len(names) if names else 0.0
+        current = self.opponent_self + self.opponent_pool + self.opponent_fixed
+        if not names:
+            current += self.opponent_scripted
+        return (current, *([each] * len(names)))
+
+    def to_dict(self) -> dict:
+        out = {"format": CONFIG_FORMAT, "version": CONFIG_VERSION}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = list(v) if isinstance(v, tuple) else v
+        return out
+
+    def save(self, path: str | Path) -> Path:
+        """Write the resolved config as JSON (with format and version)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.to_dict(), indent=2) + "\n")
+        return path
+
+    def replace(self, **changes: Any) -> PPOConfig:
+        return dataclasses.replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class RecIPPOConfig(PPOConfig):
+    """Recurrent IPPO: GRU actor and local GRU critic, per-agent reward."""
+
+    algo: str = "rec-ippo"
+    recurrent: bool = True
+    critic: str = "local"
+
+
+@dataclass(frozen=True)
+class RecMAPPOConfig(PPOConfig):
+    """Recurrent MAPPO: GRU actor, GRU critic on `env.world_state`, per-agent reward."""
+
+    algo: str = "rec-mappo"
+    recurrent: bool = True
+    critic: str = "world"
+
+
+@dataclass(frozen=True)
+class FFIPPOConfig(PPOConfig):
+    """Feedforward IPPO: feedforward actor and local critic, per-agent reward."""
+
+    algo: str = "ff-ippo"
+    recurrent: bool = False
+    critic: str = "local"
+
+
+@dataclass(frozen=True)
+class FFMAPPOConfig(PPOConfig):
+    """Feedforward MAPPO: one world-state value for the team, team reward, actor lr 3e-4."""
+
+    algo: str = "ff-mappo"
+    recurrent: bool = False
+    critic: str = "world"
+    reward_form: str = "team"
+    actor_lr: float = 3e-4
+
+
+CONFIG_CLASSES: dict[str, type[PPOConfig]] = {
+    "rec-ippo": RecIPPOConfig,
+    "rec-mappo": RecMAPPOConfig,
+    "ff-ippo": FFIPPOConfig,
+    "ff-mappo": FFMAPPOConfig,
+}
+
+
+# ---- checks ------------------------------------------------------------------------------
+def _fail(name: str, why: str) -> None:
+    raise ValueError(f"config.{name}: {why}")
+
+
+def _whole(cfg: PPOConfig, name: str, low: int, high: int | None = None) -> None:
+    v = getattr(cfg, name)
+    if isinstance(v, bool) or not isinstance(v, int):
+        _fail(name, f"expected a whole number, got {v!r}")
+    if v < low or (high is not None and v > high):
+        _fail(name, f"{v} must lie in [{low}, {high if high is not None else 'inf'}]")
+
+
+def _real(cfg: PPOConfig, name: str, low: float | None = None, high: float | None = None):
+    v = getattr(cfg, name)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        _fail(name, f"expected a finite number, got {v!r}")
+    if (low is not None and v < low) or (high is not None and v > high):
+        _fail(name, f"{v} must lie in [{low}, {high}]")
+
+
+def check_config(cfg: PPOConfig) -> None:
+    """Refuse impossible settings, naming the field (ValueError)."""
+    if cfg.algo not in ALGOS:
+        _fail("algo", f"unknown algorithm {cfg.algo!r}; known: {', '.join(ALGOS)}")
+    for name in ("recurrent", "value_norm", "normalize_advantages"):
+        if not isinstance(getattr(cfg, name), bool):
+            _fail(name, f"expected true or false, got {getattr(cfg, name)!r}")
+    if cfg.critic not in CRITICS:
+        _fail("critic", f"{cfg.critic!r} must be one of {', '.join(CRITICS)}")
+    if cfg.reward_form not in REWARD_FORMS:
+        _fail("reward_form", f"{cfg.reward_form!r} must be one of {', '.join(REWARD_FORMS)}")
+    _whole(cfg, "hidden", 1, 65536)
+    _whole(cfg, "num_envs", 1, 1 << 20)
+    _whole(cfg, "rollout_len", 1, 100_000)
+    _whole(cfg, "total_steps", 1)
+    _whole(cfg, "epochs", 1, 1000)
+    _whole(cfg, "minibatches", 1, 1 << 20)
+    if cfg.num_envs % cfg.minibatches:
+        _fail("minibatches", f"{cfg.minibatches} must divide num_envs ({cfg.num_envs})")
+    for name in ("gamma", "gae_lambda"):
+        _real(cfg, name, 0.0, 1.0)
+    for name in ("clip_eps", "ent_coef", "vf_coef", "max_grad_norm"):
+        _real(cfg, name, 0.0)
+    for name in ("actor_lr", "critic_lr"):
+        _real(cfg, name, 0.0, 1.0)
+    for name in (
+        "win_reward", "kill_credit", "red_zone_kill", "damage", "useful_healing",
+        "teammate_death", "red_zone_death", "healing_range", "own_red_zone",
+    ):  # fmt: skip
+        _real(cfg, name)
+    shares = ("opponent_self", "opponent_pool", "opponent_fixed", "opponent_scripted")
+    for name in shares:
+        _real(cfg, name, 0.0)
+    if sum(getattr(cfg, n) for n in shares) <= 0:
+        _fail("opponent_self", "the opponent shares are all 0")
+    if not isinstance(cfg.scripted_opponents, tuple):
+        _fail("scripted_opponents", "expected a list of System names")
+    for name in cfg.scripted_opponents:
+        if name not in BUILDERS:
+            _fail("scripted_opponents", f"unknown System {name!r}; known: {', '.join(BUILDERS)}")
+    if cfg.opponent_scripted > 0 and not cfg.scripted_opponents:
+        _fail("scripted_opponents", "opponent_scripted > 0 needs at least one System name")
+    if not isinstance(cfg.maps, tuple) or not cfg.maps:
+        _fail("maps", "expected a split name or a non-empty list of map ids")
+    for m in cfg.maps:
+        if isinstance(m, bool) or not isinstance(m, int) or not 0 <= m < NUM_MAPS:
+            _fail("maps", f"{m!r} is not a map id (0-{NUM_MAPS - 1})")
+        if m in HELD_OUT_MAPS:
+            _fail("maps", f"map {m} is a held-out {split_of(m)} map; never train on maps 42-51")
+    if cfg.stage is not None:
+        _whole(cfg, "stage", 0, len(CURRICULUM) - 1)
+    if not isinstance(cfg.roster, tuple) or not 1 <= len(cfg.roster) <= 5:
+        _fail("roster", "expected 1 to 5 class names")
+    for c in cfg.roster:
+        if c not in CLASS_NAMES:
+            _fail("roster", f"unknown class {c!r}; known: {', '.join(CLASS_NAMES)}")
+    if cfg.stage is not None and CURRICULUM[cfg.stage].team_size > len(cfg.roster):
+        _fail("roster", f"stage {cfg.stage} needs {CURRICULUM[cfg.stage].team_size} classes")
+    _whole(cfg, "winning_score", 1, MAX_WINNING_SCORE)
+    _whole(cfg, "horizon", 1, MAX_HORIZON)
+    _whole(cfg, "seed", 0, 2**31 - 1)
+    if not isinstance(cfg.out, str) or not cfg.out:
+        _fail("out", "expected a folder name")
+    _whole(cfg, "checkpoint_every", 0)
+    _whole(cfg, "keep_checkpoints", 1, 10_000)
+
+
+# ---- reading ------------------------------------------------------------------------------
+def _hints(cls: type[PPOConfig]) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _coerce(name: str, hint: Any, value: Any) -> Any:
+    """A raw TOML/JSON/command-line value as the field's type (refused if it cannot be)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if name == "maps" and isinstance(value, str):
+        if value not in SPLITS:
+            _fail(name, f"unknown split {value!r}; use one of {', '.join(SPLITS)} or map ids")
+        return SPLITS[value]
+    if origin is tuple:
+        if isinstance(value, str):
+            value = [v.strip() for v in value.split(",") if v.strip()]
+        if not isinstance(value, (list, tuple)):
+            _fail(name, f"expected a list, got {value!r}")
+        return tuple(_coerce(name, args[0], v) for v in value)
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        if value is None or (isinstance(value, str) and value.lower() in ("none", "null", "")):
+            return None
+        inner = [a for a in args if a is not type(None)][0]
+        return _coerce(name, inner, value)
+    if hint is bool:
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        if not isinstance(value, bool):
+            _fail(name, f"expected true or false, got {value!r}")
+        return value
+    if hint is int:
+        if isinstance(value, str):
+            try:
+                value = int(value.replace("_", ""))
+            except ValueError:
+                _fail(name, f"expected a whole number, got {value!r}")
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            _fail(name, f"expected a whole number, got {value!r}")
+        return value
+    if hint is float:
+        if isinstance(value, str):
+            try:
+                value = float(value)
+            except ValueError:
+                _fail(name, f"expected a number, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            _fail(name, f"expected a number, got {value!r}")
+        return float(value)
+    if hint is str:
+        if not isinstance(value, str):
+            _fail(name, f"expected a string, got {value!r}")
+        return value
+    raise TypeError(f"config.{name}: unsupported field type {hint!r}")  # a bug in this file
+
+
+def _parse_override(text: str) -> tuple[str, Any]:
+    if not isinstance(text, str) or "=" not in text:
+        raise ValueError(f"override {text!r}: expected key=value")
+    key, raw = (p.strip() for p in text.split("=", 1))
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]  # numbers, booleans, [lists], "strings"
+    except tomllib.TOMLDecodeError:
+        value = raw  # a bare word such as rec-ippo or training
+    return key, value
+
+
+def from_dict(data: dict, algo: str | None = None) -> PPOConfig:
+    """A config from a mapping (TOML table or saved JSON); unknown keys are refused."""
+    if not isinstance(data, dict):
+        raise ValueError("config: expected a table of settings")
+    data = dict(data)
+    fmt = data.pop("format", CONFIG_FORMAT)
+    version = data.pop("version", CONFIG_VERSION)
+    if fmt != CONFIG_FORMAT:
+        raise ValueError(f"config.format: expected {CONFIG_FORMAT!r}, got {fmt!r}")
+    if version != CONFIG_VERSION:
+        raise ValueError(f"config.version: unsupported version {version!r}")
+    given = data.get("algo")
+    if given is not None and given not in CONFIG_CLASSES:
+        _fail("algo", f"unknown algorithm {given!r}; known: {', '.join(ALGOS)}")
+    if given is not None and algo is not None and given != algo:
+        _fail("algo", f"the settings say {given!r} but {algo!r} was asked for")
+    name = algo or given or "rec-ippo"
+    if name not in CONFIG_CLASSES:
+        _fail("algo", f"unknown algorithm {name!r}; known: {', '.join(ALGOS)}")
+    cls = CONFIG_CLASSES[name]
+    hints = _hints(cls)
+    values = {}
+    for key, value in data.items():
+        if key not in hints:
+            _fail(key, f"unknown setting; known: {', '.join(sorted(hints))}")
+        values[key] = _coerce(key, hints[key], value)
+    values["algo"] = name
+    return cls(**values)
+
+
+def load_config(
+    path: str | Path | None = None, overrides: Sequence[str] = (), algo: str | None = None
+) -> PPOConfig:
+    """Defaults of `algo`, then a TOML (or saved JSON) file, then `key=value` overrides."""
+    data: dict = {}
+    if path is not None:
+        text = Path(path).read_text()
+        data = json.loads(text) if str(path).endswith(".json") else tomllib.loads(text)
+    for text in overrides:
+        key, value = _parse_override(text)
+        data[key] = value
+    return from_dict(data, algo=algo or data.get("algo"))
+
+
+def read_json(path: str | Path) -> PPOConfig:
+    """A config saved by `PPOConfig.save`."""
+    return from_dict(json.loads(Path(path).read_text()))
+
+
+__all__ = [
+    "PPOConfig", "RecIPPOConfig", "RecMAPPOConfig", "FFIPPOConfig", "FFMAPPOConfig",
+    "CONFIG_CLASSES", "ALGOS", "load_config", "from_dict", "read_json", "check_config",
+]  # fmt: skip

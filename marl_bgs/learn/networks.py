@@ -1,0 +1,146 @@
+"""The actor and critic: one network shared by the five agents, the class as an input.
+
+Flax linen, not nnx: linen modules are stateless descriptions and parameters are a plain
+pytree, which is what `lax.scan`, optax, orbax and a later NumPy `.npz` export all want; nnx's
+mutable objects would have to be split back into such a pytree at every one of those seams.
+
+Every network has the recurrent signature `(memory, x, reset) -> (memory, out)`, the
+feedforward ones ignoring and returning their one-wide dummy memory, so that the rollout and
+the loss have one code path. A recurrent memory is zeroed wherever `reset` (the agent's
+new-game flag) is set, before the step, so no game sees another game's past.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+
+from ..core.observe import NUM_JOINT
+from ..core.views import OBS_WIDTH
+
+NUM_CLASSES = 5
+TEAM_SLOTS = 5
+# Illegal logits: the lowest float32, so exp() is exactly 0 and gumbel-argmax never picks
+# them, while staying finite (−inf would turn 0·log 0 into NaN in the entropy's gradient).
+NEG = float(jnp.finfo(jnp.float32).min)
+ACTOR_WIDTH = OBS_WIDTH + NUM_CLASSES
+WORLD_WIDTH = OBS_WIDTH + NUM_CLASSES + TEAM_SLOTS
+
+
+def mask_logits(logits: Any, avail: Any) -> Any:
+    """Illegal choices set to NEG: sampling can never pick one."""
+    return jnp.where(avail, logits, NEG)
+
+
+def log_probs(masked: Any) -> Any:
+    return jax.nn.log_softmax(masked, axis=-1)
+
+
+def entropy(masked: Any, avail: Any) -> Any:
+    """Entropy over the legal choices only."""
+    lp = log_probs(masked)
+    return -jnp.sum(jnp.where(avail, jnp.exp(lp) * lp, 0.0), axis=-1)
+
+
+def action_log_prob(masked: Any, action: Any) -> Any:
+    return jnp.take_along_axis(log_probs(masked), action[..., None], axis=-1)[..., 0]
+
+
+def actor_inputs(obs: Any, classes: Any) -> Any:
+    """An agent's own observation and its class one-hot (…, OBS_WIDTH + 5)."""
+    return jnp.concatenate([obs, jax.nn.one_hot(classes, NUM_CLASSES, dtype=obs.dtype)], -1)
+
+
+def world_inputs(world: Any, classes: Any, per_agent: bool) -> Any:
+    """Team A's world state for each of its agents (…, 5, WORLD_WIDTH); with `per_agent`
+    the agent's class and slot are appended (one value per agent), else zeros (one value
+    for the whole team, as feedforward MAPPO's team-reward critic predicts)."""
+    lead = classes.shape
+    w = jnp.broadcast_to(world[..., None, :], (*lead, world.shape[-1]))
+    cls = jax.nn.one_hot(classes, NUM_CLASSES, dtype=w.dtype)
+    slot = jnp.broadcast_to(jnp.eye(TEAM_SLOTS, dtype=w.dtype), (*lead, TEAM_SLOTS))
+    extra = jnp.concatenate([cls, slot], -1)
+    return jnp.concatenate([w, extra if per_agent else jnp.zeros_like(extra)], -1)
+
+
+class Torso(nn.Module):
+    """Two ReLU layers."""
+
+    hidden: int
+
+    @nn.compact
+    def __call__(self, x):
+        x = nn.relu(nn.Dense(self.hidden)(x))
+        return nn.relu(nn.Dense(self.hidden)(x))
+
+
+class Recurrent(nn.Module):
+    """Dense -> GRU -> Dense, memory zeroed where `reset`."""
+
+    hidden: int
+
+    @nn.compact
+    def __call__(self, memory, x, reset):
+        memory = jnp.where(reset[..., None], 0.0, memory)
+        x = nn.relu(nn.Dense(self.hidden)(x))
+        memory, y = nn.GRUCell(self.hidden)(memory, x)
+        return memory, nn.relu(nn.Dense(self.hidden)(y))
+
+
+class Actor(nn.Module):
+    """Logits over the 198 joint actions, masked to the legal ones."""
+
+    hidden: int
+    recurrent: bool
+
+    @nn.compact
+    def __call__(self, memory, x, avail, reset):
+        if self.recurrent:
+            memory, h = Recurrent(self.hidden)(memory, x, reset)
+        else:
+            h = Torso(self.hidden)(x)
+        logits = nn.Dense(NUM_JOINT, kernel_init=nn.initializers.orthogonal(0.01))(h)
+        return memory, mask_logits(logits, avail)
+
+
+class Critic(nn.Module):
+    """One value per agent (its input decides: local view or world state)."""
+
+    hidden: int
+    recurrent: bool
+
+    @nn.compact
+    def __call__(self, memory, x, reset):
+        if self.recurrent:
+            memory, h = Recurrent(self.hidden)(memory, x, reset)
+        else:
+            h = Torso(self.hidden)(x)
+        return memory, nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0))(h)[..., 0]
+
+
+class Networks(NamedTuple):
+    actor: Actor
+    critic: Critic
+    memory_width: int  # hidden for recurrent networks, 1 (a dummy) for feedforward
+    critic_width: int  # input width of the critic
+
+
+def make_networks(hidden: int, recurrent: bool, critic: str) -> Networks:
+    width = ACTOR_WIDTH if critic == "local" else WORLD_WIDTH
+    return Networks(
+        Actor(hidden, recurrent), Critic(hidden, recurrent), hidden if recurrent else 1, width
+    )
+
+
+def init_params(nets: Networks, key: Any) -> tuple[Any, Any]:
+    """Actor and critic parameters from one key (inputs shaped as one game's team)."""
+    k_a, k_c = jax.random.split(key)
+    mem = jnp.zeros((TEAM_SLOTS, nets.memory_width))
+    reset = jnp.ones(TEAM_SLOTS, bool)
+    avail = jnp.ones((TEAM_SLOTS, NUM_JOINT), bool)
+    actor = nets.actor.init(k_a, mem, jnp.zeros((TEAM_SLOTS, ACTOR_WIDTH)), avail, reset)
+    critic = nets.critic.init(k_c, mem, jnp.zeros((TEAM_SLOTS, nets.critic_width)), reset)
+    return actor, critic

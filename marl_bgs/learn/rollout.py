@@ -1,0 +1,218 @@
+"""Playing T ticks of `num_envs` games with `lax.scan`: the learner as Team A, an opponent
+drawn per game as Team B, finished games restarted between ticks.
+
+Opponents (section S6.2): when a game starts, its Team B is drawn by the config's weights
+among the learner's current weights (self-play, sampling its actions, with its own memory)
+and the scripted Systems named in `scripted_opponents`. The draw and every System's memory
+live in the carry, so everything runs in the one compiled program. Every candidate acts in
+every game and the drawn one's actions are kept: simple, and under `vmap` a branch would
+compute them all anyway.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from ..core.state import RESULT_A, RESULT_B, RESULT_DRAW, TEAM_SIZE
+from ..env import EnvState, TeamDeathmatch
+from ..systems.base import System
+from .config import PPOConfig
+from .losses import ValueNorm
+from .networks import Networks, actor_inputs, world_inputs
+
+Params = Any
+
+
+class Memory(NamedTuple):
+    """Recurrent memory per game and agent (N, 5, width)."""
+
+    actor: Any
+    critic: Any
+
+
+class Opponents(NamedTuple):
+    pick: Any  # (N,) int32: 0 the current weights, k the k-th scripted System
+    memory: Any  # (N, 5, width) self-play actor memory
+    scripted: tuple  # each scripted System's memory, batched over games
+
+
+class Live(NamedTuple):
+    """Everything about the games in progress that an update carries to the next."""
+
+    env: EnvState
+    memory: Memory
+    opponents: Opponents
+    episode_return: Any  # (N,) shaped return so far, mean over Team A's agents
+
+
+class Transition(NamedTuple):
+    """One tick of Team A's decisions (each leaf (N, 5, ...) or (N, ...))."""
+
+    x: Any  # actor inputs (N, 5, ACTOR_WIDTH)
+    world: Any  # (N, OBS_WIDTH) Team A's world state ((N, 1) zeros for a local critic)
+    classes: Any  # (N, 5)
+    avail: Any  # (N, 5, 198)
+    reset: Any  # (N, 5) first decision of a game: memory zeroed before it
+    action: Any  # (N, 5)
+    log_prob: Any  # (N, 5)
+    value: Any  # (N, 5) in reward units
+    reward: Any  # (N, 5)
+    done: Any  # (N, 5) the game ended at this tick
+    mask: Any  # (N, 5) slot used by the roster (curriculum stages use fewer)
+
+
+STAT_NAMES = ("games", "wins", "losses", "draws", "margin", "episode_return", "ticks")
+
+
+def critic_inputs(cfg: PPOConfig, x: Any, world: Any, classes: Any) -> Any:
+    if cfg.critic == "local":
+        return x
+    return world_inputs(world, classes, per_agent=cfg.reward_form == "per_agent")
+
+
+class Rollout:
+    """Builds the per-tick step and the T-tick scan for one config and env."""
+
+    def __init__(
+        self,
+        cfg: PPOConfig,
+        env: TeamDeathmatch,
+        nets: Networks,
+        scripted: Sequence[System],
+        reward_fn: Callable,
+    ) -> None:
+        self.cfg, self.env, self.nets = cfg, env, nets
+        self.scripted = tuple(scripted)
+        self.reward_fn = reward_fn
+        weights = jnp.asarray(cfg.opponent_weights(), jnp.float32)
+        self.opp_logits = jnp.log(weights / weights.sum())
+        self.num_opponents = 1 + len(self.scripted)
+
+    # ---- starting --------------------------------------------------------------------
+    def init_live(self, key: Any) -> Live:
+        n, width = self.cfg.num_envs, self.nets.memory_width
+        k_env, k_opp = jax.random.split(key)
+        _, state = self.env.reset(k_env)
+        zeros = jnp.zeros((n, TEAM_SIZE, width))
+        opponents = self._draw_opponents(k_opp, Opponents(
+            jnp.zeros(n, jnp.int32), zeros, self._scripted_init(k_opp)
+        ), jnp.ones(n, bool))  # fmt: skip
+        return Live(state, Memory(zeros, zeros), opponents, jnp.zeros(n))
+
+    def _scripted_init(self, key: Any) -> tuple:
+        n = self.cfg.num_envs
+        keys = jax.random.split(key, len(self.scripted) or 1)
+        return tuple(
+            jax.vmap(s.init)(jax.random.split(k, n))
+            for s, k in zip(self.scripted, keys, strict=False)
+        )
+
+    def _draw_opponents(self, key: Any, opp: Opponents, new_game: Any) -> Opponents:
+        """New games draw their Team B and start its memory afresh."""
+        k_pick, k_mem = jax.random.split(key)
+        pick = jax.random.categorical(k_pick, self.opp_logits, shape=new_game.shape)
+        pick = jnp.where(new_game, pick.astype(jnp.int32), opp.pick)
+        memory = jnp.where(new_game[:, None, None], 0.0, opp.memory)
+        fresh = self._scripted_init(k_mem)
+
+        def keep(a, b):
+            m = new_game.reshape(new_game.shape + (1,) * (a.ndim - 1))
+            return jnp.where(m, a, b)
+
+        scripted = jax.tree.map(keep, fresh, opp.scripted)
+        return Opponents(pick, memory, scripted)
+
+    # ---- acting ----------------------------------------------------------------------
+    def learner_step(self, actor_params: Params, critic_params: Params, vnorm: ValueNorm,
+                     memory: Memory, state: EnvState, key: Any):  # fmt: skip
+        """Team A's inputs, sampled actions, log-probabilities and values for one tick."""
+        env, nets, cfg = self.env, self.nets, self.cfg
+        inputs = env.team_inputs(state, 0)
+        reset = jnp.broadcast_to(state.new_game[:, None], inputs.present.shape)
+        x = actor_inputs(inputs.obs, inputs.classes)
+        if cfg.critic == "world":
+            world = env.world_state(state)[:, 0]
+        else:
+            world = jnp.zeros((x.shape[0], 1))
+        a_mem, logits = nets.actor.apply(actor_params, memory.actor, x, inputs.avail, reset)
+        cx = critic_inputs(cfg, x, world, inputs.classes)
+        c_mem, value = nets.critic.apply(critic_params, memory.critic, cx, reset)
+        value = vnorm.denorm(value) if cfg.value_norm else value
+        action = jax.random.categorical(key, logits, axis=-1).astype(jnp.int32)
+        log_prob = jnp.take_along_axis(jax.nn.log_softmax(logits), action[..., None], -1)[..., 0]
+        part = dict(x=x, world=world, classes=inputs.classes, avail=inputs.avail, reset=reset,
+                    action=action, log_prob=log_prob, value=value, mask=inputs.present)  # fmt: skip
+        return Memory(a_mem, c_mem), part
+
+    def opponent_step(self, actor_params: Params, opp: Opponents, state: EnvState, key: Any):
+        """Team B's actions: the drawn opponent's, per game."""
+        inputs = self.env.team_inputs(state, 1)
+        k_self, k_scripted = jax.random.split(key)
+        reset = jnp.broadcast_to(state.new_game[:, None], inputs.present.shape)
+        x = actor_inputs(inputs.obs, inputs.classes)
+        memory, logits = self.nets.actor.apply(actor_params, opp.memory, x, inputs.avail, reset)
+        actions = jax.random.categorical(k_self, logits, axis=-1).astype(jnp.int32)
+        mems = []
+        keys = jax.random.split(k_scripted, len(self.scripted) or 1)
+        for i, (system, k) in enumerate(zip(self.scripted, keys, strict=False)):
+            game_keys = jax.random.split(k, self.cfg.num_envs)
+            acts, mem = jax.vmap(system.act)(game_keys, inputs, opp.scripted[i])
+            actions = jnp.where((opp.pick == i + 1)[:, None], acts, actions)
+            mems.append(mem)
+        return Opponents(opp.pick, memory, tuple(mems)), actions
+
+    # ---- one tick and the scan ---------------------------------------------------------
+    def tick(self, params: tuple, live: Live, key: Any):
+        actor_params, critic_params, vnorm = params
+        k_opp, k_act, k_team_b, k_reset = jax.random.split(key, 4)
+        state = live.env
+        opp = self._draw_opponents(k_opp, live.opponents, state.new_game)
+        memory, part = self.learner_step(
+            actor_params, critic_params, vnorm, live.memory, state, k_act
+        )
+        opp, b_actions = self.opponent_step(actor_params, opp, state, k_team_b)
+        actions = jnp.concatenate([part["action"], b_actions], axis=1)
+        _, after, _, done, info = self.env.step_env(None, state, actions)
+        reward = self.reward_fn(state, after, info)[:, :TEAM_SIZE].astype(jnp.float32)
+        ended = done["__all__"]
+        mask = part["mask"].astype(jnp.float32)
+        step_return = jnp.sum(reward * mask, 1) / jnp.maximum(mask.sum(1), 1.0)
+        ep_return = live.episode_return + step_return
+        result = after.game.result
+        score = after.game.score
+        stats = jnp.stack([
+            ended.sum(),
+            (ended & (result == RESULT_A)).sum(),
+            (ended & (result == RESULT_B)).sum(),
+            (ended & (result == RESULT_DRAW)).sum(),
+            jnp.where(ended, score[:, 0] - score[:, 1], 0).sum(),
+            jnp.where(ended, ep_return, 0.0).sum(),
+            jnp.where(ended, after.game.tick, 0).sum(),
+        ]).astype(jnp.float32)  # fmt: skip
+        onehot = jax.nn.one_hot(opp.pick, self.num_opponents) * ended[:, None]
+        by_opp = jnp.stack([
+            onehot.sum(0), (onehot * (result == RESULT_A)[:, None]).sum(0)
+        ])  # fmt: skip
+        _, restarted = self.env.reset_done(k_reset, after)
+        done5 = jnp.broadcast_to(ended[:, None], reward.shape)
+        trans = Transition(reward=reward, done=done5, **part)
+        live = Live(restarted, memory, opp, jnp.where(ended, 0.0, ep_return))
+        return live, (trans, stats, by_opp)
+
+    def run(self, params: tuple, live: Live, key: Any):
+        """T ticks; returns the new live games, the transitions (T, ...), the bootstrap
+        values of the last state (N, 5) and the summed episode statistics."""
+        keys = jax.random.split(key, self.cfg.rollout_len)
+        live, (traj, stats, by_opp) = jax.lax.scan(
+            lambda lv, k: self.tick(params, lv, k), live, keys
+        )
+        actor_params, critic_params, vnorm = params
+        state = live.env
+        _, part = self.learner_step(
+            actor_params, critic_params, vnorm, live.memory, state, jax.random.PRNGKey(0)
+        )
+        return live, traj, part["value"], stats.sum(0), by_opp.sum(0)

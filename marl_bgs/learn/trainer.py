@@ -1,0 +1,276 @@
+"""The PPO update as one compiled function, and `train(config)` around it.
+
+One update = a T-tick rollout of `num_envs` games (`Rollout.run`), GAE, then `epochs`
+passes over `minibatches` groups of games, each replaying its sequences through the
+networks with the same memory resets as when they were played, all inside one `jax.jit`.
+The host loop only logs, checkpoints and shows progress.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from ..env import make
+from ..systems.registry import by_name
+from .config import PPOConfig
+from .losses import ValueNorm, gae, masked_mean, normalize, policy_loss, value_loss
+from .networks import Networks, action_log_prob, entropy, init_params, make_networks
+from .rewards import make_reward_fn
+from .rollout import STAT_NAMES, Live, Memory, Rollout, critic_inputs
+
+LOSS_NAMES = ("loss", "actor_loss", "value_loss", "entropy", "approx_kl", "clip_frac")
+
+
+class TrainState(NamedTuple):
+    """The whole learner: what a checkpoint holds and a resumed run continues from."""
+
+    actor_params: Any
+    critic_params: Any
+    actor_opt: Any
+    critic_opt: Any
+    value_norm: ValueNorm
+    key: Any  # raw uint32 PRNG key
+    live: Live
+    update: Any  # () int32 updates done
+    steps: Any  # () int32 game steps played
+
+
+class Learner:
+    """The compiled pieces for one config (env, networks, optimizers, init and update)."""
+
+    def __init__(self, cfg: PPOConfig, reward_fn: Callable | None = None) -> None:
+        self.cfg = cfg
+        self.env = make("tdm", num_envs=cfg.num_envs, **cfg.game_settings())
+        self.nets: Networks = make_networks(cfg.hidden, cfg.recurrent, cfg.critic)
+        self.actor_tx = optax.chain(
+            optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(cfg.actor_lr, eps=1e-5)
+        )
+        self.critic_tx = optax.chain(
+            optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(cfg.critic_lr, eps=1e-5)
+        )
+        scripted = [by_name(n) for n in cfg.scripted_opponents] if cfg.opponent_scripted else []
+        self.rollout = Rollout(cfg, self.env, self.nets, scripted, reward_fn or make_reward_fn(cfg))
+        self.init = jax.jit(self._init)
+        self.update = jax.jit(self._update)
+
+    # ---- start ---------------------------------------------------------------------------
+    def _init(self, key: Any) -> TrainState:
+        k_params, k_live, k_next = jax.random.split(key, 3)
+        actor, critic = init_params(self.nets, k_params)
+        return TrainState(
+            actor, critic, self.actor_tx.init(actor), self.critic_tx.init(critic),
+            ValueNorm.create(), k_next, self.rollout.init_live(k_live),
+            jnp.zeros((), jnp.int32), jnp.zeros((), jnp.int32),
+        )  # fmt: skip
+
+    # ---- the loss of one minibatch -------------------------------------------------------
+    def _loss(self, params: tuple, start: Memory, traj, adv, target, vnorm: ValueNorm):
+        actor_params, critic_params = params
+        cfg, nets = self.cfg, self.nets
+
+        def step(mem: Memory, t):
+            a_mem, logits = nets.actor.apply(actor_params, mem.actor, t.x, t.avail, t.reset)
+            cx = critic_inputs(cfg, t.x, t.world, t.classes)
+            c_mem, value = nets.critic.apply(critic_params, mem.critic, cx, t.reset)
+            return Memory(a_mem, c_mem), (logits, value)
+
+        _, (logits, value) = jax.lax.scan(step, start, traj)
+        mask = traj.mask
+        log_prob = action_log_prob(logits, traj.action)
+        if cfg.normalize_advantages:
+            adv = normalize(adv, mask)
+        a_loss, kl, clip_frac = policy_loss(log_prob, traj.log_prob, adv, cfg.clip_eps, mask)
+        ent = masked_mean(entropy(logits, traj.avail), mask)
+        if cfg.value_norm:
+            old_value, target = vnorm.norm(traj.value), vnorm.norm(target)
+        else:
+            old_value = traj.value
+        v_loss = value_loss(value, old_value, target, cfg.clip_eps, mask)
+        loss = a_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
+        return loss, jnp.stack([loss, a_loss, v_loss, ent, kl, clip_frac])
+
+    # ---- one update ----------------------------------------------------------------------
+    def _update(self, ts: TrainState) -> tuple[TrainState, dict]:
+        cfg = self.cfg
+        key, k_roll, k_perm = jax.random.split(ts.key, 3)
+        start = ts.live.memory
+        live, traj, last_value, stats, by_opp = self.rollout.run(
+            (ts.actor_params, ts.critic_params, ts.value_norm), ts.live, k_roll
+        )
+        adv, target = gae(traj.reward, traj.value, traj.done, last_value, cfg.gamma,
+                          cfg.gae_lambda)  # fmt: skip
+        vnorm = ts.value_norm.update(target, traj.mask) if cfg.value_norm else ts.value_norm
+        m = cfg.minibatches
+        size = cfg.num_envs // m
+
+        def groups(x, axis):
+            """Games axis `axis` -> a leading (m,) axis of groups, time-major inside."""
+            x = x.reshape(x.shape[:axis] + (m, size) + x.shape[axis + 1 :])
+            return jnp.moveaxis(x, axis, 0)
+
+        def epoch(carry, k):
+            perm = jax.random.permutation(k, cfg.num_envs)
+            batches = (
+                jax.tree.map(lambda x: groups(jnp.take(x, perm, axis=0), 0), start),
+                jax.tree.map(lambda x: groups(jnp.take(x, perm, axis=1), 1), traj),
+                groups(jnp.take(adv, perm, axis=1), 1),
+                groups(jnp.take(target, perm, axis=1), 1),
+            )
+
+            def minibatch(carry, batch):
+                params, opts = carry
+                mem, tr, a, tg = batch
+                grads, info = jax.grad(self._loss, has_aux=True)(params, mem, tr, a, tg, vnorm)
+                ua, oa = self.actor_tx.update(grads[0], opts[0], params[0])
+                uc, oc = self.critic_tx.update(grads[1], opts[1], params[1])
+                params = (optax.apply_updates(params[0], ua), optax.apply_updates(params[1], uc))
+                return (params, (oa, oc)), info
+
+            return jax.lax.scan(minibatch, carry, batches)
+
+        carry = ((ts.actor_params, ts.critic_params), (ts.actor_opt, ts.critic_opt))
+        (params, opts), infos = jax.lax.scan(epoch, carry, jax.random.split(k_perm, cfg.epochs))
+        losses = infos.reshape(-1, len(LOSS_NAMES)).mean(0)
+        metrics = {n: losses[i] for i, n in enumerate(LOSS_NAMES)}
+        metrics.update({f"games_{n}" if n != "games" else n: stats[i]
+                        for i, n in enumerate(STAT_NAMES)})  # fmt: skip
+        metrics["mean_reward"] = masked_mean(traj.reward, traj.mask)
+        metrics["mean_value"] = masked_mean(traj.value, traj.mask)
+        metrics["games_by_opponent"] = by_opp[0]
+        metrics["wins_by_opponent"] = by_opp[1]
+        new = TrainState(params[0], params[1], opts[0], opts[1], vnorm, key, live,
+                         ts.update + 1, ts.steps + cfg.steps_per_update)  # fmt: skip
+        return new, metrics
+
+
+_LEARNERS: dict[tuple, Learner] = {}
+
+
+def learner_for(cfg: PPOConfig, reward_fn: Callable | None = None) -> Learner:
+    """A cached Learner: configs differing only in run settings share compiled code."""
+    key = (cfg.replace(seed=0, out="-", total_steps=1, checkpoint_every=0, keep_checkpoints=1),
+           reward_fn)  # fmt: skip
+    if key not in _LEARNERS:
+        _LEARNERS[key] = Learner(cfg, reward_fn)
+    return _LEARNERS[key]
+
+
+# ---- logs ------------------------------------------------------------------------------------
+def flat_metrics(metrics: dict, names: tuple[str, ...]) -> dict[str, float]:
+    """Host-side numbers for one update's log row (per-opponent counts spread out)."""
+    out: dict[str, float] = {}
+    for k, v in metrics.items():
+        arr = np.asarray(v)
+        if arr.ndim == 0:
+            out[k] = float(arr)
+        else:
+            for i, x in enumerate(arr):
+                out[f"{k}[{names[i]}]"] = float(x)
+    games = out.get("games", 0.0)
+    for k in ("wins", "losses", "draws", "margin", "episode_return", "ticks"):
+        out[f"{k}_per_game" if k in ("margin", "episode_return", "ticks") else f"{k}_share"] = (
+            out[f"games_{k}"] / games if games else float("nan")
+        )
+    return out
+
+
+class RunLog:
+    """Appends one row per update to updates.csv and updates.jsonl in the run folder."""
+
+    def __init__(self, folder: Path) -> None:
+        self.csv_path = folder / "updates.csv"
+        self.json_path = folder / "updates.jsonl"
+        self.columns: list[str] | None = None
+        if self.csv_path.exists():
+            with self.csv_path.open() as f:
+                self.columns = next(csv.reader(f), None)
+
+    def write(self, row: dict) -> None:
+        if self.columns is None:
+            self.columns = list(row)
+            with self.csv_path.open("w", newline="") as f:
+                csv.writer(f).writerow(self.columns)
+        with self.csv_path.open("a", newline="") as f:
+            csv.writer(f).writerow([row.get(c, "") for c in self.columns])
+        clean = {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
+        with self.json_path.open("a") as f:  # NaN (no game finished) is written as null
+            f.write(json.dumps(clean) + "\n")
+
+
+@dataclass
+class TrainResult:
+    state: TrainState
+    run_dir: Path
+    rows: list[dict]
+
+
+def train(
+    config: PPOConfig,
+    resume: bool = False,
+    reward_fn: Callable | None = None,
+    progress: bool = True,
+    stop_after: int | None = None,
+) -> TrainResult:
+    """Train `config.num_updates` updates into the run folder `config.out`.
+
+    Writes config.json (the resolved config), updates.csv / updates.jsonl (one row per
+    update: losses, entropy, rewards, finished games and their results) and orbax
+    checkpoints under checkpoints/. `resume=True` continues from the newest checkpoint,
+    bit-identically to a run that never stopped. `stop_after` ends after that many updates
+    in this call (it still checkpoints), as an interrupted run would.
+    """
+    from tqdm.auto import tqdm
+
+    from .checkpoint import Checkpoints
+
+    cfg = config
+    run_dir = Path(cfg.out)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    learner = learner_for(cfg, reward_fn)
+    ckpts = Checkpoints(run_dir / "checkpoints", keep=cfg.keep_checkpoints)
+    state = learner.init(jax.random.PRNGKey(cfg.seed))
+    if resume and ckpts.latest() is not None:
+        state = ckpts.restore(state)
+    elif not resume and ckpts.latest() is not None:
+        raise ValueError(f"out: {run_dir} already holds checkpoints (pass resume=True)")
+    cfg.save(run_dir / "config.json")
+    log = RunLog(run_dir)
+    names = ("self", *cfg.scripted_opponents) if cfg.opponent_scripted else ("self",)
+    done = int(state.update)
+    todo = cfg.num_updates - done
+    if stop_after is not None:
+        todo = min(todo, stop_after)
+    rows: list[dict] = []
+    bar = tqdm(total=cfg.num_updates, initial=done, disable=not progress, unit="update")
+    last = time.perf_counter()
+    for _ in range(todo):
+        state, metrics = learner.update(state)
+        metrics = jax.device_get(metrics)
+        now = time.perf_counter()
+        row = {"update": int(state.update), "steps": int(state.steps),
+               "seconds": now - last, "steps_per_s": cfg.steps_per_update / (now - last)}  # fmt: skip
+        last = now
+        row.update(flat_metrics(metrics, names))
+        log.write(row)
+        rows.append(row)
+        bar.update(1)
+        bar.set_postfix(steps_s=f"{row['steps_per_s']:.0f}", win=f"{row['wins_share']:.2f}")
+        u = int(state.update)
+        if cfg.checkpoint_every and u % cfg.checkpoint_every == 0:
+            ckpts.save(u, state)
+    bar.close()
+    if int(state.update) not in ckpts.steps():
+        ckpts.save(int(state.update), state)
+    ckpts.wait()
+    return TrainResult(state, run_dir, rows)

@@ -1,0 +1,79 @@
+"""Configs: Table S10 defaults, TOML + key=value, JSON round trip, bad settings refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from marl_bgs.learn.config import (
+    CONFIG_CLASSES,
+    FFMAPPOConfig,
+    RecIPPOConfig,
+    load_config,
+    read_json,
+)
+
+
+def test_defaults_follow_table_s10():
+    for algo, cls in CONFIG_CLASSES.items():
+        c = cls()
+        assert c.algo == algo
+        assert (c.gamma, c.gae_lambda, c.clip_eps, c.ent_coef) == (0.999, 0.95, 0.2, 0.01)
+        assert (c.epochs, c.minibatches, c.num_envs, c.rollout_len) == (4, 2, 512, 32)
+        assert c.critic_lr == 2.5e-4
+        assert (c.opponent_self, c.opponent_pool, c.opponent_fixed, c.opponent_scripted) == (
+            0.60, 0.20, 0.15, 0.05,
+        )  # fmt: skip
+        assert c.maps == tuple(range(42))
+    assert FFMAPPOConfig().actor_lr == 3e-4 and FFMAPPOConfig().reward_form == "team"
+    assert RecIPPOConfig().actor_lr == 1e-4 and RecIPPOConfig().reward_form == "per_agent"
+    assert CONFIG_CLASSES["rec-mappo"]().critic == "world"
+    assert not CONFIG_CLASSES["ff-ippo"]().recurrent
+
+
+def test_toml_overrides_and_json_round_trip(tmp_path):
+    path = tmp_path / "run.toml"
+    path.write_text(
+        'algo = "rec-mappo"\nnum_envs = 64\nmaps = "curriculum"\n'
+        'scripted_opponents = ["random", "tdm-alpha"]\n'
+    )
+    cfg = load_config(path, ["hidden=32", "actor_lr=3e-4", "stage=0", "value_norm=false"])
+    assert cfg.algo == "rec-mappo" and cfg.critic == "world"
+    assert (cfg.num_envs, cfg.hidden, cfg.actor_lr, cfg.stage) == (64, 32, 3e-4, 0)
+    assert cfg.maps == tuple(range(12)) and cfg.value_norm is False
+    assert cfg.scripted_opponents == ("random", "tdm-alpha")
+    saved = cfg.save(tmp_path / "config.json")
+    again = read_json(saved)
+    assert again == cfg and type(again) is type(cfg)
+    assert load_config(saved) == cfg
+
+
+@pytest.mark.parametrize(
+    "override, field",
+    [
+        ("num_envz=4", "num_envz"),  # unknown key
+        ("num_envs=-4", "num_envs"),  # negative size
+        ("num_envs=lots", "num_envs"),  # bad type
+        ("hidden=1.5", "hidden"),
+        ("maps=[3, 47]", "maps"),  # a test map
+        ("maps=test", "maps"),
+        ("maps=[44]", "maps"),  # validation maps are held out too
+        ("gamma=1.5", "gamma"),
+        ("minibatches=3", "minibatches"),  # does not divide 512 games
+        ("reward_form=both", "reward_form"),
+        ('scripted_opponents=["nobody"]', "scripted_opponents"),
+        ("algo=dqn", "algo"),
+        ("stage=99", "stage"),
+        ("value_norm=maybe", "value_norm"),
+        ('roster=["mage", "bard"]', "roster"),
+    ],
+)
+def test_bad_settings_name_the_field(override, field):
+    with pytest.raises(ValueError, match=rf"config\.{field}\b"):
+        load_config(None, [override], algo="rec-ippo")
+
+
+def test_bad_file_key_is_refused(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text("learning_rate = 0.1\n")
+    with pytest.raises(ValueError, match=r"config\.learning_rate: unknown setting"):
+        load_config(path)
