@@ -247,6 +247,23 @@ def test_a_follower_touching_a_stopped_body_stops_at_the_same_instant(backend):
     assert gap(g, (0, 0), (0, 1)) >= 1.0 and gap(g, (0, 0), (1, 0)) >= 1.0
 
 
+def test_a_stop_is_settled_before_a_later_contact_of_its_group(backend):
+    # Mage P (5, 5) S and enemy Mage Q (5, 4) E touch at t = 0 and close: both stay. Warrior
+    # W (6.4 - t, 5.6) meets P where it stands: (1.4 - t)^2 + 0.36 = 1 at t = 0.6, so W stops
+    # at (5.8, 5.6). Hunter H (4.9, 7.3 - t) would have met W's full path at t = 0.9
+    # ((1.5 - t)^2 + (1.7 - t)^2 = 1), but W is not there: against W standing at (5.8, 5.6)
+    # H stays sqrt(0.81 + 0.49) or more away, so H makes its full move to (4.9, 6.3). (Nothing
+    # else is ever within 1.3 of H; W never closes on Q.) Found by the short-move property
+    # (seed 160): a later contact of the group must wait until the earlier stops are known.
+    team = [agent("mage", 5, 5), agent("warrior", 6.4, 5.6), agent("hunter", 4.9, 7.3)]
+    g = Game(position(team, [agent("mage", 5, 4)]), backend)
+    play(g, moves(S, W, S), moves(E))
+    assert_at(g, 0, 0, (5.0, 5.0))
+    assert_at(g, 1, 0, (5.0, 4.0))
+    assert_at(g, 0, 1, (5.8, 5.6))
+    assert_at(g, 0, 2, (4.9, 6.3))
+
+
 def test_touching_bodies_moving_together_keep_moving(backend):
     # Two Mages touching along a diagonal both move NE: their distance stays 1 (no closing),
     # so both make full moves.

@@ -155,6 +155,36 @@ def _row_min(xp: Any, init: Any, rows_i: Any, rows_j: Any, values: Any) -> Any:
     return init.at[xp.concatenate([rows_i, rows_j])].min(xp.concatenate([values, values]))
 
 
+def linked_groups(xp: Any, n: int, rows_i: Any, rows_j: Any, valid: Any) -> Any:
+    """(N,) for each body the least index of the bodies it is linked to through valid rows
+    (directly or by a chain): one label per group. Bodies of different games never share a
+    row, so groups stay within a game and take at most NUM_SLOTS - 1 rounds to settle."""
+    big = xp.asarray(2**30, I32)
+
+    def spread(label):
+        ai = xp.where(valid, label[rows_j], big)
+        aj = xp.where(valid, label[rows_i], big)
+        new = _scatter_min(xp, _scatter_min(xp, label, rows_i, ai), rows_j, aj)
+        return new, xp.any(new != label)
+
+    return settle(xp, spread, xp.arange(n, dtype=I32), NUM_SLOTS - 1, xp.any(valid))
+
+
+def _scatter_min(xp: Any, init: Any, index: Any, values: Any) -> Any:
+    """`init` lowered to the least of `values` at each `index`."""
+    if xp is np:
+        out = init.copy()
+        np.minimum.at(out, index, values)
+        return out
+    return init.at[index].min(values)
+
+
+def _group_min(xp: Any, group: Any, values: Any) -> Any:
+    """(N,) the least of `values` over each body's group (labels from `linked_groups`)."""
+    least = _scatter_min(xp, xp.full(values.shape, NO_HIT, dtype=values.dtype), group, values)
+    return least[group]
+
+
 def cut_stops(
     xp: Any, legs: Paths, start: Any, rows_i: Any, rows_j: Any, valid: Any, caps: Any = None
 ) -> Any:
@@ -162,13 +192,17 @@ def cut_stops(
     body standing from its cap on (`caps`, quanta; none by default).
 
     Rows name pairs of bodies (indices into the N); rows not `valid` are ignored. Pass by
-    pass, every row whose first contact on the actual paths is the earliest for both its
-    bodies is taken: both stop one quantum before that instant (backed off further if grid
-    rounding would make them overlap) and stand from then on, and the rows are judged
-    again with them standing. Stopping only cuts paths short, so each pass settles at least
-    the earliest contact left.
+    pass, in each group of bodies linked by rows (`linked_groups`), the rows whose first
+    contact on the actual paths is the group's earliest are taken: both bodies stop one
+    quantum before that instant (backed off further if grid rounding would make them
+    overlap) and stand from then on, and the rows are judged again with them standing.
+    Only the earliest: a stop can bring a later contact of its group earlier (a body that
+    now stands is met sooner, and whoever meets it stops sooner), so a later contact is
+    known only once the earlier ones are settled. Stopping only cuts paths short, so each
+    pass settles at least the earliest contact left in each group.
     """
     n, rows = start.shape[0], rows_i.shape[0]
+    group = linked_groups(xp, n, rows_i, rows_j, valid)
     # Each row's two bodies, gathered once from the inputs: inside the loop a row reads only
     # these and the stops (XLA on the CPU recomputes a computed value for every read).
     ends = xp.concatenate([rows_i, rows_j])
@@ -181,7 +215,8 @@ def cut_stops(
         both = truncate(xp, legs_ij, stop[ends])
         when = xp.where(valid, pair_contacts(xp, both, base), NO_HIT)
         first = _row_min(xp, xp.full((n,), NO_HIT, dtype=F32), rows_i, rows_j, when)
-        take = (when < 1) & (when <= first[rows_i]) & (when <= first[rows_j])
+        earliest = _group_min(xp, group, first)  # a row's two bodies share their group
+        take = (when < 1) & (when <= earliest[rows_i])
         if xp is np and not take.any():  # settled: the rest only cuts where a row is taken
             return stop, False
         # Stop a quantum before contact, backed off further if rounding both to the grid
