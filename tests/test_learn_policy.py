@@ -220,7 +220,7 @@ BAD_NPZ = [
     ("recurrent", lambda d: d.update(recurrent=np.asarray(1)), "recurrent"),
     ("not finite", lambda d: d["out.bias"].__setitem__(0, np.nan), "out.bias"),
     ("extra field", lambda d: d.update(extra=np.zeros(1)), "extra"),
-    ("pickled object", lambda d: d.update(hidden=np.asarray([{"x": 1}], dtype=object)), "hidden"),
+    ("pickled object", lambda d: d.update(hidden=np.asarray([_Hostile()], dtype=object)), "hidden"),
 ]  # fmt: skip
 
 
