@@ -59,9 +59,14 @@ GAME_COLUMNS = (
 
 # ---- inputs ----------------------------------------------------------------------------------
 def resolve_system(spec: Any, where: str) -> System:
-    """A System from a System, a registered name, or five of them (one per slot)."""
+    """A System from a System, a registered name, a trained run (`{"checkpoint": folder,
+    "step": n, "greedy": false}`, step and greedy optional), or five of them (one per slot)."""
     if isinstance(spec, System):
         return spec
+    if isinstance(spec, dict) and "checkpoint" in spec:
+        from .learn.policy import system_from_spec
+
+        return system_from_spec(spec, where)
     if isinstance(spec, str):
         try:
             return by_name(spec)
@@ -73,8 +78,8 @@ def resolve_system(spec: Any, where: str) -> System:
         members = [resolve_system(s, f"{where}[{k}]") for k, s in enumerate(spec)]
         return team(*members, name="|".join(m.name for m in members))
     raise ValueError(
-        f"{where}: expected a System, a system name or {TEAM_SIZE} of them (one per slot), "
-        f"got {spec!r}"
+        f"{where}: expected a System, a system name, {{'checkpoint': run folder}} or "
+        f"{TEAM_SIZE} of them (one per slot), got {spec!r}"
     )
 
 

@@ -1,7 +1,8 @@
 """Learning: PPO-family baselines (recurrent/feedforward IPPO and MAPPO) for Team A.
 
 `config` needs nothing beyond the package; the rest needs the `train` extra (flax, optax,
-orbax-checkpoint), so `train` is imported on first use.
+orbax-checkpoint), so `train` is imported on first use. `NumpyPolicy` (a `.npz` export of
+a trained actor, `policy.py`) needs only NumPy; `learned_system(run)` plays a run's actor.
 
     from marl_bgs.learn import load_config, train
     result = train(load_config("rec.toml", ["num_envs=64"], algo="rec-ippo"))
@@ -28,10 +29,18 @@ def __getattr__(name: str) -> Any:
         from . import trainer
 
         return getattr(trainer, name)
+    if name in _POLICY_NAMES:
+        from . import policy
+
+        return getattr(policy, name)
     raise AttributeError(name)
+
+
+_POLICY_NAMES = ("learned_system", "load_policy", "export_npz", "NumpyPolicy", "LearnedPolicy")
 
 
 __all__ = [
     "CONFIG_CLASSES", "FFIPPOConfig", "FFMAPPOConfig", "PPOConfig", "RecIPPOConfig",
-    "RecMAPPOConfig", "load_config", "read_json", "train",
+    "RecMAPPOConfig", "load_config", "read_json", "train", "learned_system", "load_policy",
+    "export_npz", "NumpyPolicy", "LearnedPolicy",
 ]  # fmt: skip

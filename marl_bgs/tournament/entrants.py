@@ -9,7 +9,10 @@
 
 `{"system": name}` names a registered System; `{"entry_point": "module:function"}` calls a
 function that returns a System (with `kwargs` if given), so a learned checkpoint joins a season
-by adding one entry to this file, without changing any code.
+by adding one entry to this file, without changing any code. A run trained by
+`marl_bgs.learn.train` joins directly: `{"checkpoint": "runs/rec", "step": 40, "greedy": false}`
+(`step` and `greedy` optional: the newest checkpoint, sampled actions; a relative folder is
+read from the working directory, as `kwargs` paths are).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ DEFAULT_FIELD_SIZE = 9
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+-]{0,39}$")
 SEASON_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 ENTRY_POINT_PATTERN = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+LOAD_KINDS = ("system", "entry_point", "checkpoint")
 
 
 @dataclass(frozen=True)
@@ -88,11 +92,17 @@ def _entrant(raw: Any, where: str) -> Entrant:
     load = raw.get("load")
     if not isinstance(load, dict):
         _fail(
-            f"{where}.load", f'expected {{"system": name}} or {{"entry_point": ...}}, got {load!r}'
+            f"{where}.load",
+            f'expected {{"system": name}}, {{"entry_point": ...}} or {{"checkpoint": folder}}, '
+            f"got {load!r}",
         )
-    if ("system" in load) == ("entry_point" in load):
-        _fail(f"{where}.load", "give exactly one of 'system' and 'entry_point'")
-    if "system" in load:
+    if sum(k in load for k in LOAD_KINDS) != 1:
+        _fail(f"{where}.load", "give exactly one of 'system', 'entry_point' and 'checkpoint'")
+    if "checkpoint" in load:
+        from ..learn.policy import check_spec  # no JAX imported: only the fields are checked
+
+        check_spec(load, f"{where}.load")
+    elif "system" in load:
         if set(load) != {"system"}:
             _fail(f"{where}.load", f"unknown field(s) {sorted(set(load) - {'system'})}")
         if not isinstance(load["system"], str) or not load["system"]:
@@ -168,6 +178,10 @@ def build_system(entrant: Entrant):
     from ..systems.base import System
 
     where = f"entrant {entrant.name!r}: load"
+    if "checkpoint" in entrant.load:
+        from ..learn.policy import system_from_spec
+
+        return system_from_spec(entrant.load, where)
     if "system" in entrant.load:
         from ..systems.registry import by_name
 

@@ -1,0 +1,460 @@
+"""A trained actor as a `marl_bgs.systems` System, and as a small `.npz` with a NumPy forward.
+
+    system = learned_system("runs/rec", step=None, greedy=False)   # newest checkpoint
+    marl_bgs.evaluate(system, "random", maps="validation", games=40)
+    export_npz("runs/rec", "rec.npz")
+    policy = NumpyPolicy.load("rec.npz")                           # no JAX needed
+    actions, memory = policy.act(inputs, memory, greedy=True)
+
+The run folder holds `config.json` (the network's shape: hidden width, recurrent or not)
+and orbax checkpoints of the whole learner; only the actor's parameters are kept from them.
+The JAX System runs the trained Flax actor inside the compiled game (its randomness comes
+from the key the System protocol hands it, as `random` does); the `.npz` forward pass is
+written once over an array namespace `xp` (`actor_forward`) and gives the same logits on
+NumPy and on `jax.numpy`. Both mask illegal actions to the lowest float32, so neither
+sampling nor the greedy argmax can pick one.
+
+This module imports no JAX at load time, so `NumpyPolicy` runs where only NumPy does.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..core.observe import NUM_JOINT
+from ..core.views import OBS_WIDTH
+
+NPZ_FORMAT = "marl-bgs/policy-npz"
+NPZ_VERSION = 1
+NUM_CLASSES = 5
+TEAM_SLOTS = 5
+NEG = float(np.finfo(np.float32).min)  # networks.NEG: illegal logits
+META_FIELDS = ("format", "version", "hidden", "recurrent", "obs_width", "num_classes",
+               "num_actions")  # fmt: skip
+
+
+# ---- the forward pass, written once over `xp` -----------------------------------------------
+def weight_shapes(hidden: int, recurrent: bool, in_width: int = OBS_WIDTH + NUM_CLASSES,
+                  num_actions: int = NUM_JOINT) -> dict[str, tuple[int, ...]]:  # fmt: skip
+    """Every weight the actor has, by its `.npz` name, and its shape."""
+    h = hidden
+    if recurrent:
+        shapes = {"in.kernel": (in_width, h), "in.bias": (h,)}
+        for gate in ("ir", "iz", "in"):
+            shapes[f"gru.{gate}.kernel"] = (h, h)
+            shapes[f"gru.{gate}.bias"] = (h,)
+        for gate in ("hr", "hz", "hn"):
+            shapes[f"gru.{gate}.kernel"] = (h, h)
+        shapes["gru.hn.bias"] = (h,)
+        shapes["out.kernel"], shapes["out.bias"] = (h, h), (h,)
+    else:
+        shapes = {"torso0.kernel": (in_width, h), "torso0.bias": (h,),
+                  "torso1.kernel": (h, h), "torso1.bias": (h,)}  # fmt: skip
+    shapes["logits.kernel"], shapes["logits.bias"] = (h, num_actions), (num_actions,)
+    return shapes
+
+
+def flax_to_weights(actor_params: Any, recurrent: bool) -> dict[str, Any]:
+    """The Flax actor's parameter tree (`networks.Actor`) as flat `.npz` names."""
+    p = actor_params["params"]
+    w = {"logits.kernel": p["Dense_0"]["kernel"], "logits.bias": p["Dense_0"]["bias"]}
+    if recurrent:
+        r = p["Recurrent_0"]
+        w["in.kernel"], w["in.bias"] = r["Dense_0"]["kernel"], r["Dense_0"]["bias"]
+        w["out.kernel"], w["out.bias"] = r["Dense_1"]["kernel"], r["Dense_1"]["bias"]
+        for gate, leaves in r["GRUCell_0"].items():
+            for leaf, value in leaves.items():
+                w[f"gru.{gate}.{leaf}"] = value
+    else:
+        t = p["Torso_0"]
+        for i in range(2):
+            w[f"torso{i}.kernel"] = t[f"Dense_{i}"]["kernel"]
+            w[f"torso{i}.bias"] = t[f"Dense_{i}"]["bias"]
+    return w
+
+
+def one_hot_classes(xp: Any, classes: Any, dtype: Any = np.float32) -> Any:
+    return (classes[..., None] == xp.arange(NUM_CLASSES)).astype(dtype)
+
+
+def _sigmoid(xp: Any, x: Any) -> Any:
+    return 0.5 * (xp.tanh(0.5 * x) + 1.0)  # no overflow for large |x|
+
+
+def actor_forward(xp: Any, w: dict, recurrent: bool, memory: Any, obs: Any, classes: Any,
+                  avail: Any, reset: Any) -> tuple[Any, Any]:  # fmt: skip
+    """Masked logits (…, 198) and the new memory, as `networks.Actor` computes them.
+
+    `obs` (…, OBS_WIDTH) float32, `classes` (…,) ints, `avail` (…, 198) bools, `reset`
+    (…,) bools (the agent's new-game flag: memory zeroed before the step), `memory`
+    (…, hidden) for a recurrent actor (ignored and returned as given otherwise).
+    """
+    x = xp.concatenate([obs, one_hot_classes(xp, classes, obs.dtype)], axis=-1)
+
+    def dense(name, v):
+        return v @ w[f"{name}.kernel"] + w[f"{name}.bias"]
+
+    if recurrent:
+        h = xp.where(reset[..., None], xp.zeros_like(memory), memory)
+        v = xp.maximum(dense("in", x), 0.0)
+        r = _sigmoid(xp, dense("gru.ir", v) + h @ w["gru.hr.kernel"])
+        z = _sigmoid(xp, dense("gru.iz", v) + h @ w["gru.hz.kernel"])
+        n = xp.tanh(dense("gru.in", v) + r * dense("gru.hn", h))
+        memory = (1.0 - z) * n + z * h
+        out = xp.maximum(dense("out", memory), 0.0)
+    else:
+        out = xp.maximum(dense("torso1", xp.maximum(dense("torso0", x), 0.0)), 0.0)
+    logits = dense("logits", out)
+    return memory, xp.where(avail, logits, xp.asarray(NEG, logits.dtype))
+
+
+# ---- reading a run folder ---------------------------------------------------------------------
+def _run_folder(checkpoint_dir: Any) -> Path:
+    if not isinstance(checkpoint_dir, (str, Path)) or not str(checkpoint_dir):
+        raise ValueError(f"checkpoint_dir: expected a run folder, got {checkpoint_dir!r}")
+    folder = Path(checkpoint_dir).expanduser()
+    if not folder.is_dir():
+        raise ValueError(f"checkpoint_dir: {folder} is not a folder")
+    if not (folder / "config.json").is_file():
+        raise ValueError(f"checkpoint_dir: {folder} has no config.json (not a training run)")
+    if not (folder / "checkpoints").is_dir():
+        raise ValueError(f"checkpoint_dir: {folder} has no checkpoints/ folder")
+    return folder.absolute()
+
+
+def _saved_steps(folder: Path) -> list[int]:
+    """Checkpoint steps on disk (orbax writes finished ones as folders named by step)."""
+    return sorted(int(p.name) for p in (folder / "checkpoints").iterdir()
+                  if p.is_dir() and p.name.isdigit())  # fmt: skip
+
+
+def _pick_step(folder: Path, step: Any) -> int:
+    steps = _saved_steps(folder)
+    if not steps:
+        raise ValueError(f"checkpoint_dir: {folder} holds no saved checkpoint")
+    if step is None:
+        return steps[-1]
+    if isinstance(step, bool) or not isinstance(step, (int, np.integer)):
+        raise ValueError(f"step: expected a whole number or None, got {step!r}")
+    if int(step) not in steps:
+        raise ValueError(f"step: {folder} has no checkpoint {step}; saved: {steps}")
+    return int(step)
+
+
+class LearnedPolicy(NamedTuple):
+    """A run's trained actor: parameters, network and a pure JAX act function.
+
+    `apply(params, key, inputs, memory)` takes the parameters as an argument, so a
+    training loop can play several saved actors of the same shape (an opponent pool) with
+    one compiled function; `system()` closes over this policy's own parameters.
+    """
+
+    name: str
+    folder: Path
+    step: int
+    hidden: int
+    recurrent: bool
+    params: Any  # the Flax actor's parameter tree
+    greedy: bool
+
+    @property
+    def memory_width(self) -> int:
+        return self.hidden if self.recurrent else 1
+
+    def init(self, key: Any) -> Any:
+        """Memory at a game's start: (5, hidden) zeros when recurrent, a dummy otherwise."""
+        import jax.numpy as jnp
+
+        del key
+        if self.recurrent:
+            return jnp.zeros((TEAM_SLOTS, self.hidden), jnp.float32)
+        return jnp.zeros((), jnp.int32)
+
+    def logits(self, params: Any, inputs: Any, memory: Any) -> tuple[Any, Any]:
+        """New memory and masked logits (5, 198) for one game's `TeamInputs`."""
+        import jax.numpy as jnp
+
+        from .networks import Actor, actor_inputs
+
+        reset = jnp.broadcast_to(inputs.new_game, inputs.present.shape)
+        x = actor_inputs(jnp.asarray(inputs.obs, jnp.float32), inputs.classes)
+        mem = memory if self.recurrent else jnp.zeros((*reset.shape, 1), jnp.float32)
+        new, logits = Actor(self.hidden, self.recurrent).apply(params, mem, x, inputs.avail, reset)
+        return (new if self.recurrent else memory), logits
+
+    def apply(self, params: Any, key: Any, inputs: Any, memory: Any) -> tuple[Any, Any]:
+        """One decision: actions (5,) int32 and the new memory (pure; runs under jit/vmap)."""
+        import jax
+        import jax.numpy as jnp
+
+        memory, logits = self.logits(params, inputs, memory)
+        if self.greedy:
+            actions = jnp.argmax(logits, axis=-1)
+        else:
+            actions = jax.random.categorical(key, logits, axis=-1)
+        return actions.astype(jnp.int32), memory
+
+    def act(self, key: Any, inputs: Any, memory: Any) -> tuple[Any, Any]:
+        return self.apply(self.params, key, inputs, memory)
+
+    def system(self):
+        from ..systems.base import System
+
+        return System(self.name, self.act, self.init)
+
+    def weights(self) -> dict[str, np.ndarray]:
+        """The actor's weights by `.npz` name, as float32 NumPy arrays."""
+        return {k: np.asarray(v, np.float32)
+                for k, v in flax_to_weights(self.params, self.recurrent).items()}  # fmt: skip
+
+
+def _restore_actor(folder: Path, step: int):
+    """The run's config and the actor parameters saved at `step`."""
+    import jax
+
+    from .checkpoint import Checkpoints
+    from .config import read_json
+    from .trainer import learner_for
+
+    try:
+        cfg = read_json(folder / "config.json")
+    except (ValueError, json.JSONDecodeError) as err:
+        raise ValueError(f"checkpoint_dir: {folder}/config.json is not a training config "
+                         f"({err})") from None  # fmt: skip
+    # The checkpoint is the whole learner state; its structure (the restore template) comes
+    # from the trainer's own init, traced abstractly (nothing is compiled or computed).
+    template = jax.eval_shape(learner_for(cfg).init, jax.random.PRNGKey(0))
+    try:
+        state = Checkpoints(folder / "checkpoints").restore(template, step)
+    except Exception as err:  # orbax raises many kinds; name the field and the cause
+        raise ValueError(f"checkpoint_dir: cannot restore step {step} from {folder} "
+                         f"({type(err).__name__}: {err})") from None  # fmt: skip
+    return cfg, jax.tree.map(jax.numpy.asarray, state.actor_params)
+
+
+_POLICIES: dict[tuple, LearnedPolicy] = {}
+_SYSTEMS: dict[tuple, Any] = {}
+
+
+def load_policy(checkpoint_dir: str | Path, step: int | None = None,
+                greedy: bool = False) -> LearnedPolicy:  # fmt: skip
+    """The trained actor of a run folder at `step` (default: the newest checkpoint)."""
+    if not isinstance(greedy, bool):
+        raise ValueError(f"greedy: expected true or false, got {greedy!r}")
+    folder = _run_folder(checkpoint_dir)
+    step = _pick_step(folder, step)
+    stamp = (folder / "checkpoints" / str(step)).stat().st_mtime_ns
+    key = (str(folder), step, stamp)
+    base = _POLICIES.get(key)
+    if base is None:
+        cfg, params = _restore_actor(folder, step)
+        base = LearnedPolicy(f"learned:{folder.name}@{step}", folder, step, cfg.hidden,
+                             cfg.recurrent, params, False)  # fmt: skip
+        _POLICIES[key] = base
+    if greedy:
+        return base._replace(name=base.name + ":greedy", greedy=True)
+    return base
+
+
+def learned_system(checkpoint_dir: str | Path, step: int | None = None, greedy: bool = False):
+    """A `marl_bgs.systems` System playing a run's trained actor for Team A or B.
+
+    Recurrent actors keep a (5, hidden) memory, reset on each agent's new-game flag. With
+    `greedy=False` actions are sampled from the masked policy with the key the System
+    protocol hands `act`; with `greedy=True` the most likely legal action is played. The
+    same folder, step and mode give the same System object, so compiled games are reused.
+    """
+    policy = load_policy(checkpoint_dir, step, greedy)
+    key = (str(policy.folder), policy.step, greedy,
+           (policy.folder / "checkpoints" / str(policy.step)).stat().st_mtime_ns)  # fmt: skip
+    if key not in _SYSTEMS:
+        _SYSTEMS[key] = policy.system()
+    return _SYSTEMS[key]
+
+
+def system_from_spec(spec: Any, where: str):
+    """A learned System from `{"checkpoint": folder, "step": n?, "greedy": bool?}`."""
+    check_spec(spec, where)
+    try:
+        return learned_system(spec["checkpoint"], spec.get("step"), spec.get("greedy", False))
+    except ValueError as err:
+        msg = str(err)
+        field = msg.split(":", 1)[0]
+        name = {"checkpoint_dir": "checkpoint"}.get(field, field)
+        if name in ("checkpoint", "step", "greedy"):
+            raise ValueError(f"{where}.{name}:{msg.split(':', 1)[1]}") from None
+        raise ValueError(f"{where}: {msg}") from None
+
+
+def check_spec(spec: Any, where: str) -> None:
+    """Refuse a malformed learned-entrant spec (no file is read), naming the field."""
+    if not isinstance(spec, dict):
+        raise ValueError(f'{where}: expected {{"checkpoint": folder}}, got {spec!r}')
+    extra = sorted(set(spec) - {"checkpoint", "step", "greedy"})
+    if extra:
+        raise ValueError(f"{where}: unknown field(s) {extra}")
+    path = spec.get("checkpoint")
+    if not isinstance(path, str) or not path:
+        raise ValueError(f"{where}.checkpoint: expected a run folder, got {path!r}")
+    step = spec.get("step")
+    if step is not None and (isinstance(step, bool) or not isinstance(step, int) or step < 0):
+        raise ValueError(f"{where}.step: expected a whole number >= 0 or null, got {step!r}")
+    if not isinstance(spec.get("greedy", False), bool):
+        raise ValueError(f"{where}.greedy: expected true or false, got {spec['greedy']!r}")
+
+
+# ---- the .npz export --------------------------------------------------------------------------
+def export_npz(checkpoint_dir: str | Path, path: str | Path, step: int | None = None) -> Path:
+    """Write a run's actor weights and what is needed to run them to a small `.npz`."""
+    policy = load_policy(checkpoint_dir, step)
+    return save_weights_npz(path, policy.weights(), policy.hidden, policy.recurrent,
+                            source=f"{policy.folder.name}@{policy.step}")  # fmt: skip
+
+
+def save_weights_npz(path: str | Path, weights: dict, hidden: int, recurrent: bool,
+                     source: str = "") -> Path:  # fmt: skip
+    """The `.npz` file format: weights by name plus metadata, no pickled objects."""
+    expected = weight_shapes(hidden, recurrent)
+    if set(weights) != set(expected):
+        raise ValueError(f"weights: expected {sorted(expected)}, got {sorted(weights)}")
+    arrays = {k: np.asarray(v, np.float32) for k, v in weights.items()}
+    for k, shape in expected.items():
+        if arrays[k].shape != shape:
+            raise ValueError(f"weights.{k}: expected shape {shape}, got {arrays[k].shape}")
+    meta = {
+        "format": np.asarray(NPZ_FORMAT), "version": np.asarray(NPZ_VERSION, np.int64),
+        "hidden": np.asarray(hidden, np.int64), "recurrent": np.asarray(bool(recurrent)),
+        "obs_width": np.asarray(OBS_WIDTH, np.int64),
+        "num_classes": np.asarray(NUM_CLASSES, np.int64),
+        "num_actions": np.asarray(NUM_JOINT, np.int64), "source": np.asarray(str(source)),
+    }  # fmt: skip
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:  # a file object keeps np.savez from appending ".npz"
+        np.savez_compressed(f, **meta, **arrays)
+    return path
+
+
+def _meta_int(data: dict, name: str, low: int) -> int:
+    v = data[name]
+    if v.shape != () or not np.issubdtype(v.dtype, np.integer) or int(v) < low:
+        raise ValueError(f"{name}: expected a whole number >= {low}, got {v!r}")
+    return int(v)
+
+
+class NumpyPolicy:
+    """A `.npz` actor run with NumPy (or any `xp`): the same logits as the JAX policy."""
+
+    def __init__(self, weights: dict, hidden: int, recurrent: bool, source: str = "") -> None:
+        self.weights = weights
+        self.hidden = hidden
+        self.recurrent = recurrent
+        self.source = source
+
+    @classmethod
+    def load(cls, path: str | Path) -> NumpyPolicy:
+        """Read and check a `.npz` written by `export_npz` (ValueError naming the field)."""
+        try:
+            npz = np.load(Path(path), allow_pickle=False)
+        except FileNotFoundError:
+            raise ValueError(f"path: {path} does not exist") from None
+        except (ValueError, OSError, zipfile.BadZipFile, EOFError) as err:
+            raise ValueError(f"path: {path} is not a policy .npz ({err})") from None
+        if not isinstance(npz, np.lib.npyio.NpzFile):
+            raise ValueError(f"path: {path} holds one array, not a policy .npz archive")
+        data: dict[str, np.ndarray] = {}
+        with npz:
+            for name in npz.files:
+                try:
+                    data[name] = npz[name]
+                except (ValueError, OSError, zipfile.BadZipFile, EOFError) as err:
+                    raise ValueError(f"{name}: cannot be read ({err})") from None
+        for name in META_FIELDS:
+            if name not in data:
+                raise ValueError(f"{name}: missing from {path}")
+        fmt = data["format"]
+        if fmt.shape != () or fmt.dtype.kind != "U" or str(fmt) != NPZ_FORMAT:
+            raise ValueError(f"format: expected {NPZ_FORMAT!r}, got {fmt!r}")
+        version = _meta_int(data, "version", 0)
+        if version != NPZ_VERSION:
+            raise ValueError(f"version: unsupported version {version} (expected {NPZ_VERSION})")
+        hidden = _meta_int(data, "hidden", 1)
+        rec = data["recurrent"]
+        if rec.shape != () or rec.dtype != np.bool_:
+            raise ValueError(f"recurrent: expected true or false, got {rec!r}")
+        for name, want in (("obs_width", OBS_WIDTH), ("num_classes", NUM_CLASSES),
+                           ("num_actions", NUM_JOINT)):  # fmt: skip
+            if _meta_int(data, name, 1) != want:
+                raise ValueError(f"{name}: {int(data[name])} does not match this package ({want})")
+        recurrent = bool(rec)
+        source = (
+            str(data["source"]) if "source" in data and data["source"].dtype.kind == "U" else ""
+        )
+        expected = weight_shapes(hidden, recurrent)
+        extra = sorted(set(data) - set(expected) - set(META_FIELDS) - {"source"})
+        if extra:
+            raise ValueError(f"{extra[0]}: unknown field in a policy .npz")
+        weights = {}
+        for name, shape in expected.items():
+            if name not in data:
+                raise ValueError(f"{name}: missing from {path}")
+            arr = data[name]
+            if arr.shape != shape:
+                raise ValueError(f"{name}: expected shape {shape}, got {arr.shape}")
+            if arr.dtype != np.float32:
+                raise ValueError(f"{name}: expected float32 weights, got {arr.dtype}")
+            if not np.isfinite(arr).all():
+                raise ValueError(f"{name}: holds non-finite values")
+            weights[name] = arr
+        return cls(weights, hidden, recurrent, source)
+
+    def init_memory(self, *lead: int) -> np.ndarray:
+        """Zero memory for a team (lead = (5,)) or a batch of teams ((games, 5))."""
+        return np.zeros((*(lead or (TEAM_SLOTS,)), self.hidden if self.recurrent else 1),
+                        np.float32)  # fmt: skip
+
+    def logits(self, inputs: Any, memory: Any, xp: Any = np) -> tuple[Any, Any]:
+        """New memory and masked logits for `TeamInputs` (one game or a batch of games)."""
+        obs = xp.asarray(inputs.obs, dtype=xp.float32)
+        new_game = xp.asarray(inputs.new_game)
+        reset = xp.broadcast_to(new_game[..., None], obs.shape[:-1])
+        w = {k: xp.asarray(v) for k, v in self.weights.items()} if xp is not np else self.weights
+        return actor_forward(xp, w, self.recurrent, xp.asarray(memory, dtype=xp.float32), obs,
+                             xp.asarray(inputs.classes), xp.asarray(inputs.avail), reset)  # fmt: skip
+
+    def act(self, inputs: Any, memory: Any, greedy: bool = True,
+            rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """Actions (…, 5) int32 and the new memory; sampling uses `rng` (Gumbel-max)."""
+        memory, logits = self.logits(inputs, memory)
+        if not greedy:
+            if rng is None:
+                raise ValueError("rng: sampling needs a numpy Generator (or greedy=True)")
+            u = rng.random(logits.shape, dtype=np.float64)
+            gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
+            logits = np.where(np.asarray(inputs.avail), logits + gumbel, -np.inf)
+        return np.argmax(logits, axis=-1).astype(np.int32), memory
+
+    def host_system(self, greedy: bool = True, seed: int = 0, name: str | None = None):
+        """This policy as a host System (NumPy on the host, all games at once)."""
+        from ..systems.base import host_system
+
+        rng = np.random.default_rng(seed)
+
+        def fn(inputs, memory):
+            if memory is None or memory.shape[:-1] != np.shape(inputs.present):
+                memory = self.init_memory(*np.shape(inputs.present))
+            return self.act(inputs, memory, greedy=greedy, rng=rng)
+
+        label = name or f"npz:{self.source or 'policy'}" + (":greedy" if greedy else "")
+        return host_system(fn, name=label)
+
+
+__all__ = [
+    "LearnedPolicy", "NumpyPolicy", "actor_forward", "export_npz", "learned_system",
+    "load_policy", "save_weights_npz", "system_from_spec", "weight_shapes",
+]  # fmt: skip
