@@ -241,7 +241,7 @@ def train(
     from tqdm.auto import tqdm
 
     from .checkpoint import Checkpoints
-    from .validation import ValidationLog, Validator, best_of, validation_updates
+    from .validation import ValidationLog, best_of, validation_updates, validator_for
 
     cfg = config
     run_dir = Path(cfg.out)
@@ -264,7 +264,7 @@ def train(
     bar = tqdm(total=cfg.num_updates, initial=done, disable=not progress, unit="update")
 
     checks = set(validation_updates(cfg))
-    validator = Validator(cfg, learner.nets) if checks else None
+    validator = validator_for(cfg, learner.nets) if checks else None
     vlog = ValidationLog(run_dir)
     best_ckpts = Checkpoints(run_dir / "best", keep=1) if checks else None
     vrows = vlog.keep_until(done) if resume else []

@@ -196,6 +196,22 @@ class Validator:
         return summary, games
 
 
+_VALIDATORS: dict[tuple, Validator] = {}
+
+
+def validator_for(cfg: PPOConfig, nets: Networks) -> Validator:
+    """A cached Validator: runs with the same networks and panel share compiled loops."""
+    settings = cfg.game_settings()
+    key = (
+        cfg.algo, cfg.hidden, cfg.recurrent, cfg.critic, settings["rosters"][0],
+        settings["winning_score"], settings["horizon"], cfg.validation_opponents,
+        cfg.validation_maps, cfg.validation_games, cfg.validation_seed,
+    )  # fmt: skip
+    if key not in _VALIDATORS:
+        _VALIDATORS[key] = Validator(cfg, nets)
+    return _VALIDATORS[key]
+
+
 class ValidationLog:
     """validation.csv / validation.jsonl (one row per check) and validation_games.csv."""
 
@@ -250,5 +266,5 @@ def best_of(rows: list[dict]) -> dict | None:
 
 __all__ = [
     "Validator", "ValidationLog", "actor_system", "best_of", "panel_summary",
-    "validation_updates",
+    "validation_updates", "validator_for",
 ]  # fmt: skip
