@@ -78,9 +78,7 @@ def test_validation_files_best_checkpoint_and_resume(tmp_path):
     rows = [json.loads(line) for line in (run / "validation.jsonl").read_text().splitlines()]
     assert [r["update"] for r in rows] == [0, 2, 4]
     header = (run / "validation.csv").read_text().splitlines()[0].split(",")
-    assert {"update", "margin", "kills", "deaths", "wins", "draws", "losses", "best"} <= set(
-        header
-    )
+    assert {"update", "margin", "kills", "deaths", "wins", "draws", "losses", "best"} <= set(header)
     games = pd.read_csv(run / "validation_games.csv")
     assert len(games) == 3 * 4  # 3 checks x 2 maps x 2 games x 1 opponent
     for r in rows:
@@ -108,7 +106,8 @@ def test_validation_files_best_checkpoint_and_resume(tmp_path):
     for a, b in zip(leaves(result.state), leaves(resumed.state), strict=True):
         np.testing.assert_array_equal(a, b)
     cut_rows = [
-        json.loads(line) for line in (tmp_path / "cut" / "validation.jsonl").read_text().splitlines()
+        json.loads(line)
+        for line in (tmp_path / "cut" / "validation.jsonl").read_text().splitlines()
     ]
     assert [r["update"] for r in cut_rows] == [0, 2, 4]
     for a, b in zip(rows, cut_rows, strict=True):

@@ -319,7 +319,9 @@ def check_config(cfg: PPOConfig) -> None:
         _fail("validation_maps", "map ids must differ")
     _whole(cfg, "validation_games", 2, 100_000)
     if cfg.validation_games % 2:
-        _fail("validation_games", f"{cfg.validation_games} is odd; games come in spawn-swapped pairs")
+        _fail(
+            "validation_games", f"{cfg.validation_games} is odd; games come in spawn-swapped pairs"
+        )
     _whole(cfg, "validation_seed", 0, 2**31 - 1)
 
 
