@@ -18,12 +18,14 @@ from tests.test_learn_validation import PANEL  # noqa: E402
 
 
 def _toml(settings: list[str]) -> str:
-    return "\n".join(s.replace("=", " = ", 1) for s in settings) + "\n"
+    table = dict(s.split("=", 1) for s in settings)  # later settings win
+    return "".join(f"{k} = {v}\n" for k, v in table.items())
 
 
 def test_train_then_plot(tmp_path, capsys):
     cfg = tmp_path / "tiny.toml"
-    cfg.write_text(_toml([*TINY[:-1], *PANEL]))  # total_steps comes from the command line
+    settings = [s for s in [*TINY, *PANEL] if not s.startswith("total_steps")]
+    cfg.write_text(_toml(settings))  # total_steps comes from the command line
     run = tmp_path / "runs" / "cli"
     argv = ["train", "--algo", "rec-ippo", "--config", str(cfg), "--out", str(run),
             "total_steps=32", "validate_every=0.5", "--quiet"]  # fmt: skip

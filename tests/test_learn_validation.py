@@ -19,6 +19,7 @@ from marl_bgs.learn.validation import (  # noqa: E402
     best_of,
     panel_summary,
     validation_updates,
+    validator_for,
 )
 from tests.test_learn_trainer import TINY, leaves  # noqa: E402
 
@@ -99,6 +100,16 @@ def test_validation_files_best_checkpoint_and_resume(tmp_path):
     if best["update"] == 4:
         for a, b in zip(leaves(state), leaves(result.state), strict=True):
             np.testing.assert_array_equal(a, b)
+    # The weights reach the compiled panel as an argument: the same weights play the same
+    # games, other weights other games (with no recompilation in between).
+    v = validator_for(cfg, learner_for(cfg).nets)
+    first = v.play(result.state.actor_params, record=True)
+    acts = v.last_actions["random"]
+    pd.testing.assert_frame_equal(first, v.play(result.state.actor_params, record=True))
+    for g, a in acts.items():
+        np.testing.assert_array_equal(a, v.last_actions["random"][g])
+    v.play(jax.tree.map(lambda x: x * 100, result.state.actor_params), record=True)  # sharp
+    assert any(not np.array_equal(a, v.last_actions["random"][g]) for g, a in acts.items())
     # An interrupted run with checks resumes bit-identically and logs the same checks.
     cut = tiny(tmp_path, "cut")
     train(cut, progress=False, stop_after=3, plots=False)

@@ -38,6 +38,11 @@ def _series(rows: list[dict], key: str) -> tuple[list[float], list[float]]:
     return xs, ys
 
 
+def _legend(ax, **kw):
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(**kw)
+
+
 def _line(ax, rows, key, label=None, **kw):
     xs, ys = _series(rows, key)
     if xs:
@@ -51,13 +56,13 @@ def plot_training(rows: list[dict], path: Path, title: str) -> Path:
     ax2 = ax.twinx()
     _line(ax2, rows, "mean_reward", "mean reward per step", color="tab:orange")
     ax.set_title("return and reward")
-    ax.legend(loc="upper left", fontsize=8)
-    ax2.legend(loc="lower right", fontsize=8)
+    _legend(ax, loc="upper left", fontsize=8)
+    _legend(ax2, loc="lower right", fontsize=8)
     ax = axes[0, 1]
     for k in ("loss", "actor_loss", "value_loss"):
         _line(ax, rows, k)
     ax.set_title("losses")
-    ax.legend(fontsize=8)
+    _legend(ax, fontsize=8)
     ax = axes[1, 0]
     _line(ax, rows, "entropy")
     ax2 = ax.twinx()
@@ -68,7 +73,7 @@ def plot_training(rows: list[dict], path: Path, title: str) -> Path:
         _line(ax, rows, k, lab, marker=".")
     ax.set_ylim(-0.02, 1.02)
     ax.set_title("finished training games")
-    ax.legend(fontsize=8)
+    _legend(ax, fontsize=8)
     for ax in axes.flat:
         ax.set_xlabel("game steps")
     fig.suptitle(title)
@@ -91,12 +96,12 @@ def plot_validation(rows: list[dict], path: Path, title: str) -> Path:
                    label="best", zorder=3)  # fmt: skip
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_title("point margin per game")
-    ax.legend(fontsize=8)
+    _legend(ax, fontsize=8)
     ax = axes[1]
     _line(ax, rows, "kills", "kills", marker="o")
     _line(ax, rows, "deaths", "deaths", marker="o")
     ax.set_title("kills and deaths per game")
-    ax.legend(fontsize=8)
+    _legend(ax, fontsize=8)
     ax = axes[2]
     _line(ax, rows, "win_share", "won", marker="o")
     ax.set_ylim(-0.02, 1.02)

@@ -89,6 +89,7 @@ class PanelRunner(evaluation._BatchRunner):
         super().__init__(env, systems)
         self.holder = holder
         self.params: Any = None
+        self.calls = 0
         self._run_params = jax.jit(self._traced)
 
     def _traced(self, params, root, seeds, state):
@@ -104,6 +105,7 @@ class PanelRunner(evaluation._BatchRunner):
 
         _, state = self.env.reset_to(jax.random.key(0), positions)
         seeds = jnp.asarray(seeds, jnp.int32)
+        self.calls += 1
         state, trail = self._run_params(self.params, root, seeds, state)
         return np.asarray(state.metrics), np.asarray(trail)
 
@@ -170,21 +172,28 @@ class Validator:
             self.runners[opponent.name] = PanelRunner(plain.env, plain.systems, self.holder)
         return self.runners[opponent.name]
 
-    def play(self, actor_params: Any) -> pd.DataFrame:
-        """Every game of the panel for these parameters (evaluate's table, all opponents)."""
+    def play(self, actor_params: Any, record: bool = False) -> pd.DataFrame:
+        """Every game of the panel for these parameters (evaluate's table, all opponents);
+        with `record`, each game's accepted actions go to `last_actions[opponent][game]`."""
         frames = []
+        self.last_actions: dict[str, dict[int, np.ndarray]] = {}
         for opponent in self.opponents:
             runner = self._runner(opponent)
             runner.params = actor_params
             key = ((self.system, opponent), self.maps, self.games, self.rosters,
                    self.winning_score, self.horizon)  # fmt: skip
             evaluation._RUNNERS[key] = runner  # evaluate looks it up by this key
+            calls = runner.calls
             result = evaluation.evaluate(
                 self.system, opponent, maps=list(self.maps), games=self.games,
                 seed=self.cfg.validation_seed, rosters=self.rosters,
                 winning_score=self.winning_score, horizon=self.horizon,
-                batch_size=self.games, progress=False,
+                batch_size=self.games, record=range(self.games) if record else (),
+                progress=False,
             )  # fmt: skip
+            self.last_actions[opponent.name] = result.actions
+            if runner.calls == calls:  # evaluate's cache key changed: never run stale weights
+                raise RuntimeError("validation: evaluate did not use the parameterised runner")
             frames.append(result.games)
         return pd.concat(frames, ignore_index=True)
 
