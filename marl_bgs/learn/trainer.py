@@ -267,7 +267,7 @@ def train(
     validator = validator_for(cfg, learner.nets) if checks else None
     vlog = ValidationLog(run_dir)
     best_ckpts = Checkpoints(run_dir / "best", keep=1) if checks else None
-    vrows = vlog.keep_until(done) if resume else []
+    vrows = vlog.keep_until(done if resume else -1)  # a fresh run drops stale checks
     if best_ckpts is not None:
         for s in best_ckpts.steps():
             if s > done:  # saved after the checkpoint this run resumes from: played again
