@@ -137,6 +137,40 @@ def _view(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train(args: argparse.Namespace) -> int:
+    from .learn.config import load_config
+
+    overrides = list(args.overrides)
+    for text in overrides:
+        if "=" not in text:
+            raise ValueError(f"override {text!r}: expected key=value (e.g. num_envs=64)")
+    if args.out is not None:
+        overrides.append(f"out={json.dumps(args.out)}")
+    cfg = load_config(args.config, overrides, algo=args.algo)
+    out = Path(cfg.out)
+    if args.resume and not (out / "checkpoints").is_dir():
+        raise ValueError(f"--resume: no checkpoints in {out} to resume from")
+    from .learn.trainer import train
+
+    result = train(cfg, resume=args.resume, progress=not args.quiet)
+    state = result.state
+    print(f"{cfg.algo}: {int(state.update)} updates, {int(state.steps)} game steps in {out}")
+    return 0
+
+
+def _plot(args: argparse.Namespace) -> int:
+    run = Path(args.run_dir)
+    if not run.is_dir():
+        raise ValueError(f"run: no run folder at {run}")
+    try:
+        from .learn.plots import plot_run
+    except ImportError as err:
+        raise ValueError(f"plot: needs matplotlib ({err})") from None
+    paths = plot_run(run, args.out)
+    print("wrote " + ", ".join(str(p) for p in paths))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="marl-bgs", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -169,6 +203,26 @@ def main(argv: list[str] | None = None) -> int:
     view.add_argument("--view", help="oracle, a, b, or one agent such as a2")
     view.add_argument("--no-browser", action="store_true", help="print the address only")
     view.set_defaults(run=_view)
+
+    from .learn.config import ALGOS
+
+    tr = sub.add_parser(
+        "train",
+        help="train a PPO baseline into a run folder",
+        description="Settings: the algorithm's defaults, then --config (TOML, YAML or JSON), "
+        "then key=value overrides (field names of marl_bgs.learn.PPOConfig), then --out.",
+    )
+    tr.add_argument("--algo", choices=ALGOS, help="rec-ippo, rec-mappo, ff-ippo or ff-mappo")
+    tr.add_argument("--config", help="a .toml, .yaml/.yml or .json file of settings")
+    tr.add_argument("--out", help="run folder (the config's `out`)")
+    tr.add_argument("--resume", action="store_true", help="continue from the newest checkpoint")
+    tr.add_argument("--quiet", action="store_true", help="no progress bar")
+    tr.add_argument("overrides", nargs="*", metavar="key=value", help="setting overrides")
+    tr.set_defaults(run=_train)
+    pl = sub.add_parser("plot", help="draw a run folder's learning curves to PNG")
+    pl.add_argument("run_dir", metavar="RUN", help="a run folder written by `marl-bgs train`")
+    pl.add_argument("--out", help="folder for the PNGs (default RUN/plots)")
+    pl.set_defaults(run=_plot)
 
     args = parser.parse_args(argv)
     try:

@@ -22,7 +22,7 @@ def test_win_rate_against_random_rises(tmp_path):
             "num_envs=16", "rollout_len=32", "hidden=32", "stage=0", "gamma=0.99",
             "opponent_self=0", "opponent_pool=0", "opponent_fixed=0", "opponent_scripted=1",
             'scripted_opponents=["random"]', "actor_lr=3e-4", "critic_lr=1e-3",
-            "total_steps=20480", "checkpoint_every=0", f'out="{tmp_path / "smoke"}"',
+            "total_steps=20480", "checkpoint_every=0", "validate_every=0", f'out="{tmp_path / "smoke"}"',
         ],
         algo="ff-ippo",
     )  # fmt: skip

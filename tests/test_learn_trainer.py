@@ -16,7 +16,7 @@ from marl_bgs.learn.trainer import learner_for, train  # noqa: E402
 
 TINY = [
     "num_envs=2", "rollout_len=4", "hidden=8", "stage=0", "epochs=2", "minibatches=2",
-    "opponent_self=0.5", "opponent_pool=0", "opponent_fixed=0", "opponent_scripted=0.5",
+    "validate_every=0", "opponent_self=0.5", "opponent_pool=0", "opponent_fixed=0", "opponent_scripted=0.5",
     'scripted_opponents=["random"]', "checkpoint_every=1", "total_steps=32",
 ]  # fmt: skip
 

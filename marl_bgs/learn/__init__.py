@@ -6,6 +6,12 @@ a trained actor, `policy.py`) needs only NumPy; `learned_system(run)` plays a ru
 
     from marl_bgs.learn import load_config, train
     result = train(load_config("rec.toml", ["num_envs=64"], algo="rec-ippo"))
+
+`train` also plays the validation panel (`validation.py`, section S6.3) at update 0 and
+after every `validate_every` of training, keeps the best check's state under best/, and
+draws the learning curves (`plots.py`, needs matplotlib) into the run folder's plots/.
+The command line: `marl-bgs train --algo rec-ippo --config FILE --out runs/NAME [k=v ...]`
+and `marl-bgs plot runs/NAME`.
 """
 
 from __future__ import annotations

@@ -95,6 +95,16 @@ class PPOConfig:
     checkpoint_every: int = 50  # updates between checkpoints (0: only at the end)
     keep_checkpoints: int = 3
 
+    # Validation (section S6.3): at update 0 and after every `validate_every` of training
+    # (a fraction; 0 turns it off) the current actor plays `validation_games` games per map
+    # and opponent (spawn-swapped pairs) with the run's rosters, winning score and horizon;
+    # the check with the best point margin (update 0 excluded) is kept under best/.
+    validate_every: float = 0.1
+    validation_opponents: tuple[str, ...] = ("tdm-alpha", "tdm-beta")
+    validation_maps: tuple[int, ...] = (42, 43, 44, 46)  # map 45 left out (pathing fails)
+    validation_games: int = 8
+    validation_seed: int = 0  # root seed of the validation games (same games at every check)
+
     def __post_init__(self) -> None:
         check_config(self)
 
@@ -289,6 +299,30 @@ def check_config(cfg: PPOConfig) -> None:
         _fail("out", "expected a folder name")
     _whole(cfg, "checkpoint_every", 0)
     _whole(cfg, "keep_checkpoints", 1, 10_000)
+    _real(cfg, "validate_every", 0.0, 1.0)
+    if not isinstance(cfg.validation_opponents, tuple):
+        _fail("validation_opponents", "expected a list of System names")
+    if cfg.validate_every > 0 and not cfg.validation_opponents:
+        _fail("validation_opponents", "validation needs at least one System name")
+    for name in cfg.validation_opponents:
+        if name not in BUILDERS:
+            _fail("validation_opponents", f"unknown System {name!r}; known: {', '.join(BUILDERS)}")
+    if len(set(cfg.validation_opponents)) != len(cfg.validation_opponents):
+        _fail("validation_opponents", "names must differ")
+    if not isinstance(cfg.validation_maps, tuple) or not cfg.validation_maps:
+        _fail("validation_maps", "expected a non-empty list of validation map ids")
+    for m in cfg.validation_maps:
+        if isinstance(m, bool) or m not in SPLITS["validation"]:
+            ids = ", ".join(map(str, SPLITS["validation"]))
+            _fail("validation_maps", f"{m!r} is not a validation map ({ids})")
+    if len(set(cfg.validation_maps)) != len(cfg.validation_maps):
+        _fail("validation_maps", "map ids must differ")
+    _whole(cfg, "validation_games", 2, 100_000)
+    if cfg.validation_games % 2:
+        _fail(
+            "validation_games", f"{cfg.validation_games} is odd; games come in spawn-swapped pairs"
+        )
+    _whole(cfg, "validation_seed", 0, 2**31 - 1)
 
 
 # ---- reading ------------------------------------------------------------------------------
@@ -391,15 +425,44 @@ def from_dict(data: dict, algo: str | None = None) -> PPOConfig:
 def load_config(
     path: str | Path | None = None, overrides: Sequence[str] = (), algo: str | None = None
 ) -> PPOConfig:
-    """Defaults of `algo`, then a TOML (or saved JSON) file, then `key=value` overrides."""
+    """Defaults of `algo`, then a TOML, YAML (needs PyYAML) or saved JSON file, then
+    `key=value` overrides."""
     data: dict = {}
     if path is not None:
-        text = Path(path).read_text()
-        data = json.loads(text) if str(path).endswith(".json") else tomllib.loads(text)
+        data = read_settings(path)
     for text in overrides:
         key, value = _parse_override(text)
         data[key] = value
     return from_dict(data, algo=algo or data.get("algo"))
+
+
+def read_settings(path: str | Path) -> dict:
+    """The table of settings in a .toml, .yaml/.yml or .json file (errors name `config`)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"config: no file at {path}")
+    text = path.read_text()
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".json":
+            data = json.loads(text)
+        elif suffix in (".yaml", ".yml"):
+            try:
+                import yaml
+            except ImportError:
+                raise ValueError(f"config: {path} is YAML, which needs PyYAML") from None
+            data = yaml.safe_load(text) or {}
+        else:
+            data = tomllib.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as err:
+        raise ValueError(f"config: cannot read {path}: {err}") from None
+    except Exception as err:  # yaml.YAMLError without importing yaml here
+        if type(err).__module__.startswith("yaml"):
+            raise ValueError(f"config: cannot read {path}: {err}") from None
+        raise
+    if not isinstance(data, dict):
+        raise ValueError(f"config: {path} must hold a table of settings")
+    return data
 
 
 def read_json(path: str | Path) -> PPOConfig:
@@ -409,5 +472,6 @@ def read_json(path: str | Path) -> PPOConfig:
 
 __all__ = [
     "PPOConfig", "RecIPPOConfig", "RecMAPPOConfig", "FFIPPOConfig", "FFMAPPOConfig",
-    "CONFIG_CLASSES", "ALGOS", "load_config", "from_dict", "read_json", "check_config",
+    "CONFIG_CLASSES", "ALGOS", "load_config", "from_dict", "read_json", "read_settings",
+    "check_config",
 ]  # fmt: skip

@@ -159,8 +159,10 @@ _LEARNERS: dict[tuple, Learner] = {}
 
 def learner_for(cfg: PPOConfig, reward_fn: Callable | None = None) -> Learner:
     """A cached Learner: configs differing only in run settings share compiled code."""
-    key = (cfg.replace(seed=0, out="-", total_steps=1, checkpoint_every=0, keep_checkpoints=1),
-           reward_fn)  # fmt: skip
+    run_only = dict(seed=0, out="-", total_steps=1, checkpoint_every=0, keep_checkpoints=1,
+                    validate_every=0.0, validation_opponents=(), validation_maps=(42,),
+                    validation_games=2, validation_seed=0)  # fmt: skip
+    key = (cfg.replace(**run_only), reward_fn)
     if key not in _LEARNERS:
         _LEARNERS[key] = Learner(cfg, reward_fn)
     return _LEARNERS[key]
@@ -221,18 +223,25 @@ def train(
     reward_fn: Callable | None = None,
     progress: bool = True,
     stop_after: int | None = None,
+    plots: bool = True,
 ) -> TrainResult:
     """Train `config.num_updates` updates into the run folder `config.out`.
 
     Writes config.json (the resolved config), updates.csv / updates.jsonl (one row per
     update: losses, entropy, rewards, finished games and their results) and orbax
-    checkpoints under checkpoints/. `resume=True` continues from the newest checkpoint,
-    bit-identically to a run that never stopped. `stop_after` ends after that many updates
-    in this call (it still checkpoints), as an interrupted run would.
+    checkpoints under checkpoints/. With `validate_every` > 0 it also plays the validation
+    panel at update 0 and after every `validate_every` of training (validation.csv /
+    validation.jsonl / validation_games.csv) and keeps the state of the check with the best
+    point margin (update 0 excluded) under best/. At the end it draws plots/ (when
+    matplotlib is installed and `plots`). `resume=True` continues from the newest checkpoint,
+    bit-identically to a run that never stopped (validation never touches the training
+    state or its random keys). `stop_after` ends after that many updates in this call (it
+    still checkpoints), as an interrupted run would.
     """
     from tqdm.auto import tqdm
 
     from .checkpoint import Checkpoints
+    from .validation import ValidationLog, best_of, validation_updates, validator_for
 
     cfg = config
     run_dir = Path(cfg.out)
@@ -253,6 +262,34 @@ def train(
         todo = min(todo, stop_after)
     rows: list[dict] = []
     bar = tqdm(total=cfg.num_updates, initial=done, disable=not progress, unit="update")
+
+    checks = set(validation_updates(cfg))
+    validator = validator_for(cfg, learner.nets) if checks else None
+    vlog = ValidationLog(run_dir)
+    best_ckpts = Checkpoints(run_dir / "best", keep=1) if checks else None
+    vrows = vlog.keep_until(done if resume else -1)  # a fresh run drops stale checks
+    if best_ckpts is not None:
+        for s in best_ckpts.steps():
+            if s > done:  # saved after the checkpoint this run resumes from: played again
+                best_ckpts.manager.delete(s)
+    best = best_of(vrows)
+
+    def validate(state: TrainState) -> None:
+        nonlocal best
+        u = int(state.update)
+        summary, games = validator.check(state.actor_params)
+        row = {"update": u, "steps": int(state.steps), **summary}
+        row["best"] = u > 0 and (best is None or row["margin"] > best["margin"])
+        if row["best"]:
+            best_ckpts.save(u, state)
+            best = row
+        vlog.write(row, games)
+        bar.write(f"validation at update {u}: margin {row['margin']:+.2f}, kills "
+                  f"{row['kills']:.1f}, deaths {row['deaths']:.1f}, W-D-L {row['wins']}-"
+                  f"{row['draws']}-{row['losses']}" + (" (best)" if row["best"] else ""))  # fmt: skip
+
+    if validator is not None and done == 0 and not any(r["update"] == 0 for r in vrows):
+        validate(state)
     last = time.perf_counter()
     for _ in range(todo):
         state, metrics = learner.update(state)
@@ -267,10 +304,27 @@ def train(
         bar.update(1)
         bar.set_postfix(steps_s=f"{row['steps_per_s']:.0f}", win=f"{row['wins_share']:.2f}")
         u = int(state.update)
+        if validator is not None and u in checks:
+            validate(state)
+            last = time.perf_counter()  # the next update's time leaves the check out
         if cfg.checkpoint_every and u % cfg.checkpoint_every == 0:
             ckpts.save(u, state)
     bar.close()
     if int(state.update) not in ckpts.steps():
         ckpts.save(int(state.update), state)
     ckpts.wait()
+    if best_ckpts is not None:
+        best_ckpts.wait()
+    if plots and int(state.update) == cfg.num_updates:
+        _draw_plots(run_dir)
     return TrainResult(state, run_dir, rows)
+
+
+def _draw_plots(run_dir: Path) -> None:
+    """The learning curves under plots/ (skipped, with a note, without matplotlib)."""
+    try:
+        from .plots import plot_run
+    except ImportError as err:
+        print(f"marl-bgs: no plots ({err}); pip install matplotlib")
+        return
+    plot_run(run_dir)

@@ -1,0 +1,205 @@
+"""Training game steps per second of the four PPO baselines, beside the env alone, in one run.
+
+For each batch size (`--sizes`, games played at once) and each algorithm (rec-ippo,
+rec-mappo, ff-ippo, ff-mappo): the compiled update (a `--rollout-len`-tick rollout of pure
+self-play, GAE, `epochs` x `minibatches` PPO steps) is compiled apart (timed, excluded),
+called once untimed, then `--updates` times; a game step is one tick of one game, so an
+update is num_envs x rollout_len game steps, and the rate is that over the median update's
+wall time. The env-only loop runs on the same env, batch and rollout length: a compiled
+scan of uniformly random legal actions for both teams with `reset_done` every tick, timed
+the same way. `ratio` = training rate / env-only rate.
+
+Besides the median, each row gives the timed calls' total wall and process CPU time
+(`time.process_time`, all threads), the compiled program's peak buffers
+(`memory_analysis`, per program), the process's maximum RSS so far (`resource.ru_maxrss`,
+cumulative: it bounds every row before it) and, where the device reports them, JAX's
+peak bytes in use (`device.memory_stats()`; CPU devices usually report nothing).
+
+    python benchmarks/train_throughput.py                         # sizes 64 256 512
+    python benchmarks/train_throughput.py --sizes 64 --updates 3  # quick check
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import time
+from pathlib import Path
+
+import jax
+from report import run_facts, write_report
+
+from marl_bgs.learn.config import ALGOS, load_config
+from marl_bgs.learn.trainer import Learner
+
+SELF_PLAY = ["opponent_self=1", "opponent_pool=0", "opponent_fixed=0", "opponent_scripted=0"]
+
+
+def max_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def jax_peak_mb() -> float | None:
+    stats = jax.devices()[0].memory_stats()
+    if not stats or "peak_bytes_in_use" not in stats:
+        return None
+    return stats["peak_bytes_in_use"] / 2**20
+
+
+def _xla_peak_mb(compiled) -> float | None:
+    mem = compiled.memory_analysis()
+    if mem is None:
+        return None
+    peak = getattr(mem, "peak_memory_in_bytes", 0) or (
+        mem.argument_size_in_bytes + mem.output_size_in_bytes + mem.temp_size_in_bytes
+    )
+    return peak / 2**20
+
+
+def _timed(fn, carry, calls: int) -> tuple[dict, object]:
+    """Compile `fn` for `carry` (timed apart), one untimed call, then `calls` timed calls
+    each feeding its output to the next."""
+    begin = time.perf_counter()
+    compiled = fn.lower(carry).compile()
+    compile_s = time.perf_counter() - begin
+    carry = jax.block_until_ready(compiled(carry))[0]
+    times = []
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    for _ in range(calls):
+        begin = time.perf_counter()
+        carry = jax.block_until_ready(compiled(carry))[0]
+        times.append(time.perf_counter() - begin)
+    out = {
+        "median_call_s": statistics.median(times),
+        "call_seconds": times,
+        "wall_s": time.perf_counter() - wall0,
+        "cpu_s": time.process_time() - cpu0,
+        "compile_s": compile_s,
+        "xla_peak_mb": _xla_peak_mb(compiled),
+    }
+    return out, carry
+
+
+def config_for(algo: str, num_envs: int, args: argparse.Namespace):
+    return load_config(
+        None,
+        [
+            f"num_envs={num_envs}", f"rollout_len={args.rollout_len}", f"hidden={args.hidden}",
+            f"maps=[{args.map}]", "validate_every=0", *SELF_PLAY,
+        ],
+        algo=algo,
+    )  # fmt: skip
+
+
+def train_run(algo: str, num_envs: int, args: argparse.Namespace) -> tuple[dict, Learner]:
+    learner = Learner(config_for(algo, num_envs, args))
+    state = learner.init(jax.random.PRNGKey(0))
+    out, _ = _timed(learner.update, state, args.updates)
+    out["steps_per_s"] = learner.cfg.steps_per_update / out["median_call_s"]
+    return out, learner
+
+
+def env_run(learner: Learner, args: argparse.Namespace) -> dict:
+    """Random legal actions on the learner's own env, batch and rollout length."""
+    env, cfg = learner.env, learner.cfg
+
+    def body(carry, _):
+        state, key = carry
+        key, k_act, k_step, k_reset = jax.random.split(key, 4)
+        actions = env.sample_actions(k_act, state)
+        _, state, reward, _, _ = env.step(k_step, state, actions)
+        _, state = env.reset_done(k_reset, state)
+        return (state, key), reward["a0"].sum()
+
+    def rollout(carry):
+        carry, rewards = jax.lax.scan(body, carry, None, length=cfg.rollout_len)
+        return carry, rewards
+
+    _, state = env.reset(jax.random.PRNGKey(0))
+    out, _ = _timed(jax.jit(rollout), (state, jax.random.PRNGKey(1)), args.updates)
+    out["steps_per_s"] = cfg.steps_per_update / out["median_call_s"]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[64, 256, 512])
+    parser.add_argument("--algos", nargs="+", choices=ALGOS, default=list(ALGOS))
+    parser.add_argument("--updates", type=int, default=10, help="timed updates per row")
+    parser.add_argument("--rollout-len", type=int, default=32)
+    parser.add_argument("--hidden", type=int, default=128)
+    parser.add_argument("--map", type=int, default=0, help="a training map (0-41)")
+    parser.add_argument(
+        "--out", type=Path, default=Path("benchmarks/results/train_throughput.json")
+    )
+    args = parser.parse_args()
+    if args.updates < 1:
+        parser.error("--updates: at least 1")
+    for n in args.sizes:
+        if n < 2 or n % 2:
+            parser.error(f"--sizes: {n} must be even (2 minibatches split the games)")
+
+    rows = []
+    print(
+        f"{'games':>6} {'algo':>10} {'steps/s':>9} {'env steps/s':>11} {'ratio':>6} "
+        f"{'compile s':>9} {'wall s':>7} {'cpu s':>7} {'XLA MB':>7} {'RSS MB':>7}"
+    )
+    for n in args.sizes:
+        env = None
+        for algo in args.algos:
+            ours, learner = train_run(algo, n, args)
+            if env is None:  # the env and its batch do not depend on the algorithm
+                env = env_run(learner, args)
+            row = {
+                "games": n,
+                "algo": algo,
+                "rollout_len": args.rollout_len,
+                "steps_per_update": learner.cfg.steps_per_update,
+                "train_steps_per_s": ours["steps_per_s"],
+                "train_median_update_s": ours["median_call_s"],
+                "train_update_seconds": ours["call_seconds"],
+                "train_wall_s": ours["wall_s"],
+                "train_cpu_s": ours["cpu_s"],
+                "train_compile_s": ours["compile_s"],
+                "train_xla_peak_mb": ours["xla_peak_mb"],
+                "env_steps_per_s": env["steps_per_s"],
+                "env_median_call_s": env["median_call_s"],
+                "env_wall_s": env["wall_s"],
+                "env_cpu_s": env["cpu_s"],
+                "env_compile_s": env["compile_s"],
+                "env_xla_peak_mb": env["xla_peak_mb"],
+                "ratio_train_to_env": ours["steps_per_s"] / env["steps_per_s"],
+                "process_max_rss_mb": max_rss_mb(),
+                "jax_peak_mb": jax_peak_mb(),
+            }
+            rows.append(row)
+            xla = ours["xla_peak_mb"]
+            print(
+                f"{n:6d} {algo:>10} {ours['steps_per_s']:9.0f} {env['steps_per_s']:11.0f} "
+                f"{row['ratio_train_to_env']:6.3f} {ours['compile_s']:9.1f} "
+                f"{ours['wall_s']:7.2f} {ours['cpu_s']:7.2f} "
+                f"{xla if xla is not None else float('nan'):7.1f} "
+                f"{row['process_max_rss_mb']:7.0f}",
+                flush=True,
+            )
+    result = {
+        "benchmark": "train_throughput",
+        **run_facts(),
+        "protocol": "compiled PPO update (pure self-play rollout + GAE + PPO epochs) vs "
+        "env-only scan of random legal actions with reset_done, same env, batch and "
+        "rollout length; compile excluded; one untimed call, then the median of --updates",
+        "updates": args.updates,
+        "rollout_len": args.rollout_len,
+        "hidden": args.hidden,
+        "map": args.map,
+        "memory": "train/env_xla_peak_mb: the compiled program's peak buffers (XLA "
+        "memory_analysis); process_max_rss_mb: resource.ru_maxrss so far (cumulative); "
+        "jax_peak_mb: device memory_stats peak_bytes_in_use (null where not reported)",
+        "rows": rows,
+    }
+    write_report(args.out, result)
+
+
+if __name__ == "__main__":
+    main()
