@@ -26,7 +26,7 @@ from pathlib import Path
 
 import jax
 import jax.numpy as jnp
-from report import run_facts, write_report
+from report import random_play_step, run_facts, write_report
 
 import marl_bgs
 
@@ -58,13 +58,7 @@ def tdm_run(num_envs: int, ticks: int, repeats: int) -> dict:
     env = marl_bgs.make("tdm", map_id=47, num_envs=num_envs)
     _, state = env.reset(jax.random.key(0))
 
-    def body(carry, _):
-        state, key = carry
-        key, k_act, k_step, k_reset = jax.random.split(key, 4)
-        actions = env.sample_actions(k_act, state)
-        _, state, reward, _, _ = env.step(k_step, state, actions)
-        _, state = env.reset_done(k_reset, state)
-        return (state, key), reward["a0"].sum()
+    body = random_play_step(env)
 
     run = jax.jit(lambda s, k: jax.lax.scan(body, (s, k), None, length=ticks)[1])
     out = _timed(run, state, jax.random.key(1), repeats)

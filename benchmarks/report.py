@@ -26,3 +26,19 @@ def write_report(path: Path, result: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {path}")
+
+
+def random_play_step(env):
+    """The env-only loop every benchmark times: one `lax.scan` step of random legal actions
+    for all games, finished games restarted; the carry is (state, key)."""
+    import jax
+
+    def body(carry, _):
+        state, key = carry
+        key, k_act, k_step, k_reset = jax.random.split(key, 4)
+        actions = env.sample_actions(k_act, state)
+        _, state, reward, _, _ = env.step(k_step, state, actions)
+        _, state = env.reset_done(k_reset, state)
+        return (state, key), reward["a0"].sum()
+
+    return body

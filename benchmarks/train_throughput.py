@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 import jax
-from report import run_facts, write_report
+from report import random_play_step, run_facts, write_report
 
 from marl_bgs.learn.config import ALGOS, load_config
 from marl_bgs.learn.trainer import Learner
@@ -104,13 +104,7 @@ def env_run(learner: Learner, args: argparse.Namespace) -> dict:
     """Random legal actions on the learner's own env, batch and rollout length."""
     env, cfg = learner.env, learner.cfg
 
-    def body(carry, _):
-        state, key = carry
-        key, k_act, k_step, k_reset = jax.random.split(key, 4)
-        actions = env.sample_actions(k_act, state)
-        _, state, reward, _, _ = env.step(k_step, state, actions)
-        _, state = env.reset_done(k_reset, state)
-        return (state, key), reward["a0"].sum()
+    body = random_play_step(env)
 
     def rollout(carry):
         carry, rewards = jax.lax.scan(body, carry, None, length=cfg.rollout_len)
