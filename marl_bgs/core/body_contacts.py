@@ -147,12 +147,8 @@ def may_meet(xp: Any, legs: Paths, blocking: Any) -> Any:
 
 def _row_min(xp: Any, init: Any, rows_i: Any, rows_j: Any, values: Any) -> Any:
     """Per body, the least of `init` and the values of the rows it is in."""
-    if xp is np:
-        out = init.copy()
-        np.minimum.at(out, rows_i, values)
-        np.minimum.at(out, rows_j, values)
-        return out
-    return init.at[xp.concatenate([rows_i, rows_j])].min(xp.concatenate([values, values]))
+    index = xp.concatenate([rows_i, rows_j])
+    return _scatter_min(xp, init, index, xp.concatenate([values, values]))
 
 
 def linked_groups(xp: Any, n: int, rows_i: Any, rows_j: Any, valid: Any) -> Any:
