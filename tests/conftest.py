@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,35 @@ def pytest_configure(config):
         return
     jax.config.update("jax_compilation_cache_dir", os.environ["JAX_COMPILATION_CACHE_DIR"])
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+
+
+def _memory_map_count() -> int:
+    try:
+        with open("/proc/self/maps", "rb") as f:
+            return sum(1 for _ in f)
+    except OSError:  # not Linux
+        return 0
+
+
+def _memory_map_limit() -> int:
+    try:
+        return int(Path("/proc/sys/vm/max_map_count").read_text())
+    except (OSError, ValueError):
+        return 65530
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _free_compiled_programs():
+    """Drop JAX's compiled programs after a test module once the process holds more than
+    half of the kernel's memory-map limit. Every loaded XLA CPU program keeps a few dozen
+    memory maps; the whole suite in one process passed the default limit of 65,530, and
+    XLA then crashed (SIGSEGV) loading the next program instead of reporting the failed
+    mmap. Later modules recompile what they need (from the persistent cache)."""
+    yield
+    jax = sys.modules.get("jax")
+    if jax is not None and _memory_map_count() > _memory_map_limit() // 2:
+        jax.clear_caches()
+        gc.collect()
 
 
 @pytest.fixture(params=["numpy", "jax"])
