@@ -60,9 +60,14 @@ GAME_COLUMNS = (
 # ---- inputs ----------------------------------------------------------------------------------
 def resolve_system(spec: Any, where: str) -> System:
     """A System from a System, a registered name, a trained run (`{"checkpoint": folder,
-    "step": n, "greedy": false}`, step and greedy optional), or five of them (one per slot)."""
+    "step": n, "greedy": false}`, step and greedy optional), an exported actor
+    (`{"weights": "policy.npz", "greedy": false}`), or five of them (one per slot)."""
     if isinstance(spec, System):
         return spec
+    if isinstance(spec, dict) and "weights" in spec:
+        from .learn.policy import system_from_weights_spec
+
+        return system_from_weights_spec(spec, where)
     if isinstance(spec, dict) and "checkpoint" in spec:
         from .learn.policy import system_from_spec
 
@@ -78,7 +83,8 @@ def resolve_system(spec: Any, where: str) -> System:
         members = [resolve_system(s, f"{where}[{k}]") for k, s in enumerate(spec)]
         return team(*members, name="|".join(m.name for m in members))
     raise ValueError(
-        f"{where}: expected a System, a system name, {{'checkpoint': run folder}} or "
+        f"{where}: expected a System, a system name, {{'checkpoint': run folder}}, "
+        f"{{'weights': policy .npz}} or "
         f"{TEAM_SIZE} of them (one per slot), got {spec!r}"
     )
 

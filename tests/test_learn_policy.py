@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import pickle
 import re
@@ -35,7 +36,7 @@ from marl_bgs.learn.policy import (  # noqa: E402
 )
 from marl_bgs.learn.trainer import train  # noqa: E402
 from marl_bgs.systems.base import System, TeamInputs  # noqa: E402
-from marl_bgs.tournament.entrants import build_system, parse_entrants  # noqa: E402
+from marl_bgs.tournament.entrants import build_system, load_entrants, parse_entrants  # noqa: E402
 
 # The trainer tests' tiny run (4 updates of 2 games x 4 ticks, hidden 8, 1v1 stage 0).
 TINY = [
@@ -303,3 +304,63 @@ def test_missing_checkpoints_name_the_field_when_built(run, tmp_path):
         build_system(unsaved.entrants[1])
     with pytest.raises(ValueError, match=r"^team_b\.checkpoint: "):
         resolve_system({"checkpoint": str(tmp_path / "nope")}, "team_b")
+
+
+# ---- an exported actor as an entrant -----------------------------------------------------------
+def test_an_exported_policy_file_plays_as_the_checkpoint_does(run, tmp_path):
+    """`{"weights": file}` (read from the entrants file's folder) plays the same greedy
+    actions as the checkpoint it was exported from, inside compiled games."""
+    folder, _ = run
+    (tmp_path / "models").mkdir()
+    export_npz(folder, tmp_path / "models" / "tiny.npz", step=3)
+    doc = _entrants({"weights": "models/tiny.npz", "greedy": True})
+    (tmp_path / "season.json").write_text(json.dumps(doc))
+    spec = load_entrants(tmp_path / "season.json")
+    from_file = build_system(spec.entrants[1])
+    assert from_file.name == "npz:tiny:greedy"
+    assert build_system(spec.entrants[1]) is from_file  # one System: compiled games reused
+    # parse_entrants (no file) reads a relative path from the working directory.
+    with pytest.raises(ValueError, match=r"^entrant 'Tiny PPO': load\.weights: .*does not exist"):
+        build_system(parse_entrants(doc).entrants[1])
+    inputs, memory = random_inputs(5, 16, 8)
+    keys = jax.random.split(jax.random.PRNGKey(1), 16)
+    checkpoint = load_policy(folder, step=3, greedy=True)
+    want, want_mem = jax.vmap(checkpoint.act)(keys, inputs, memory)
+    got, got_mem = jax.jit(jax.vmap(from_file.act))(keys, inputs, memory)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    np.testing.assert_allclose(np.asarray(got_mem), np.asarray(want_mem), atol=1e-5)
+    sampled = resolve_system({"weights": str(tmp_path / "models" / "tiny.npz")}, "team_a")
+    acts, _ = jax.vmap(sampled.act)(keys, inputs, memory)
+    assert np.take_along_axis(inputs.avail, np.asarray(acts)[..., None], -1).all()
+
+
+def test_a_season_never_reuses_games_of_another_policy_file(run, tmp_path):
+    from marl_bgs.tournament.schedule import Fixture
+    from marl_bgs.tournament.season import _stored_key
+
+    folder, _ = run
+    path = export_npz(folder, tmp_path / "p.npz", step=3)
+    doc = _entrants({"weights": "p.npz"})
+    (tmp_path / "s.json").write_text(json.dumps(doc))
+    a, b = load_entrants(tmp_path / "s.json").entrants
+    fx = Fixture(0, "round-robin", "Random", "Tiny PPO", (42,), 2, 0)
+    before = _stored_key(fx, 0, a, b)
+    assert before["load_b"]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    export_npz(folder, path, step=4)
+    assert _stored_key(fx, 0, a, b) != before
+
+
+@pytest.mark.parametrize(
+    ("load", "field"),
+    [
+        ({"weights": ""}, "entrants[1].load.weights"),
+        ({"weights": "p.pt"}, "entrants[1].load.weights"),
+        ({"weights": 3}, "entrants[1].load.weights"),
+        ({"weights": "p.npz", "greedy": 1}, "entrants[1].load.greedy"),
+        ({"weights": "p.npz", "step": 1}, "entrants[1].load"),
+        ({"weights": "p.npz", "checkpoint": "runs/x"}, "entrants[1].load"),
+    ],
+)
+def test_bad_weights_entries_name_the_field(load, field):
+    with pytest.raises(ValueError, match="^" + re.escape(field) + ":"):
+        parse_entrants(_entrants(load))

@@ -308,6 +308,59 @@ def check_spec(spec: Any, where: str) -> None:
         raise ValueError(f"{where}.greedy: expected true or false, got {spec['greedy']!r}")
 
 
+_NPZ_SYSTEMS: dict[tuple, Any] = {}
+
+
+def npz_system(path: str | Path, greedy: bool = False):
+    """A JAX System playing the actor saved in a policy `.npz` (see `NumpyPolicy.jax_system`).
+
+    The same file (path and modification time) and mode give the same System object, so
+    compiled games are reused.
+    """
+    if not isinstance(greedy, bool):
+        raise ValueError(f"greedy: expected true or false, got {greedy!r}")
+    path = Path(path).expanduser()
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        raise ValueError(f"path: {path} does not exist") from None
+    key = (str(path.resolve()), stamp, greedy)
+    if key not in _NPZ_SYSTEMS:
+        policy = NumpyPolicy.load(path)
+        name = f"npz:{path.stem}" + (":greedy" if greedy else "")
+        _NPZ_SYSTEMS[key] = policy.jax_system(greedy, name=name)
+    return _NPZ_SYSTEMS[key]
+
+
+def check_weights_spec(spec: Any, where: str) -> None:
+    """Refuse a malformed `{"weights": "policy.npz", "greedy": bool?}` (no file is read)."""
+    if not isinstance(spec, dict):
+        raise ValueError(f'{where}: expected {{"weights": file}}, got {spec!r}')
+    extra = sorted(set(spec) - {"weights", "greedy"})
+    if extra:
+        raise ValueError(f"{where}: unknown field(s) {extra}")
+    path = spec.get("weights")
+    if not isinstance(path, str) or not path.endswith(".npz"):
+        raise ValueError(f"{where}.weights: expected a policy .npz file, got {path!r}")
+    if not isinstance(spec.get("greedy", False), bool):
+        raise ValueError(f"{where}.greedy: expected true or false, got {spec['greedy']!r}")
+
+
+def system_from_weights_spec(spec: Any, where: str, base: Path | None = None):
+    """A JAX System from `{"weights": file, "greedy": bool?}`; a relative file is read from
+    `base` (the entrants file's folder) when given."""
+    check_weights_spec(spec, where)
+    path = Path(spec["weights"]).expanduser()
+    if base is not None and not path.is_absolute():
+        path = base / path
+    try:
+        return npz_system(path, spec.get("greedy", False))
+    except ValueError as err:
+        field, _, why = str(err).partition(":")
+        name = "weights" if field == "path" else field
+        raise ValueError(f"{where}.{name}:{why}") from None
+
+
 # ---- the .npz export --------------------------------------------------------------------------
 def export_npz(checkpoint_dir: str | Path, path: str | Path, step: int | None = None) -> Path:
     """Write a run's actor weights and what is needed to run them to a small `.npz`."""
@@ -439,6 +492,36 @@ class NumpyPolicy:
             logits = np.where(np.asarray(inputs.avail), logits + gumbel, -np.inf)
         return np.argmax(logits, axis=-1).astype(np.int32), memory
 
+    def jax_system(self, greedy: bool = False, name: str | None = None):
+        """This policy as a JAX System (runs inside compiled games, as `learned_system`):
+        the same forward pass on `jax.numpy`, sampling with the key the protocol hands it."""
+        import jax
+        import jax.numpy as jnp
+
+        from ..systems.base import System
+
+        weights = {k: jnp.asarray(v) for k, v in self.weights.items()}
+        width = self.hidden if self.recurrent else 1
+
+        def init(key: Any) -> Any:
+            del key
+            return jnp.zeros((TEAM_SLOTS, width), jnp.float32)
+
+        def act(key: Any, inputs: Any, memory: Any) -> tuple[Any, Any]:
+            reset = jnp.broadcast_to(inputs.new_game, inputs.present.shape)
+            memory, logits = actor_forward(
+                jnp, weights, self.recurrent, memory, jnp.asarray(inputs.obs, jnp.float32),
+                inputs.classes, inputs.avail, reset,
+            )  # fmt: skip
+            if greedy:
+                actions = jnp.argmax(logits, axis=-1)
+            else:
+                actions = jax.random.categorical(key, logits, axis=-1)
+            return actions.astype(jnp.int32), memory
+
+        label = name or f"npz:{self.source or 'policy'}" + (":greedy" if greedy else "")
+        return System(label, act, init)
+
     def host_system(self, greedy: bool = True, seed: int = 0, name: str | None = None):
         """This policy as a host System (NumPy on the host, all games at once)."""
         from ..systems.base import host_system
@@ -456,5 +539,6 @@ class NumpyPolicy:
 
 __all__ = [
     "LearnedPolicy", "NumpyPolicy", "actor_forward", "export_npz", "learned_system",
-    "load_policy", "save_weights_npz", "system_from_spec", "weight_shapes",
+    "load_policy", "npz_system", "save_weights_npz", "system_from_spec",
+    "system_from_weights_spec", "weight_shapes",
 ]  # fmt: skip

@@ -11,8 +11,10 @@
 function that returns a System (with `kwargs` if given), so a learned checkpoint joins a season
 by adding one entry to this file, without changing any code. A run trained by
 `marl_bgs.learn.train` joins directly: `{"checkpoint": "runs/rec", "step": 40, "greedy": false}`
-(`step` and `greedy` optional: the newest checkpoint, sampled actions; a relative folder is
-read from the working directory, as `kwargs` paths are).
+(`step` and `greedy` optional: the newest checkpoint, sampled actions), and so does an actor
+exported to a policy file: `{"weights": "entrants/ppo/policy.npz", "greedy": false}`. A
+relative checkpoint folder or weights file is read from the entrants file's folder (from the
+working directory for a document given to `parse_entrants`); `kwargs` are passed as given.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ DEFAULT_FIELD_SIZE = 9
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+-]{0,39}$")
 SEASON_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 ENTRY_POINT_PATTERN = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-LOAD_KINDS = ("system", "entry_point", "checkpoint")
+LOAD_KINDS = ("system", "entry_point", "checkpoint", "weights")
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class Entrant:
     name: str
     type: str
     load: dict = field(hash=False)
+    base: Path | None = field(default=None, hash=False, compare=False)  # entrants file's folder
 
     @property
     def slug(self) -> str:
@@ -77,7 +80,7 @@ def _fail(where: str, message: str) -> None:
     raise ValueError(f"{where}: {message}")
 
 
-def _entrant(raw: Any, where: str) -> Entrant:
+def _entrant(raw: Any, where: str, base: Path | None = None) -> Entrant:
     if not isinstance(raw, dict):
         _fail(where, f"expected an object, got {type(raw).__name__}")
     extra = sorted(set(raw) - {"name", "type", "load", "description"})
@@ -93,12 +96,19 @@ def _entrant(raw: Any, where: str) -> Entrant:
     if not isinstance(load, dict):
         _fail(
             f"{where}.load",
-            f'expected {{"system": name}}, {{"entry_point": ...}} or {{"checkpoint": folder}}, '
-            f"got {load!r}",
+            f'expected {{"system": name}}, {{"entry_point": ...}}, {{"checkpoint": folder}} '
+            f'or {{"weights": file}}, got {load!r}',
         )
     if sum(k in load for k in LOAD_KINDS) != 1:
-        _fail(f"{where}.load", "give exactly one of 'system', 'entry_point' and 'checkpoint'")
-    if "checkpoint" in load:
+        _fail(
+            f"{where}.load",
+            "give exactly one of 'system', 'entry_point', 'checkpoint' and 'weights'",
+        )
+    if "weights" in load:
+        from ..learn.policy import check_weights_spec  # no JAX imported: fields only
+
+        check_weights_spec(load, f"{where}.load")
+    elif "checkpoint" in load:
         from ..learn.policy import check_spec  # no JAX imported: only the fields are checked
 
         check_spec(load, f"{where}.load")
@@ -116,11 +126,12 @@ def _entrant(raw: Any, where: str) -> Entrant:
             _fail(f"{where}.load.entry_point", f"expected 'module:function', got {ep!r}")
         if not isinstance(load.get("kwargs", {}), dict):
             _fail(f"{where}.load.kwargs", "expected an object of keyword arguments")
-    return Entrant(name, kind, dict(load))
+    return Entrant(name, kind, dict(load), base)
 
 
-def parse_entrants(data: Any) -> SeasonSpec:
-    """Validate an entrants document; errors name the offending field."""
+def parse_entrants(data: Any, base: Path | None = None) -> SeasonSpec:
+    """Validate an entrants document; errors name the offending field. `base` is the folder
+    relative checkpoint and weights paths are read from (default: the working directory)."""
     if not isinstance(data, dict):
         _fail("entrants file", f"expected a JSON object, got {type(data).__name__}")
     if data.get("format") != ENTRANTS_FORMAT:
@@ -147,7 +158,7 @@ def parse_entrants(data: Any) -> SeasonSpec:
         raw = data.get(key, [] if key == "challengers" else None)
         if not isinstance(raw, list):
             _fail(key, f"expected a list of entrants, got {raw!r}")
-        lists[key] = tuple(_entrant(e, f"{key}[{i}]") for i, e in enumerate(raw))
+        lists[key] = tuple(_entrant(e, f"{key}[{i}]", base) for i, e in enumerate(raw))
     if len(lists["entrants"]) < 2:
         _fail("entrants", "a round robin needs at least two entrants")
     if len(lists["entrants"]) > size:
@@ -162,7 +173,8 @@ def parse_entrants(data: Any) -> SeasonSpec:
 
 
 def load_entrants(path: str | Path) -> SeasonSpec:
-    """Read and validate an entrants file."""
+    """Read and validate an entrants file (relative model paths in it are read from its
+    folder)."""
     path = Path(path)
     try:
         data = json.loads(path.read_text())
@@ -170,7 +182,15 @@ def load_entrants(path: str | Path) -> SeasonSpec:
         raise ValueError(f"entrants file: {path} does not exist") from None
     except json.JSONDecodeError as err:
         raise ValueError(f"entrants file: {path} is not valid JSON ({err})") from None
-    return parse_entrants(data)
+    return parse_entrants(data, path.parent)
+
+
+def _resolved(entrant: Entrant, key: str) -> dict:
+    """The load spec with a relative `key` path joined to the entrants file's folder."""
+    spec = dict(entrant.load)
+    if entrant.base is not None and not Path(spec[key]).expanduser().is_absolute():
+        spec[key] = str(entrant.base / spec[key])
+    return spec
 
 
 def build_system(entrant: Entrant):
@@ -178,10 +198,14 @@ def build_system(entrant: Entrant):
     from ..systems.base import System
 
     where = f"entrant {entrant.name!r}: load"
+    if "weights" in entrant.load:
+        from ..learn.policy import system_from_weights_spec
+
+        return system_from_weights_spec(_resolved(entrant, "weights"), where)
     if "checkpoint" in entrant.load:
         from ..learn.policy import system_from_spec
 
-        return system_from_spec(entrant.load, where)
+        return system_from_spec(_resolved(entrant, "checkpoint"), where)
     if "system" in entrant.load:
         from ..systems.registry import by_name
 

@@ -7,6 +7,7 @@ schedule entry, root seed and both entrants' load specs match the planned one ex
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -52,8 +53,24 @@ class SeasonResult:
         return list(self.spec.entrants) + list(self.spec.challengers)
 
 
+def _load_identity(e: Entrant) -> dict:
+    """An entrant's load spec, plus the SHA-256 of its weights file when it has one, so
+    saved games of an older policy file are never reused for a new one."""
+    if "weights" not in e.load:
+        return e.load
+    path = Path(e.load["weights"]).expanduser()
+    if e.base is not None and not path.is_absolute():
+        path = e.base / path
+    try:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        digest = None  # build_system reports the missing file
+    return {**e.load, "sha256": digest}
+
+
 def _stored_key(fixture: Fixture, seed: int, a: Entrant, b: Entrant) -> dict:
-    return {"fixture": fixture.as_dict(), "seed": seed, "load_a": a.load, "load_b": b.load}
+    return {"fixture": fixture.as_dict(), "seed": seed, "load_a": _load_identity(a),
+            "load_b": _load_identity(b)}  # fmt: skip
 
 
 class _Store:
