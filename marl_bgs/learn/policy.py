@@ -127,16 +127,16 @@ def _run_folder(checkpoint_dir: Any) -> Path:
     return folder.absolute()
 
 
-def _saved_steps(folder: Path) -> list[int]:
+def _saved_steps(folder: Path, sub: str = "checkpoints") -> list[int]:
     """Checkpoint steps on disk (orbax writes finished ones as folders named by step)."""
-    return sorted(int(p.name) for p in (folder / "checkpoints").iterdir()
+    return sorted(int(p.name) for p in (folder / sub).iterdir()
                   if p.is_dir() and p.name.isdigit())  # fmt: skip
 
 
-def _pick_step(folder: Path, step: Any) -> int:
-    steps = _saved_steps(folder)
+def _pick_step(folder: Path, step: Any, sub: str = "checkpoints") -> int:
+    steps = _saved_steps(folder, sub)
     if not steps:
-        raise ValueError(f"checkpoint_dir: {folder} holds no saved checkpoint")
+        raise ValueError(f"checkpoint_dir: {folder}/{sub} holds no saved checkpoint")
     if step is None:
         return steps[-1]
     if isinstance(step, bool) or not isinstance(step, (int, np.integer)):
@@ -213,7 +213,7 @@ class LearnedPolicy(NamedTuple):
                 for k, v in flax_to_weights(self.params, self.recurrent).items()}  # fmt: skip
 
 
-def _restore_actor(folder: Path, step: int):
+def _restore_actor(folder: Path, step: int, sub: str = "checkpoints"):
     """The run's config and the actor parameters saved at `step`."""
     import jax
 
@@ -230,7 +230,7 @@ def _restore_actor(folder: Path, step: int):
     # from the trainer's own init, traced abstractly (nothing is compiled or computed).
     template = jax.eval_shape(learner_for(cfg).init, jax.random.PRNGKey(0))
     try:
-        state = Checkpoints(folder / "checkpoints").restore(template, step)
+        state = Checkpoints(folder / sub).restore(template, step)
     except Exception as err:  # orbax raises many kinds; name the field and the cause
         raise ValueError(f"checkpoint_dir: cannot restore step {step} from {folder} "
                          f"({type(err).__name__}: {err})") from None  # fmt: skip
@@ -242,19 +242,27 @@ _SYSTEMS: dict[tuple, Any] = {}
 
 
 def load_policy(checkpoint_dir: str | Path, step: int | None = None,
-                greedy: bool = False) -> LearnedPolicy:  # fmt: skip
-    """The trained actor of a run folder at `step` (default: the newest checkpoint)."""
+                greedy: bool = False, best: bool = False) -> LearnedPolicy:  # fmt: skip
+    """The trained actor of a run folder at `step` (default: the newest checkpoint).
+
+    `best=True` reads the validation's best check (the run's best/ folder) instead.
+    """
     if not isinstance(greedy, bool):
         raise ValueError(f"greedy: expected true or false, got {greedy!r}")
+    if not isinstance(best, bool):
+        raise ValueError(f"best: expected true or false, got {best!r}")
     folder = _run_folder(checkpoint_dir)
-    step = _pick_step(folder, step)
-    stamp = (folder / "checkpoints" / str(step)).stat().st_mtime_ns
-    key = (str(folder), step, stamp)
+    sub = "best" if best else "checkpoints"
+    if best and not (folder / sub).is_dir():
+        raise ValueError(f"best: {folder} has no best/ folder (the run never validated)")
+    step = _pick_step(folder, step, sub)
+    stamp = (folder / sub / str(step)).stat().st_mtime_ns
+    key = (str(folder), sub, step, stamp)
     base = _POLICIES.get(key)
     if base is None:
-        cfg, params = _restore_actor(folder, step)
-        base = LearnedPolicy(f"learned:{folder.name}@{step}", folder, step, cfg.hidden,
-                             cfg.recurrent, params, False)  # fmt: skip
+        cfg, params = _restore_actor(folder, step, sub)
+        label = f"learned:{folder.name}@{'best' if best else ''}{step}"
+        base = LearnedPolicy(label, folder, step, cfg.hidden, cfg.recurrent, params, False)
         _POLICIES[key] = base
     if greedy:
         return base._replace(name=base.name + ":greedy", greedy=True)
@@ -362,11 +370,13 @@ def system_from_weights_spec(spec: Any, where: str, base: Path | None = None):
 
 
 # ---- the .npz export --------------------------------------------------------------------------
-def export_npz(checkpoint_dir: str | Path, path: str | Path, step: int | None = None) -> Path:
-    """Write a run's actor weights and what is needed to run them to a small `.npz`."""
-    policy = load_policy(checkpoint_dir, step)
+def export_npz(checkpoint_dir: str | Path, path: str | Path, step: int | None = None,
+               best: bool = False) -> Path:  # fmt: skip
+    """Write a run's actor weights and what is needed to run them to a small `.npz`
+    (`best=True`: the validation's best check)."""
+    policy = load_policy(checkpoint_dir, step, best=best)
     return save_weights_npz(path, policy.weights(), policy.hidden, policy.recurrent,
-                            source=f"{policy.folder.name}@{policy.step}")  # fmt: skip
+                            source=policy.name.removeprefix("learned:"))  # fmt: skip
 
 
 def save_weights_npz(path: str | Path, weights: dict, hidden: int, recurrent: bool,

@@ -1,0 +1,158 @@
+"""Publish a training run as a season entrant: its policy file, how it was trained, and how
+it plays on the test maps.
+
+    .venv/bin/python scripts/publish_entrant.py --run runs/ppo-rec-ippo-0 \
+        --out seasons/entrants/ppo-rec-ippo-0
+
+Writes into `--out` (next to the run's training config, which stays as it is):
+- `policy.npz`: the actor of the validation's best check (`best/`; the newest checkpoint
+  when the run never validated), in the `.npz` format `NumpyPolicy` reads;
+- `config.json` (the resolved config), `updates.csv` (one row per update), `validation.csv`
+  and the learning-curve plots under `plots/`, copied from the run;
+- `training.json`: the budget (updates, game steps, wall time of the updates and of the
+  whole run, machine) and which check was kept;
+- `test_results.json` and `test_results.csv`: `--games` games (spawn-swapped pairs, sampled
+  actions, as the entrant plays in seasons) against each `--opponents` System on the test
+  maps 47-51, with wins, draws, losses, the decisive-win share and its 95% Wilson interval,
+  and the mean point margin with its interval; `test_games.csv` holds every game.
+
+The test maps are used here only to report; nothing in training or selection reads them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import pandas as pd  # noqa: E402
+
+OPPONENTS = ("random", "tdm-alpha", "tdm-beta", "tdm-gamma")
+COPIED = ("config.json", "updates.csv", "validation.csv")
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a share k/n (NaN bounds when n = 0)."""
+    if n == 0:
+        return math.nan, math.nan
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def budget(run: Path, selected: dict) -> dict:
+    """What training cost, read from the run folder."""
+    import jax
+
+    updates = pd.read_csv(run / "updates.csv")
+    cfg = json.loads((run / "config.json").read_text())
+    start = (run / "config.json").stat().st_mtime
+    end = (run / "updates.csv").stat().st_mtime
+    out = {
+        "algo": cfg["algo"],
+        "seed": cfg["seed"],
+        "updates": int(updates["update"].iloc[-1]),
+        "game_steps": int(updates["steps"].iloc[-1]),
+        "updates_wall_s": round(float(updates["seconds"].sum()), 1),
+        "run_wall_s": round(end - start, 1),
+        "run_wall_note": "config.json written to the last update logged: compiling, "
+        "validation checks and checkpoints included",
+        "median_steps_per_s": round(float(updates["steps_per_s"].median()), 1),
+        "machine": {
+            "cpu": cpu_model(),
+            "cores": os.cpu_count(),
+            "platform": platform.platform(),
+            "jax": jax.__version__,
+            "device": str(jax.devices()[0].device_kind),
+        },
+        "selected": selected,
+    }
+    return out
+
+
+def selected_check(run: Path) -> tuple[bool, dict]:
+    """The validation row of the kept check (best margin, update 0 excluded)."""
+    vpath = run / "validation.csv"
+    if not (run / "best").is_dir() or not vpath.exists():
+        return False, {"kind": "newest checkpoint", "why": "the run never validated"}
+    rows = pd.read_csv(vpath)
+    best = rows[rows["best"].astype(str).str.lower() == "true"].iloc[-1]
+    keep = {k: (v.item() if hasattr(v, "item") else v) for k, v in best.items()}
+    return True, {"kind": "best validation margin", **keep}
+
+
+def test_table(policy: Path, opponents: list[str], games: int, seed: int, out: Path) -> list:
+    import marl_bgs
+
+    rows, frames = [], []
+    for name in opponents:
+        result = marl_bgs.evaluate({"weights": str(policy)}, name, maps="test", games=games,
+                                   seed=seed, progress=True)  # fmt: skip
+        s = result.summary()
+        g = result.games.assign(opponent=name)
+        frames.append(g)
+        wins, losses, draws = int(s["wins"]), int(s["losses"]), int(s["draws"])
+        decisive = wins + losses
+        lo, hi = wilson(wins, decisive)
+        rows.append({
+            "opponent": name, "games": games, "wins": wins, "draws": draws, "losses": losses,
+            "decisive_win_share": round(wins / decisive, 4) if decisive else None,
+            "decisive_win_share_95": [round(lo, 4), round(hi, 4)] if decisive else None,
+            "mean_margin": round(s["margin_mean"], 3),
+            "mean_margin_95": [round(float(x), 3) for x in s["margin_ci95"]],
+        })  # fmt: skip
+        print(f"vs {name}: W-D-L {wins}-{draws}-{losses}, margin {s['margin_mean']:+.2f}")
+    pd.concat(frames).to_csv(out / "test_games.csv", index=False, lineterminator="\n")
+    return rows
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--run", type=Path, required=True, help="the training run folder")
+    p.add_argument("--out", type=Path, required=True, help="the entrant's folder")
+    p.add_argument("--opponents", nargs="+", default=list(OPPONENTS))
+    p.add_argument("--games", type=int, default=200, help="games per opponent (even)")
+    p.add_argument("--seed", type=int, default=0, help="root seed of the test games")
+    args = p.parse_args()
+
+    from marl_bgs.learn.policy import export_npz
+
+    run, out = args.run, args.out
+    out.mkdir(parents=True, exist_ok=True)
+    use_best, selected = selected_check(run)
+    policy = export_npz(run, out / "policy.npz", best=use_best)
+    for name in COPIED:
+        if (run / name).exists():
+            shutil.copyfile(run / name, out / name)
+    if (run / "plots").is_dir():
+        shutil.copytree(run / "plots", out / "plots", dirs_exist_ok=True)
+    (out / "training.json").write_text(json.dumps(budget(run, selected), indent=2) + "\n")
+    rows = test_table(policy, args.opponents, args.games, args.seed, out)
+    doc = {"maps": "test (47-51)", "actions": "sampled", "seed": args.seed, "results": rows}
+    (out / "test_results.json").write_text(json.dumps(doc, indent=2) + "\n")
+    flat = pd.DataFrame(rows).drop(columns=["decisive_win_share_95", "mean_margin_95"])
+    flat.to_csv(out / "test_results.csv", index=False, lineterminator="\n")
+    print(f"wrote {out} ({policy.stat().st_size / 1024:.0f} KiB policy)")
+
+
+if __name__ == "__main__":
+    main()
