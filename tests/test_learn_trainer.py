@@ -58,17 +58,20 @@ def test_opponent_draws_follow_the_weights(tmp_path):
     cfg = tiny(tmp_path, "draws", "opponent_self=0.6", "opponent_pool=0.2", "opponent_fixed=0",
                "opponent_scripted=0.2")  # fmt: skip
     rollout = learner_for(cfg).rollout
-    # 0.6 + 0.2 (empty pool -> current weights) against 0.2 for Random.
-    assert cfg.opponent_weights() == pytest.approx((0.8, 0.2))
+    # Before the first saved copy: 0.6 + 0.2 (the empty pool's share) against 0.2 for Random.
+    assert cfg.opponent_names() == ("self", "pool", "random")
+    assert cfg.opponent_weights(pool_filled=False) == pytest.approx((0.8, 0.0, 0.2))
     live = rollout.init_live(jax.random.PRNGKey(0))
     many = 20000
     opp = live.opponents
-    picks = jax.vmap(lambda k: rollout._draw_opponents(k, opp, np.ones(cfg.num_envs, bool)).pick)(
-        jax.random.split(jax.random.PRNGKey(1), many // cfg.num_envs)
-    )
-    share = float(np.mean(np.asarray(picks) == 1))
+    empty = jax.numpy.zeros((), jax.numpy.int32)
+    picks = jax.vmap(
+        lambda k: rollout._draw_opponents(k, opp, np.ones(cfg.num_envs, bool), empty).pick
+    )(jax.random.split(jax.random.PRNGKey(1), many // cfg.num_envs))
+    share = float(np.mean(np.asarray(picks) == 2))
     assert share == pytest.approx(0.2, abs=0.015)
-    kept = rollout._draw_opponents(jax.random.PRNGKey(2), opp, np.zeros(cfg.num_envs, bool))
+    assert not (np.asarray(picks) == 1).any()
+    kept = rollout._draw_opponents(jax.random.PRNGKey(2), opp, np.zeros(cfg.num_envs, bool), empty)
     np.testing.assert_array_equal(np.asarray(kept.pick), np.asarray(opp.pick))
 
 

@@ -26,6 +26,7 @@ from ..systems.registry import by_name
 from .config import PPOConfig
 from .losses import ValueNorm, gae, masked_mean, normalize, policy_loss, value_loss
 from .networks import Networks, action_log_prob, entropy, init_params, make_networks
+from .opponents import Pool, copies_due, partner_team, policy_system
 from .rewards import make_reward_fn
 from .rollout import STAT_NAMES, Live, Memory, Rollout, critic_inputs
 
@@ -44,6 +45,7 @@ class TrainState(NamedTuple):
     live: Live
     update: Any  # () int32 updates done
     steps: Any  # () int32 game steps played
+    pool: Pool  # saved copies of the actor (size 0 when the config uses no pool)
 
 
 class Learner:
@@ -59,8 +61,12 @@ class Learner:
         self.critic_tx = optax.chain(
             optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(cfg.critic_lr, eps=1e-5)
         )
-        scripted = [by_name(n) for n in cfg.scripted_opponents] if cfg.opponent_scripted else []
-        self.rollout = Rollout(cfg, self.env, self.nets, scripted, reward_fn or make_reward_fn(cfg))
+        systems = [policy_system(f, f"fixed_opponents[{i}]")
+                   for i, f in enumerate(cfg.fixed_in_play)]  # fmt: skip
+        systems += [by_name(n) for n in cfg.scripted_in_play]
+        partners, learner_slots = partner_team(cfg.teammates)
+        self.rollout = Rollout(cfg, self.env, self.nets, systems,
+                               reward_fn or make_reward_fn(cfg), partners, learner_slots)  # fmt: skip
         self.init = jax.jit(self._init)
         self.update = jax.jit(self._update)
 
@@ -72,6 +78,7 @@ class Learner:
             actor, critic, self.actor_tx.init(actor), self.critic_tx.init(critic),
             ValueNorm.create(), k_next, self.rollout.init_live(k_live),
             jnp.zeros((), jnp.int32), jnp.zeros((), jnp.int32),
+            Pool.create(actor, self.cfg.pool_size if self.cfg.uses_pool else 0),
         )  # fmt: skip
 
     # ---- the loss of one minibatch -------------------------------------------------------
@@ -106,7 +113,7 @@ class Learner:
         key, k_roll, k_perm = jax.random.split(ts.key, 3)
         start = ts.live.memory
         live, traj, last_value, stats, by_opp = self.rollout.run(
-            (ts.actor_params, ts.critic_params, ts.value_norm), ts.live, k_roll
+            (ts.actor_params, ts.critic_params, ts.value_norm, ts.pool), ts.live, k_roll
         )
         adv, target = gae(traj.reward, traj.value, traj.done, last_value, cfg.gamma,
                           cfg.gae_lambda)  # fmt: skip
@@ -149,8 +156,13 @@ class Learner:
         metrics["mean_value"] = masked_mean(traj.value, traj.mask)
         metrics["games_by_opponent"] = by_opp[0]
         metrics["wins_by_opponent"] = by_opp[1]
+        steps = ts.steps + cfg.steps_per_update
+        pool = ts.pool
+        if cfg.uses_pool:
+            pool = pool.push(params[0], copies_due(ts.steps, steps, cfg.pool_every))
+        metrics["pool_copies"] = pool.count
         new = TrainState(params[0], params[1], opts[0], opts[1], vnorm, key, live,
-                         ts.update + 1, ts.steps + cfg.steps_per_update)  # fmt: skip
+                         ts.update + 1, steps, pool)  # fmt: skip
         return new, metrics
 
 
@@ -255,7 +267,7 @@ def train(
         raise ValueError(f"out: {run_dir} already holds checkpoints (pass resume=True)")
     cfg.save(run_dir / "config.json")
     log = RunLog(run_dir)
-    names = ("self", *cfg.scripted_opponents) if cfg.opponent_scripted else ("self",)
+    names = cfg.opponent_names()
     done = int(state.update)
     todo = cfg.num_updates - done
     if stop_after is not None:
