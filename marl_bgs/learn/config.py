@@ -102,6 +102,7 @@ class PPOConfig:
     horizon: int = 300
 
     # Run.
+    devices: int = 1  # devices the games are split over (0: all; see learn.sharding)
     seed: int = 0
     out: str = "runs/default"
     checkpoint_every: int = 50  # updates between checkpoints (0: only at the end)
@@ -354,6 +355,9 @@ def check_config(cfg: PPOConfig) -> None:
         _fail("roster", f"stage {cfg.stage} needs {CURRICULUM[cfg.stage].team_size} classes")
     _whole(cfg, "winning_score", 1, MAX_WINNING_SCORE)
     _whole(cfg, "horizon", 1, MAX_HORIZON)
+    _whole(cfg, "devices", 0, 1 << 16)
+    if cfg.devices > 1 and cfg.num_envs % cfg.devices:
+        _fail("num_envs", f"{cfg.num_envs} games do not split evenly over {cfg.devices} devices")
     _whole(cfg, "seed", 0, 2**31 - 1)
     if not isinstance(cfg.out, str) or not cfg.out:
         _fail("out", "expected a folder name")

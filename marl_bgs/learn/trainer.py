@@ -171,7 +171,7 @@ _LEARNERS: dict[tuple, Learner] = {}
 
 def learner_for(cfg: PPOConfig, reward_fn: Callable | None = None) -> Learner:
     """A cached Learner: configs differing only in run settings share compiled code."""
-    run_only = dict(seed=0, out="-", total_steps=1, checkpoint_every=0, keep_checkpoints=1,
+    run_only = dict(seed=0, out="-", devices=1, total_steps=1, checkpoint_every=0, keep_checkpoints=1,
                     validate_every=0.0, validation_opponents=(), validation_maps=(42,),
                     validation_games=2, validation_seed=0)  # fmt: skip
     key = (cfg.replace(**run_only), reward_fn)
@@ -265,6 +265,12 @@ def train(
         state = ckpts.restore(state)
     elif not resume and ckpts.latest() is not None:
         raise ValueError(f"out: {run_dir} already holds checkpoints (pass resume=True)")
+    if cfg.devices != 1:
+        from .sharding import game_mesh, shard_state
+
+        mesh = game_mesh(cfg.devices)
+        if mesh.devices.size > 1:
+            state = shard_state(state, mesh, cfg.num_envs)
     cfg.save(run_dir / "config.json")
     log = RunLog(run_dir)
     names = cfg.opponent_names()
