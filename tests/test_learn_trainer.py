@@ -82,3 +82,25 @@ def test_user_reward_fn_replaces_the_builtin(tmp_path):
     cfg = tiny(tmp_path, "user", "total_steps=8")
     result = train(cfg, reward_fn=constant, progress=False)
     assert result.rows[0]["mean_reward"] == pytest.approx(0.25)
+
+
+def test_a_curriculum_walks_its_stages_and_resumes_bit_identically(tmp_path):
+    """Stages 0 (1v1 on map 0) and 1 (2v2 on maps 0-2), half the updates each; a run cut
+    at the stage change resumes to the same state as one that never stopped."""
+    more = ("stage=null", "curriculum=[0, 1]", "total_steps=32")
+    cfg = tiny(tmp_path, "walk", *more)
+    assert [cfg.stage_config(u).stage for u in range(4)] == [0, 0, 1, 1]
+    assert cfg.stage_config(3).game_settings()["rosters"][0][0] == cfg.roster[:2]
+    straight = train(cfg, progress=False, plots=False)
+    cut = tiny(tmp_path, "walk-cut", *more)
+    train(cut, progress=False, stop_after=2, plots=False)
+    resumed = train(cut, resume=True, progress=False, plots=False)
+    for a, b in zip(leaves(straight.state), leaves(resumed.state), strict=True):
+        np.testing.assert_array_equal(a, b)
+    # Stage 1's games have two agents a side: Team A's second slot is now in play.
+    present = np.asarray(straight.state.live.env.game.present)
+    assert present[:, [0, 1, 5, 6]].all() and not present[:, [2, 3, 4, 7, 8, 9]].any()
+    with pytest.raises(ValueError, match=r"config\.curriculum"):
+        tiny(tmp_path, "both", "curriculum=[0, 1]")  # TINY already fixes stage 0
+    with pytest.raises(ValueError, match=r"config\.curriculum"):
+        tiny(tmp_path, "bad", "stage=null", "curriculum=[0, 9]")

@@ -97,6 +97,9 @@ class PPOConfig:
     # stage (its maps, team size, winning score and horizon replace these).
     maps: tuple[int, ...] = SPLITS["curriculum"] + SPLITS["training"]
     stage: int | None = None
+    # A curriculum walk: these `marl_bgs.maps.CURRICULUM` stages in turn, each for its
+    # weight's share of training (e.g. [0, 1, 2, 3, 4, 5, 6, 7]); empty: no curriculum.
+    curriculum: tuple[int, ...] = ()
     roster: tuple[str, ...] = OFFICIAL_ROSTER  # both teams; a stage of size k uses roster[:k]
     winning_score: int = 20
     horizon: int = 300
@@ -191,6 +194,18 @@ class PPOConfig:
             else:
                 current += share
         return (current, *pool, *rest)
+
+    def stage_config(self, update: int) -> PPOConfig:
+        """The config the update number `update` (0-based) plays: with a curriculum, its
+        stage's (by training progress `update / num_updates`), else this one."""
+        if not self.curriculum:
+            return self
+        from ..maps import stage_bounds
+
+        bounds = stage_bounds([CURRICULUM[k] for k in self.curriculum])
+        progress = update / self.num_updates
+        pos = next((i for i, (_, end) in enumerate(bounds) if progress < end), len(bounds) - 1)
+        return self.replace(curriculum=(), stage=self.curriculum[pos])
 
     def to_dict(self) -> dict:
         out = {"format": CONFIG_FORMAT, "version": CONFIG_VERSION}
@@ -346,6 +361,15 @@ def check_config(cfg: PPOConfig) -> None:
             _fail("maps", f"map {m} is a held-out {split_of(m)} map; never train on maps 42-51")
     if cfg.stage is not None:
         _whole(cfg, "stage", 0, len(CURRICULUM) - 1)
+    if not isinstance(cfg.curriculum, tuple):
+        _fail("curriculum", "expected a list of curriculum stage numbers")
+    for k in cfg.curriculum:
+        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < len(CURRICULUM):
+            _fail("curriculum", f"{k!r} is not a curriculum stage (0-{len(CURRICULUM) - 1})")
+        if CURRICULUM[k].team_size > len(cfg.roster):
+            _fail("roster", f"curriculum stage {k} needs {CURRICULUM[k].team_size} classes")
+    if cfg.curriculum and cfg.stage is not None:
+        _fail("curriculum", "give a fixed stage or a curriculum, not both")
     if not isinstance(cfg.roster, tuple) or not 1 <= len(cfg.roster) <= 5:
         _fail("roster", "expected 1 to 5 class names")
     for c in cfg.roster:

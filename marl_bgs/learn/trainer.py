@@ -258,9 +258,11 @@ def train(
     cfg = config
     run_dir = Path(cfg.out)
     run_dir.mkdir(parents=True, exist_ok=True)
-    learner = learner_for(cfg, reward_fn)
     ckpts = Checkpoints(run_dir / "checkpoints", keep=cfg.keep_checkpoints)
-    state = learner.init(jax.random.PRNGKey(cfg.seed))
+    # The restore template is the learner of the stage the saved games were playing.
+    saved_at = ckpts.latest() if resume and ckpts.latest() is not None else 0
+    template_stage = cfg.stage_config(max(saved_at - 1, 0))
+    state = learner_for(template_stage, reward_fn).init(jax.random.PRNGKey(cfg.seed))
     if resume and ckpts.latest() is not None:
         state = ckpts.restore(state)
     elif not resume and ckpts.latest() is not None:
@@ -282,7 +284,8 @@ def train(
     bar = tqdm(total=cfg.num_updates, initial=done, disable=not progress, unit="update")
 
     checks = set(validation_updates(cfg))
-    validator = validator_for(cfg, learner.nets) if checks else None
+    final = cfg.stage_config(cfg.num_updates - 1)  # validation plays the last stage's games
+    validator = validator_for(final, learner_for(final, reward_fn).nets) if checks else None
     vlog = ValidationLog(run_dir)
     best_ckpts = Checkpoints(run_dir / "best", keep=1) if checks else None
     vrows = vlog.keep_until(done if resume else -1)  # a fresh run drops stale checks
@@ -310,6 +313,11 @@ def train(
         validate(state)
     last = time.perf_counter()
     for _ in range(todo):
+        u = int(state.update)
+        learner = learner_for(cfg.stage_config(u), reward_fn)
+        if u > 0 and cfg.stage_config(u) != cfg.stage_config(u - 1):
+            state = _next_stage(state, learner, u)
+            bar.write(f"curriculum: stage {cfg.stage_config(u).stage} from update {u}")
         state, metrics = learner.update(state)
         metrics = jax.device_get(metrics)
         now = time.perf_counter()
@@ -336,6 +344,14 @@ def train(
     if plots and int(state.update) == cfg.num_updates:
         _draw_plots(run_dir)
     return TrainResult(state, run_dir, rows)
+
+
+def _next_stage(state: TrainState, learner: Learner, update: int) -> TrainState:
+    """The learner carried into a new curriculum stage: fresh games of the stage's env
+    (from a key that depends only on the update number, so a resumed run does the same);
+    parameters, optimizers, pool and counters kept."""
+    key = jax.random.fold_in(jax.random.PRNGKey(update), 0x5747)
+    return state._replace(live=learner.rollout.init_live(key))
 
 
 def _draw_plots(run_dir: Path) -> None:
