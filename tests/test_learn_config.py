@@ -65,6 +65,12 @@ def test_toml_overrides_and_json_round_trip(tmp_path):
         ("stage=99", "stage"),
         ("value_norm=maybe", "value_norm"),
         ('roster=["mage", "bard"]', "roster"),
+        ("pool_size=-1", "pool_size"),
+        ("pool_every=0", "pool_every"),
+        ('fixed_opponents=["a.npz", "a.npz"]', "fixed_opponents"),
+        ('fixed_opponents=[""]', "fixed_opponents"),
+        ('teammates=["", "random"]', "teammates"),  # not one per slot
+        ('teammates=["random", "random", "random", "random", "random"]', "teammates"),
     ],
 )
 def test_bad_settings_name_the_field(override, field):
@@ -77,3 +83,19 @@ def test_bad_file_key_is_refused(tmp_path):
     path.write_text("learning_rate = 0.1\n")
     with pytest.raises(ValueError, match=r"config\.learning_rate: unknown setting"):
         load_config(path)
+
+
+def test_opponent_shares_follow_section_s6_2():
+    """Defaults: self 60%, pool 20% (self's until the first copy), fixed 15% (self's while
+    none is named), Alpha and Beta 2.5% each."""
+    cfg = load_config(None, [], algo="rec-ippo")
+    assert cfg.opponent_names() == ("self", "pool", "tdm-alpha", "tdm-beta")
+    assert cfg.opponent_weights() == pytest.approx((0.75, 0.2, 0.025, 0.025))
+    assert cfg.opponent_weights(pool_filled=False) == pytest.approx((0.95, 0.0, 0.025, 0.025))
+    two = cfg.replace(fixed_opponents=("runs/a", "b.npz"))
+    assert two.opponent_names() == ("self", "pool", "fixed:a", "fixed:b.npz", "tdm-alpha",
+                                    "tdm-beta")  # fmt: skip
+    assert two.opponent_weights() == pytest.approx((0.6, 0.2, 0.075, 0.075, 0.025, 0.025))
+    no_pool = cfg.replace(pool_size=0)
+    assert no_pool.opponent_names() == ("self", "tdm-alpha", "tdm-beta")
+    assert no_pool.opponent_weights() == pytest.approx((0.95, 0.025, 0.025))

@@ -58,17 +58,20 @@ def test_opponent_draws_follow_the_weights(tmp_path):
     cfg = tiny(tmp_path, "draws", "opponent_self=0.6", "opponent_pool=0.2", "opponent_fixed=0",
                "opponent_scripted=0.2")  # fmt: skip
     rollout = learner_for(cfg).rollout
-    # 0.6 + 0.2 (empty pool -> current weights) against 0.2 for Random.
-    assert cfg.opponent_weights() == pytest.approx((0.8, 0.2))
+    # Before the first saved copy: 0.6 + 0.2 (the empty pool's share) against 0.2 for Random.
+    assert cfg.opponent_names() == ("self", "pool", "random")
+    assert cfg.opponent_weights(pool_filled=False) == pytest.approx((0.8, 0.0, 0.2))
     live = rollout.init_live(jax.random.PRNGKey(0))
     many = 20000
     opp = live.opponents
-    picks = jax.vmap(lambda k: rollout._draw_opponents(k, opp, np.ones(cfg.num_envs, bool)).pick)(
-        jax.random.split(jax.random.PRNGKey(1), many // cfg.num_envs)
-    )
-    share = float(np.mean(np.asarray(picks) == 1))
+    empty = jax.numpy.zeros((), jax.numpy.int32)
+    picks = jax.vmap(
+        lambda k: rollout._draw_opponents(k, opp, np.ones(cfg.num_envs, bool), empty).pick
+    )(jax.random.split(jax.random.PRNGKey(1), many // cfg.num_envs))
+    share = float(np.mean(np.asarray(picks) == 2))
     assert share == pytest.approx(0.2, abs=0.015)
-    kept = rollout._draw_opponents(jax.random.PRNGKey(2), opp, np.zeros(cfg.num_envs, bool))
+    assert not (np.asarray(picks) == 1).any()
+    kept = rollout._draw_opponents(jax.random.PRNGKey(2), opp, np.zeros(cfg.num_envs, bool), empty)
     np.testing.assert_array_equal(np.asarray(kept.pick), np.asarray(opp.pick))
 
 
@@ -79,3 +82,25 @@ def test_user_reward_fn_replaces_the_builtin(tmp_path):
     cfg = tiny(tmp_path, "user", "total_steps=8")
     result = train(cfg, reward_fn=constant, progress=False)
     assert result.rows[0]["mean_reward"] == pytest.approx(0.25)
+
+
+def test_a_curriculum_walks_its_stages_and_resumes_bit_identically(tmp_path):
+    """Stages 0 (1v1 on map 0) and 1 (2v2 on maps 0-2), half the updates each; a run cut
+    at the stage change resumes to the same state as one that never stopped."""
+    more = ("stage=null", "curriculum=[0, 1]", "total_steps=32")
+    cfg = tiny(tmp_path, "walk", *more)
+    assert [cfg.stage_config(u).stage for u in range(4)] == [0, 0, 1, 1]
+    assert cfg.stage_config(3).game_settings()["rosters"][0][0] == cfg.roster[:2]
+    straight = train(cfg, progress=False, plots=False)
+    cut = tiny(tmp_path, "walk-cut", *more)
+    train(cut, progress=False, stop_after=2, plots=False)
+    resumed = train(cut, resume=True, progress=False, plots=False)
+    for a, b in zip(leaves(straight.state), leaves(resumed.state), strict=True):
+        np.testing.assert_array_equal(a, b)
+    # Stage 1's games have two agents a side: Team A's second slot is now in play.
+    present = np.asarray(straight.state.live.env.game.present)
+    assert present[:, [0, 1, 5, 6]].all() and not present[:, [2, 3, 4, 7, 8, 9]].any()
+    with pytest.raises(ValueError, match=r"config\.curriculum"):
+        tiny(tmp_path, "both", "curriculum=[0, 1]")  # TINY already fixes stage 0
+    with pytest.raises(ValueError, match=r"config\.curriculum"):
+        tiny(tmp_path, "bad", "stage=null", "curriculum=[0, 9]")

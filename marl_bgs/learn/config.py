@@ -73,23 +73,39 @@ class PPOConfig:
     healing_range: float = 0.001
     own_red_zone: float = -0.002
 
-    # Opponents for Team B, drawn per new game (section S6.2). Pools of saved copies and
-    # fixed checkpoints do not exist yet: their shares go to the current weights.
+    # Opponents for Team B, drawn per new game (section S6.2): the current weights, one of
+    # the `pool_size` newest saved copies of the actor (one saved every `pool_every` game
+    # steps), the fixed policies `fixed_opponents` (run folders or policy .npz files) and
+    # the registered Systems `scripted_opponents`, each share split evenly within its group.
+    # A group with nothing in it (no copy saved yet, no fixed policy) gives its share to the
+    # current weights.
     opponent_self: float = 0.60
     opponent_pool: float = 0.20
     opponent_fixed: float = 0.15
     opponent_scripted: float = 0.05
     scripted_opponents: tuple[str, ...] = ("tdm-alpha", "tdm-beta")  # share the scripted part
+    fixed_opponents: tuple[str, ...] = ()  # run folders (newest checkpoint) or .npz files
+    pool_size: int = 12  # every copy plays each tick (its actions kept where drawn)
+    pool_every: int = 1_376_256  # game steps between saved copies
+
+    # Team A's slots played by a System instead of the learner (frozen partners): empty, or
+    # five entries, each "" (the learner) or a System name, run folder or .npz file. Those
+    # slots' decisions are not trained on.
+    teammates: tuple[str, ...] = ()
 
     # Games: maps to draw from (a split name or ids; never held-out maps), or a curriculum
     # stage (its maps, team size, winning score and horizon replace these).
     maps: tuple[int, ...] = SPLITS["curriculum"] + SPLITS["training"]
     stage: int | None = None
+    # A curriculum walk: these `marl_bgs.maps.CURRICULUM` stages in turn, each for its
+    # weight's share of training (e.g. [0, 1, 2, 3, 4, 5, 6, 7]); empty: no curriculum.
+    curriculum: tuple[int, ...] = ()
     roster: tuple[str, ...] = OFFICIAL_ROSTER  # both teams; a stage of size k uses roster[:k]
     winning_score: int = 20
     horizon: int = 300
 
     # Run.
+    devices: int = 1  # devices the games are split over (0: all; see learn.sharding)
     seed: int = 0
     out: str = "runs/default"
     checkpoint_every: int = 50  # updates between checkpoints (0: only at the end)
@@ -136,18 +152,60 @@ class PPOConfig:
             "horizon": st.horizon,
         }
 
-    def opponent_weights(self) -> tuple[float, ...]:
-        """Per-game draw weights: current weights first, then each scripted System.
+    @property
+    def uses_pool(self) -> bool:
+        return self.opponent_pool > 0 and self.pool_size > 0
 
-        Empty pools (saved copies, fixed checkpoints) give their share to the current
-        weights, as section S6.2 does before the first copy exists.
+    @property
+    def fixed_in_play(self) -> tuple[str, ...]:
+        return self.fixed_opponents if self.opponent_fixed > 0 else ()
+
+    @property
+    def scripted_in_play(self) -> tuple[str, ...]:
+        return self.scripted_opponents if self.opponent_scripted > 0 else ()
+
+    def opponent_names(self) -> tuple[str, ...]:
+        """The opponents a game can draw, in pick order: "self", "pool" (when used), each
+        fixed policy ("fixed:<name>"), each scripted System."""
+        fixed = tuple(f"fixed:{Path(f).name}" for f in self.fixed_in_play)
+        pool = ("pool",) if self.uses_pool else ()
+        return ("self", *pool, *fixed, *self.scripted_in_play)
+
+    def opponent_weights(self, pool_filled: bool = True) -> tuple[float, ...]:
+        """Per-game draw weights in `opponent_names` order (summing to the shares' sum).
+
+        A share with nothing to play goes to the current weights: the pool's before its
+        first copy is saved (`pool_filled=False`), as in section S6.2, and the fixed and
+        scripted shares when no policy or System is named.
         """
-        names = self.scripted_opponents
-        each = self.opponent_scripted / len(names) if names else 0.0
-        current = self.opponent_self + self.opponent_pool + self.opponent_fixed
-        if not names:
-            current += self.opponent_scripted
-        return (current, *([each] * len(names)))
+        current = self.opponent_self
+        pool: tuple[float, ...] = ()
+        if self.uses_pool and pool_filled:
+            pool = (self.opponent_pool,)
+        elif self.uses_pool:
+            pool, current = (0.0,), current + self.opponent_pool
+        else:
+            current += self.opponent_pool
+        rest: list[float] = []
+        for names, share in ((self.fixed_opponents, self.opponent_fixed),
+                             (self.scripted_opponents, self.opponent_scripted)):  # fmt: skip
+            if names and share > 0:
+                rest += [share / len(names)] * len(names)
+            else:
+                current += share
+        return (current, *pool, *rest)
+
+    def stage_config(self, update: int) -> PPOConfig:
+        """The config the update number `update` (0-based) plays: with a curriculum, its
+        stage's (by training progress `update / num_updates`), else this one."""
+        if not self.curriculum:
+            return self
+        from ..maps import stage_bounds
+
+        bounds = stage_bounds([CURRICULUM[k] for k in self.curriculum])
+        progress = update / self.num_updates
+        pos = next((i for i, (_, end) in enumerate(bounds) if progress < end), len(bounds) - 1)
+        return self.replace(curriculum=(), stage=self.curriculum[pos])
 
     def to_dict(self) -> dict:
         out = {"format": CONFIG_FORMAT, "version": CONFIG_VERSION}
@@ -276,6 +334,24 @@ def check_config(cfg: PPOConfig) -> None:
             _fail("scripted_opponents", f"unknown System {name!r}; known: {', '.join(BUILDERS)}")
     if cfg.opponent_scripted > 0 and not cfg.scripted_opponents:
         _fail("scripted_opponents", "opponent_scripted > 0 needs at least one System name")
+    if not isinstance(cfg.fixed_opponents, tuple):
+        _fail("fixed_opponents", "expected a list of run folders or .npz files")
+    for path in cfg.fixed_opponents:
+        if not isinstance(path, str) or not path.strip():
+            _fail("fixed_opponents", f"expected a run folder or .npz file, got {path!r}")
+    if len(set(cfg.fixed_opponents)) != len(cfg.fixed_opponents):
+        _fail("fixed_opponents", "the same policy is listed twice")
+    _whole(cfg, "pool_size", 0, 1024)
+    _whole(cfg, "pool_every", 1)
+    if not isinstance(cfg.teammates, tuple) or len(cfg.teammates) not in (0, 5):
+        _fail("teammates", 'expected no entries or five (one per slot; "" for the learner)')
+    for entry in cfg.teammates:
+        if not isinstance(entry, str):
+            _fail(
+                "teammates", f'expected a System name, run folder, .npz file or "", got {entry!r}'
+            )
+    if cfg.teammates and all(e for e in cfg.teammates):
+        _fail("teammates", "every slot is a System: the learner needs at least one slot")
     if not isinstance(cfg.maps, tuple) or not cfg.maps:
         _fail("maps", "expected a split name or a non-empty list of map ids")
     for m in cfg.maps:
@@ -285,6 +361,15 @@ def check_config(cfg: PPOConfig) -> None:
             _fail("maps", f"map {m} is a held-out {split_of(m)} map; never train on maps 42-51")
     if cfg.stage is not None:
         _whole(cfg, "stage", 0, len(CURRICULUM) - 1)
+    if not isinstance(cfg.curriculum, tuple):
+        _fail("curriculum", "expected a list of curriculum stage numbers")
+    for k in cfg.curriculum:
+        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < len(CURRICULUM):
+            _fail("curriculum", f"{k!r} is not a curriculum stage (0-{len(CURRICULUM) - 1})")
+        if CURRICULUM[k].team_size > len(cfg.roster):
+            _fail("roster", f"curriculum stage {k} needs {CURRICULUM[k].team_size} classes")
+    if cfg.curriculum and cfg.stage is not None:
+        _fail("curriculum", "give a fixed stage or a curriculum, not both")
     if not isinstance(cfg.roster, tuple) or not 1 <= len(cfg.roster) <= 5:
         _fail("roster", "expected 1 to 5 class names")
     for c in cfg.roster:
@@ -294,6 +379,9 @@ def check_config(cfg: PPOConfig) -> None:
         _fail("roster", f"stage {cfg.stage} needs {CURRICULUM[cfg.stage].team_size} classes")
     _whole(cfg, "winning_score", 1, MAX_WINNING_SCORE)
     _whole(cfg, "horizon", 1, MAX_HORIZON)
+    _whole(cfg, "devices", 0, 1 << 16)
+    if cfg.devices > 1 and cfg.num_envs % cfg.devices:
+        _fail("num_envs", f"{cfg.num_envs} games do not split evenly over {cfg.devices} devices")
     _whole(cfg, "seed", 0, 2**31 - 1)
     if not isinstance(cfg.out, str) or not cfg.out:
         _fail("out", "expected a folder name")

@@ -228,7 +228,9 @@ def _restore_actor(folder: Path, step: int, sub: str = "checkpoints"):
                          f"({err})") from None  # fmt: skip
     # The checkpoint is the whole learner state; its structure (the restore template) comes
     # from the trainer's own init, traced abstractly (nothing is compiled or computed).
-    template = jax.eval_shape(learner_for(cfg).init, jax.random.PRNGKey(0))
+    template = jax.eval_shape(
+        learner_for(cfg.stage_config(max(step - 1, 0))).init, jax.random.PRNGKey(0)
+    )
     try:
         state = Checkpoints(folder / sub).restore(template, step)
     except Exception as err:  # orbax raises many kinds; name the field and the cause

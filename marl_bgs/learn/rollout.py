@@ -2,11 +2,15 @@
 drawn per game as Team B, finished games restarted between ticks.
 
 Opponents (section S6.2): when a game starts, its Team B is drawn by the config's weights
-among the learner's current weights (self-play, sampling its actions, with its own memory)
-and the scripted Systems named in `scripted_opponents`. The draw and every System's memory
-live in the carry, so everything runs in the one compiled program. Every candidate acts in
-every game and the drawn one's actions are kept: simple, and under `vmap` a branch would
-compute them all anyway.
+among the learner's current weights (self-play, sampling its actions, with its own memory),
+one of the saved copies in the pool (uniformly among the filled slots), the fixed policies
+and the scripted Systems. The draw and every System's memory live in the carry, so
+everything runs in the one compiled program. Every candidate acts in every game and the
+drawn one's actions are kept: simple, and under `vmap` a branch would compute them all
+anyway (so each pool slot costs one more actor pass over Team B per tick).
+
+Partners: Team A's slots named in `teammates` are played by a System; the learner's
+decisions there are replaced and masked out of the loss.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from ..systems.base import System
 from .config import PPOConfig
 from .losses import ValueNorm
 from .networks import Networks, actor_inputs, world_inputs
+from .opponents import Pool
 
 Params = Any
 
@@ -35,9 +40,10 @@ class Memory(NamedTuple):
 
 
 class Opponents(NamedTuple):
-    pick: Any  # (N,) int32: 0 the current weights, k the k-th scripted System
-    memory: Any  # (N, 5, width) self-play actor memory
-    scripted: tuple  # each scripted System's memory, batched over games
+    pick: Any  # (N,) int32: index into `PPOConfig.opponent_names()`
+    slot: Any  # (N,) int32: the pool slot played where the pick is the pool
+    memory: Any  # (N, 5, width) actor memory of the current weights or the pool copy
+    scripted: tuple  # each System's memory (fixed policies, then scripted), batched
 
 
 class Live(NamedTuple):
@@ -46,7 +52,8 @@ class Live(NamedTuple):
     env: EnvState
     memory: Memory
     opponents: Opponents
-    episode_return: Any  # (N,) shaped return so far, mean over Team A's agents
+    episode_return: Any  # (N,) shaped return so far, mean over the learner's agents
+    partners: Any  # the partner team's memory, batched over games (a dummy without one)
 
 
 class Transition(NamedTuple):
@@ -62,7 +69,7 @@ class Transition(NamedTuple):
     value: Any  # (N, 5) in reward units
     reward: Any  # (N, 5)
     done: Any  # (N, 5) the game ended at this tick
-    mask: Any  # (N, 5) slot used by the roster (curriculum stages use fewer)
+    mask: Any  # (N, 5) slot the learner plays (roster used, not a partner)
 
 
 STAT_NAMES = ("games", "wins", "losses", "draws", "margin", "episode_return", "ticks")
@@ -84,13 +91,21 @@ class Rollout:
         nets: Networks,
         scripted: Sequence[System],
         reward_fn: Callable,
+        partners: System | None = None,
+        learner_slots: Any = None,
     ) -> None:
+        """`scripted`: the fixed policies then the scripted Systems, as the config names
+        them; `partners` plays Team A where `learner_slots` ((5,) bool) is False."""
         self.cfg, self.env, self.nets = cfg, env, nets
         self.scripted = tuple(scripted)
         self.reward_fn = reward_fn
-        weights = jnp.asarray(cfg.opponent_weights(), jnp.float32)
-        self.opp_logits = jnp.log(weights / weights.sum())
-        self.num_opponents = 1 + len(self.scripted)
+        self.partners = partners
+        self.learner_slots = jnp.ones(TEAM_SIZE, bool) if learner_slots is None else learner_slots
+        self.first_system = 2 if cfg.uses_pool else 1  # pick of the first System
+        filled, empty = (jnp.asarray(cfg.opponent_weights(f), jnp.float32) for f in (True, False))
+        self.opp_logits = (jnp.log(filled / filled.sum()), jnp.log(empty / empty.sum()))
+        self.num_opponents = len(cfg.opponent_names())
+        assert self.num_opponents == self.first_system + len(self.scripted)
 
     # ---- starting --------------------------------------------------------------------
     def init_live(self, key: Any) -> Live:
@@ -98,10 +113,17 @@ class Rollout:
         k_env, k_opp = jax.random.split(key)
         _, state = self.env.reset(k_env)
         zeros = jnp.zeros((n, TEAM_SIZE, width))
+        none = jnp.zeros(n, jnp.int32)
         opponents = self._draw_opponents(k_opp, Opponents(
-            jnp.zeros(n, jnp.int32), zeros, self._scripted_init(k_opp)
-        ), jnp.ones(n, bool))  # fmt: skip
-        return Live(state, Memory(zeros, zeros), opponents, jnp.zeros(n))
+            none, none, zeros, self._scripted_init(k_opp)
+        ), jnp.ones(n, bool), jnp.zeros((), jnp.int32))  # fmt: skip
+        partners = self._partners_init(k_opp)
+        return Live(state, Memory(zeros, zeros), opponents, jnp.zeros(n), partners)
+
+    def _partners_init(self, key: Any) -> Any:
+        if self.partners is None:
+            return jnp.zeros(self.cfg.num_envs, jnp.int32)
+        return jax.vmap(self.partners.init)(jax.random.split(key, self.cfg.num_envs))
 
     def _scripted_init(self, key: Any) -> tuple:
         n = self.cfg.num_envs
@@ -111,11 +133,15 @@ class Rollout:
             for s, k in zip(self.scripted, keys, strict=False)
         )
 
-    def _draw_opponents(self, key: Any, opp: Opponents, new_game: Any) -> Opponents:
-        """New games draw their Team B and start its memory afresh."""
-        k_pick, k_mem = jax.random.split(key)
-        pick = jax.random.categorical(k_pick, self.opp_logits, shape=new_game.shape)
+    def _draw_opponents(self, key: Any, opp: Opponents, new_game: Any, pool_count: Any):
+        """New games draw their Team B (a pool slot among the `pool_count` filled ones) and
+        start its memory afresh."""
+        k_pick, k_mem, k_slot = jax.random.split(key, 3)
+        logits = jnp.where(pool_count > 0, *self.opp_logits)
+        pick = jax.random.categorical(k_pick, logits, shape=new_game.shape)
         pick = jnp.where(new_game, pick.astype(jnp.int32), opp.pick)
+        slot = jax.random.randint(k_slot, new_game.shape, 0, jnp.maximum(pool_count, 1))
+        slot = jnp.where(new_game, slot, opp.slot)
         memory = jnp.where(new_game[:, None, None], 0.0, opp.memory)
         fresh = self._scripted_init(k_mem)
 
@@ -124,7 +150,7 @@ class Rollout:
             return jnp.where(m, a, b)
 
         scripted = jax.tree.map(keep, fresh, opp.scripted)
-        return Opponents(pick, memory, scripted)
+        return Opponents(pick, slot, memory, scripted)
 
     # ---- acting ----------------------------------------------------------------------
     def learner_step(self, actor_params: Params, critic_params: Params, vnorm: ValueNorm,
@@ -148,38 +174,69 @@ class Rollout:
                     action=action, log_prob=log_prob, value=value, mask=inputs.present)  # fmt: skip
         return Memory(a_mem, c_mem), part
 
-    def opponent_step(self, actor_params: Params, opp: Opponents, state: EnvState, key: Any):
+    def opponent_step(self, actor_params: Params, pool: Pool, opp: Opponents, state: EnvState,
+                      key: Any):  # fmt: skip
         """Team B's actions: the drawn opponent's, per game."""
         inputs = self.env.team_inputs(state, 1)
         k_self, k_scripted = jax.random.split(key)
         reset = jnp.broadcast_to(state.new_game[:, None], inputs.present.shape)
         x = actor_inputs(inputs.obs, inputs.classes)
-        memory, logits = self.nets.actor.apply(actor_params, opp.memory, x, inputs.avail, reset)
+
+        def actor(params):
+            return self.nets.actor.apply(params, opp.memory, x, inputs.avail, reset)
+
+        memory, logits = actor(actor_params)
+        if self.cfg.uses_pool:  # every copy on every game; each game keeps its slot's
+            mems, all_logits = jax.vmap(actor)(pool.params)
+            games = jnp.arange(opp.slot.shape[0])
+            in_pool = (opp.pick == 1)[:, None, None]
+            memory = jnp.where(in_pool, mems[opp.slot, games], memory)
+            logits = jnp.where(in_pool, all_logits[opp.slot, games], logits)
         actions = jax.random.categorical(k_self, logits, axis=-1).astype(jnp.int32)
         mems = []
         keys = jax.random.split(k_scripted, len(self.scripted) or 1)
         for i, (system, k) in enumerate(zip(self.scripted, keys, strict=False)):
             game_keys = jax.random.split(k, self.cfg.num_envs)
             acts, mem = jax.vmap(system.act)(game_keys, inputs, opp.scripted[i])
-            actions = jnp.where((opp.pick == i + 1)[:, None], acts, actions)
+            actions = jnp.where((opp.pick == self.first_system + i)[:, None], acts, actions)
             mems.append(mem)
-        return Opponents(opp.pick, memory, tuple(mems)), actions
+        return Opponents(opp.pick, opp.slot, memory, tuple(mems)), actions
+
+    def partner_step(self, live: Live, state: EnvState, actions: Any, mask: Any, key: Any):
+        """Team A's partner slots: the partner team's actions there, and those slots
+        dropped from the loss mask."""
+        if self.partners is None:
+            return actions, mask, live.partners
+        inputs = self.env.team_inputs(state, 0)
+        k_fresh, k_act = jax.random.split(key)
+        fresh = self._partners_init(k_fresh)
+        memory = jax.tree.map(
+            lambda a, b: jnp.where(state.new_game.reshape((-1,) + (1,) * (a.ndim - 1)), a, b),
+            fresh, live.partners,
+        )  # fmt: skip
+        keys = jax.random.split(k_act, self.cfg.num_envs)
+        theirs, memory = jax.vmap(self.partners.act)(keys, inputs, memory)
+        learner = self.learner_slots[None, :]
+        return jnp.where(learner, actions, theirs), mask & learner, memory
 
     # ---- one tick and the scan ---------------------------------------------------------
     def tick(self, params: tuple, live: Live, key: Any):
-        actor_params, critic_params, vnorm = params
-        k_opp, k_act, k_team_b, k_reset = jax.random.split(key, 4)
+        actor_params, critic_params, vnorm, pool = params
+        k_opp, k_act, k_team_b, k_reset, k_partner = jax.random.split(key, 5)
         state = live.env
-        opp = self._draw_opponents(k_opp, live.opponents, state.new_game)
+        opp = self._draw_opponents(k_opp, live.opponents, state.new_game, pool.count)
         memory, part = self.learner_step(
             actor_params, critic_params, vnorm, live.memory, state, k_act
         )
-        opp, b_actions = self.opponent_step(actor_params, opp, state, k_team_b)
-        actions = jnp.concatenate([part["action"], b_actions], axis=1)
+        a_actions, part["mask"], partners = self.partner_step(
+            live, state, part["action"], part["mask"], k_partner
+        )
+        opp, b_actions = self.opponent_step(actor_params, pool, opp, state, k_team_b)
+        actions = jnp.concatenate([a_actions, b_actions], axis=1)
         _, after, _, done, info = self.env.step_env(None, state, actions)
         reward = self.reward_fn(state, after, info)[:, :TEAM_SIZE].astype(jnp.float32)
         ended = done["__all__"]
-        mask = part["mask"].astype(jnp.float32)
+        mask = part["mask"].astype(jnp.float32)  # the learner's agents (partners left out)
         step_return = jnp.sum(reward * mask, 1) / jnp.maximum(mask.sum(1), 1.0)
         ep_return = live.episode_return + step_return
         result = after.game.result
@@ -200,17 +257,18 @@ class Rollout:
         _, restarted = self.env.reset_done(k_reset, after)
         done5 = jnp.broadcast_to(ended[:, None], reward.shape)
         trans = Transition(reward=reward, done=done5, **part)
-        live = Live(restarted, memory, opp, jnp.where(ended, 0.0, ep_return))
+        live = Live(restarted, memory, opp, jnp.where(ended, 0.0, ep_return), partners)
         return live, (trans, stats, by_opp)
 
     def run(self, params: tuple, live: Live, key: Any):
-        """T ticks; returns the new live games, the transitions (T, ...), the bootstrap
-        values of the last state (N, 5) and the summed episode statistics."""
+        """T ticks with `params` = (actor, critic, value norm, pool); returns the new live
+        games, the transitions (T, ...), the bootstrap values of the last state (N, 5) and
+        the summed episode statistics."""
         keys = jax.random.split(key, self.cfg.rollout_len)
         live, (traj, stats, by_opp) = jax.lax.scan(
             lambda lv, k: self.tick(params, lv, k), live, keys
         )
-        actor_params, critic_params, vnorm = params
+        actor_params, critic_params, vnorm, _ = params
         state = live.env
         _, part = self.learner_step(
             actor_params, critic_params, vnorm, live.memory, state, jax.random.PRNGKey(0)

@@ -26,6 +26,7 @@ from ..systems.registry import by_name
 from .config import PPOConfig
 from .losses import ValueNorm, gae, masked_mean, normalize, policy_loss, value_loss
 from .networks import Networks, action_log_prob, entropy, init_params, make_networks
+from .opponents import Pool, copies_due, partner_team, policy_system
 from .rewards import make_reward_fn
 from .rollout import STAT_NAMES, Live, Memory, Rollout, critic_inputs
 
@@ -44,6 +45,7 @@ class TrainState(NamedTuple):
     live: Live
     update: Any  # () int32 updates done
     steps: Any  # () int32 game steps played
+    pool: Pool  # saved copies of the actor (size 0 when the config uses no pool)
 
 
 class Learner:
@@ -59,8 +61,12 @@ class Learner:
         self.critic_tx = optax.chain(
             optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(cfg.critic_lr, eps=1e-5)
         )
-        scripted = [by_name(n) for n in cfg.scripted_opponents] if cfg.opponent_scripted else []
-        self.rollout = Rollout(cfg, self.env, self.nets, scripted, reward_fn or make_reward_fn(cfg))
+        systems = [policy_system(f, f"fixed_opponents[{i}]")
+                   for i, f in enumerate(cfg.fixed_in_play)]  # fmt: skip
+        systems += [by_name(n) for n in cfg.scripted_in_play]
+        partners, learner_slots = partner_team(cfg.teammates)
+        self.rollout = Rollout(cfg, self.env, self.nets, systems,
+                               reward_fn or make_reward_fn(cfg), partners, learner_slots)  # fmt: skip
         self.init = jax.jit(self._init)
         self.update = jax.jit(self._update)
 
@@ -72,6 +78,7 @@ class Learner:
             actor, critic, self.actor_tx.init(actor), self.critic_tx.init(critic),
             ValueNorm.create(), k_next, self.rollout.init_live(k_live),
             jnp.zeros((), jnp.int32), jnp.zeros((), jnp.int32),
+            Pool.create(actor, self.cfg.pool_size if self.cfg.uses_pool else 0),
         )  # fmt: skip
 
     # ---- the loss of one minibatch -------------------------------------------------------
@@ -106,7 +113,7 @@ class Learner:
         key, k_roll, k_perm = jax.random.split(ts.key, 3)
         start = ts.live.memory
         live, traj, last_value, stats, by_opp = self.rollout.run(
-            (ts.actor_params, ts.critic_params, ts.value_norm), ts.live, k_roll
+            (ts.actor_params, ts.critic_params, ts.value_norm, ts.pool), ts.live, k_roll
         )
         adv, target = gae(traj.reward, traj.value, traj.done, last_value, cfg.gamma,
                           cfg.gae_lambda)  # fmt: skip
@@ -149,8 +156,13 @@ class Learner:
         metrics["mean_value"] = masked_mean(traj.value, traj.mask)
         metrics["games_by_opponent"] = by_opp[0]
         metrics["wins_by_opponent"] = by_opp[1]
+        steps = ts.steps + cfg.steps_per_update
+        pool = ts.pool
+        if cfg.uses_pool:
+            pool = pool.push(params[0], copies_due(ts.steps, steps, cfg.pool_every))
+        metrics["pool_copies"] = pool.count
         new = TrainState(params[0], params[1], opts[0], opts[1], vnorm, key, live,
-                         ts.update + 1, ts.steps + cfg.steps_per_update)  # fmt: skip
+                         ts.update + 1, steps, pool)  # fmt: skip
         return new, metrics
 
 
@@ -159,7 +171,7 @@ _LEARNERS: dict[tuple, Learner] = {}
 
 def learner_for(cfg: PPOConfig, reward_fn: Callable | None = None) -> Learner:
     """A cached Learner: configs differing only in run settings share compiled code."""
-    run_only = dict(seed=0, out="-", total_steps=1, checkpoint_every=0, keep_checkpoints=1,
+    run_only = dict(seed=0, out="-", devices=1, total_steps=1, checkpoint_every=0, keep_checkpoints=1,
                     validate_every=0.0, validation_opponents=(), validation_maps=(42,),
                     validation_games=2, validation_seed=0)  # fmt: skip
     key = (cfg.replace(**run_only), reward_fn)
@@ -246,16 +258,24 @@ def train(
     cfg = config
     run_dir = Path(cfg.out)
     run_dir.mkdir(parents=True, exist_ok=True)
-    learner = learner_for(cfg, reward_fn)
     ckpts = Checkpoints(run_dir / "checkpoints", keep=cfg.keep_checkpoints)
-    state = learner.init(jax.random.PRNGKey(cfg.seed))
+    # The restore template is the learner of the stage the saved games were playing.
+    saved_at = ckpts.latest() if resume and ckpts.latest() is not None else 0
+    template_stage = cfg.stage_config(max(saved_at - 1, 0))
+    state = learner_for(template_stage, reward_fn).init(jax.random.PRNGKey(cfg.seed))
     if resume and ckpts.latest() is not None:
         state = ckpts.restore(state)
     elif not resume and ckpts.latest() is not None:
         raise ValueError(f"out: {run_dir} already holds checkpoints (pass resume=True)")
+    if cfg.devices != 1:
+        from .sharding import game_mesh, shard_state
+
+        mesh = game_mesh(cfg.devices)
+        if mesh.devices.size > 1:
+            state = shard_state(state, mesh, cfg.num_envs)
     cfg.save(run_dir / "config.json")
     log = RunLog(run_dir)
-    names = ("self", *cfg.scripted_opponents) if cfg.opponent_scripted else ("self",)
+    names = cfg.opponent_names()
     done = int(state.update)
     todo = cfg.num_updates - done
     if stop_after is not None:
@@ -264,7 +284,8 @@ def train(
     bar = tqdm(total=cfg.num_updates, initial=done, disable=not progress, unit="update")
 
     checks = set(validation_updates(cfg))
-    validator = validator_for(cfg, learner.nets) if checks else None
+    final = cfg.stage_config(cfg.num_updates - 1)  # validation plays the last stage's games
+    validator = validator_for(final, learner_for(final, reward_fn).nets) if checks else None
     vlog = ValidationLog(run_dir)
     best_ckpts = Checkpoints(run_dir / "best", keep=1) if checks else None
     vrows = vlog.keep_until(done if resume else -1)  # a fresh run drops stale checks
@@ -292,6 +313,11 @@ def train(
         validate(state)
     last = time.perf_counter()
     for _ in range(todo):
+        u = int(state.update)
+        learner = learner_for(cfg.stage_config(u), reward_fn)
+        if u > 0 and cfg.stage_config(u) != cfg.stage_config(u - 1):
+            state = _next_stage(state, learner, u)
+            bar.write(f"curriculum: stage {cfg.stage_config(u).stage} from update {u}")
         state, metrics = learner.update(state)
         metrics = jax.device_get(metrics)
         now = time.perf_counter()
@@ -318,6 +344,14 @@ def train(
     if plots and int(state.update) == cfg.num_updates:
         _draw_plots(run_dir)
     return TrainResult(state, run_dir, rows)
+
+
+def _next_stage(state: TrainState, learner: Learner, update: int) -> TrainState:
+    """The learner carried into a new curriculum stage: fresh games of the stage's env
+    (from a key that depends only on the update number, so a resumed run does the same);
+    parameters, optimizers, pool and counters kept."""
+    key = jax.random.fold_in(jax.random.PRNGKey(update), 0x5747)
+    return state._replace(live=learner.rollout.init_live(key))
 
 
 def _draw_plots(run_dir: Path) -> None:
