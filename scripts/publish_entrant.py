@@ -14,7 +14,8 @@ Writes into `--out` (next to the run's training config, which stays as it is):
 - `test_results.json` and `test_results.csv`: `--games` games (spawn-swapped pairs, sampled
   actions, as the entrant plays in seasons) against each `--opponents` System on the test
   maps 47-51, with wins, draws, losses, the decisive-win share and its 95% Wilson interval,
-  and the mean point margin with its interval; `test_games.csv` holds every game.
+  and the mean point margin with its interval; `test_games.csv` holds every game;
+- `README.md`: the above as a short model card.
 
 The test maps are used here only to report; nothing in training or selection reads them.
 """
@@ -125,6 +126,63 @@ def test_table(policy: Path, opponents: list[str], games: int, seed: int, out: P
     return rows
 
 
+def model_card(name: str, facts: dict, rows: list, cfg: dict) -> str:
+    """A short README for the entrant folder, every number read from the files beside it."""
+    sel = facts["selected"]
+    hours = facts["run_wall_s"] / 3600
+    lines = [
+        f"# {name}",
+        "",
+        f"A `{facts['algo']}` policy trained by `marl-bgs train` on "
+        f"{facts['machine']['cores']} CPU cores ({facts['machine']['cpu']}), seed "
+        f"{facts['seed']}: {facts['game_steps']:,} game steps in {facts['updates']:,} updates, "
+        f"{hours:.2f} h of wall time in all (compiling, validation and checkpoints included; "
+        f"{facts['updates_wall_s'] / 3600:.2f} h in the updates themselves, median "
+        f"{facts['median_steps_per_s']:,.0f} game steps/s).",
+        "",
+        f"Games: {', '.join(cfg['roster'])} against the same roster, first to "
+        f"{cfg['winning_score']} points or tick {cfg['horizon']}, on maps "
+        f"{min(cfg['maps'])}-{max(cfg['maps'])}; hidden width {cfg['hidden']}, "
+        f"{cfg['num_envs']} games x {cfg['rollout_len']} ticks per update. Team B: the "
+        f"current weights {cfg['opponent_self']:.0%} of games, "
+        + ", ".join(f"{n}" for n in cfg["scripted_opponents"])
+        + f" {cfg['opponent_scripted']:.0%}. Full settings: `config.json` (and `train.toml`).",
+        "",
+        f"Kept: {sel['kind']}"
+        + (
+            f", update {sel['update']} ({sel['steps']:,} steps), validation margin "
+            f"{sel['margin']:+.2f} on maps {', '.join(map(str, cfg['validation_maps']))} "
+            f"against {', '.join(cfg['validation_opponents'])}."
+            if "update" in sel
+            else "."
+        ),
+        "Learning curves: `plots/`; every update: `updates.csv`; every check: `validation.csv`.",
+        "",
+        "## On the test maps 47-51 (sampled actions, spawn-swapped pairs)",
+        "",
+        "| opponent | games | W-D-L | decisive wins (95% CI) | mean margin (95% CI) |",
+        "|---|---|---|---|---|",
+    ]
+    for r in rows:
+        ci = r["decisive_win_share_95"]
+        share = (
+            f"{r['decisive_win_share']:.1%} [{ci[0]:.1%}, {ci[1]:.1%}]"
+            if r["decisive_win_share"] is not None
+            else "no decisive game"
+        )
+        m = r["mean_margin_95"]
+        lines.append(
+            f"| {r['opponent']} | {r['games']} | {r['wins']}-{r['draws']}-{r['losses']} | "
+            f"{share} | {r['mean_margin']:+.2f} [{m[0]:+.2f}, {m[1]:+.2f}] |"
+        )
+    lines += [
+        "",
+        "Reproduce the table: `python scripts/publish_entrant.py --run RUN --out DIR`.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--run", type=Path, required=True, help="the training run folder")
@@ -132,6 +190,7 @@ def main() -> None:
     p.add_argument("--opponents", nargs="+", default=list(OPPONENTS))
     p.add_argument("--games", type=int, default=200, help="games per opponent (even)")
     p.add_argument("--seed", type=int, default=0, help="root seed of the test games")
+    p.add_argument("--name", default=None, help="the entrant's display name (README title)")
     args = p.parse_args()
 
     from marl_bgs.learn.policy import export_npz
@@ -145,12 +204,16 @@ def main() -> None:
             shutil.copyfile(run / name, out / name)
     if (run / "plots").is_dir():
         shutil.copytree(run / "plots", out / "plots", dirs_exist_ok=True)
-    (out / "training.json").write_text(json.dumps(budget(run, selected), indent=2) + "\n")
+    facts = budget(run, selected)
+    (out / "training.json").write_text(json.dumps(facts, indent=2) + "\n")
     rows = test_table(policy, args.opponents, args.games, args.seed, out)
     doc = {"maps": "test (47-51)", "actions": "sampled", "seed": args.seed, "results": rows}
     (out / "test_results.json").write_text(json.dumps(doc, indent=2) + "\n")
     flat = pd.DataFrame(rows).drop(columns=["decisive_win_share_95", "mean_margin_95"])
     flat.to_csv(out / "test_results.csv", index=False, lineterminator="\n")
+    cfg = json.loads((run / "config.json").read_text())
+    card = model_card(args.name or out.name, facts, rows, cfg)
+    (out / "README.md").write_text(card)
     print(f"wrote {out} ({policy.stat().st_size / 1024:.0f} KiB policy)")
 
 

@@ -926,9 +926,15 @@ def load(checkpoint: str):
             "",
             "Each entry has a `name` (1 to 40 letters, digits, spaces or `._+-`, starting with a "
             f"letter or digit), a `type` (one of {types}) and a `load` that says how to build "
-            "its System, in one of two ways:\n",
+            "its System, in one of four ways:\n",
             '- `{"system": "tdm-alpha"}`: a System registered in `marl_bgs.systems.registry` '
             f"({registered});",
+            '- `{"weights": "entrants/my-ppo/policy.npz", "greedy": false}`: an actor trained '
+            "by `marl-bgs train` and exported to a policy file (`scripts/publish_entrant.py` "
+            "writes one with its training record), read from the entrants file's folder;",
+            '- `{"checkpoint": "runs/my-ppo", "step": 40, "greedy": false}`: a training run '
+            "folder itself (`step` and `greedy` optional: the newest checkpoint, sampled "
+            "actions);",
             '- `{"entry_point": "module:function", "kwargs": {...}}`: any importable function '
             "that returns a System, called with the optional keyword arguments. This is how a "
             "learned checkpoint, an LLM agent or a planner joins:\n",
