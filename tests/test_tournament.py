@@ -93,6 +93,13 @@ def test_season0_file_is_valid():
     assert spec.season == "season0"
     assert [e.name for e in spec.entrants] == ["Random", "TDM-Alpha", "TDM-Beta", "TDM-Gamma"]
     assert all(e.load.keys() == {"system"} for e in spec.entrants)
+    # The learned challenger's policy file sits in the repository, beside its training record.
+    assert [e.name for e in spec.challengers] == ["Rec-IPPO CPU-0"]
+    policy = ROOT / "seasons" / spec.challengers[0].load["weights"]
+    assert policy.is_file() and policy.stat().st_size < 5 * 2**20
+    for name in ("config.json", "train.toml", "training.json", "updates.csv", "validation.csv",
+                 "test_results.json", "README.md"):  # fmt: skip
+        assert (policy.parent / name).is_file(), name
 
 
 @pytest.mark.parametrize(
