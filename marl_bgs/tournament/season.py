@@ -228,12 +228,14 @@ def _admit(challenger: str, seats: list[str], frames: list[pd.DataFrame], size: 
     fit = fit_btd(games["entrant_a"], games["entrant_b"], games["result"])
     elo = fit.elo_of()
     lowest = min(seats, key=lambda s: (elo[s], s))
+    # Decided on the fit's own floats; written to 0.1 Elo like the standings, so the file
+    # does not change with the last bits a machine's BLAS leaves in the fit.
     record = {
         "challenger": challenger,
-        "elo": elo[challenger],
-        "field_elo": {s: elo[s] for s in seats},
+        "elo": round(elo[challenger], 1),
+        "field_elo": {s: round(elo[s], 1) for s in seats},
         "lowest_member": lowest,
-        "lowest_elo": elo[lowest],
+        "lowest_elo": round(elo[lowest], 1),
     }
     if len(seats) < size:
         seats.append(challenger)
