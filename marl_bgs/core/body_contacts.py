@@ -21,10 +21,13 @@ from .contact import NO_HIT, f32, fence, float_circle_entry, inverse
 from .geometry import CONTACT, CONTACT_SQ, F32, I32, body_blocked, first_index, sq
 from .loops import settle
 from .observe import PAIR_I, PAIR_J
+from .ops import pick, rint, stack
 from .state import NUM_SLOTS, MapArrays
 
 QUANTA = 1024  # a tick (a leg) in quanta; stops land within one quantum of contact
 BODY_PASSES = 10
+# Constants as 0-d arrays: NumPy's `where` converts a scalar argument on every call.
+_ZERO, _ONE, _TINY = (np.asarray(v, F32) for v in (0, 1, 1e-9))
 # Quanta a stop backs off by when rounding to the grid would make a pair overlap; the last
 # returns both to where they started, which is always clear.
 BODY_BACKOFF = np.asarray([0, 2, 8, 32, QUANTA], np.int32)
@@ -50,13 +53,11 @@ def position_at(xp: Any, times: Any, points: Any, t: Any) -> Any:
     (N, K). Offsets, not positions: x -> 20 - x negates them exactly, so mirrored games
     round alike (a float sum of a coordinate and an offset would not)."""
     t1, t2 = times[:, 1:2], times[:, 2:3]
-    per1 = inverse(xp, xp.maximum(t1, F32(1e-9)))
-    per2 = inverse(xp, xp.maximum(t2 - t1, F32(1e-9)))
+    per1 = inverse(xp, xp.maximum(t1, _TINY))
+    per2 = inverse(xp, xp.maximum(t2 - t1, _TINY))
     # min(max(., 0), 1) is what clip computes on both engines, without NumPy's clip wrapper.
-    f0 = xp.where(t1 > 0, xp.minimum(xp.maximum(fence(xp, t * per1), F32(0)), F32(1)), F32(1))
-    f1 = xp.where(
-        t2 > t1, xp.minimum(xp.maximum(fence(xp, (t - t1) * per2), F32(0)), F32(1)), F32(0)
-    )
+    f0 = xp.where(t1 > 0, xp.minimum(xp.maximum(fence(xp, t * per1), _ZERO), _ONE), _ONE)
+    f1 = xp.where(t2 > t1, xp.minimum(xp.maximum(fence(xp, (t - t1) * per2), _ZERO), _ONE), _ZERO)
     v0, v1, v2 = (f32(points[:, k, None, :]) for k in range(3))
     return fence(xp, (v1 - v0) * f0[..., None]) + fence(xp, (v2 - v1) * f1[..., None])
 
@@ -67,19 +68,21 @@ def truncate(xp: Any, legs: Paths, stop: Any) -> Paths:
     Points are float offsets from V0 and the cut point is left unrounded: a body following
     one that stops is judged against where it really stopped, not a grid point near it.
     """
+    if xp is np and stop.min() >= QUANTA:  # nothing cut: the same values, fewer calls
+        return Paths(legs.times.astype(F32), f32(legs.points - legs.points[:, :1]))
     s = f32(stop) / F32(QUANTA)
     here = position_at(xp, legs.times, legs.points, s[:, None])[:, 0]
     t1, t2 = legs.times[:, 1], legs.times[:, 2]
     rel = f32(legs.points - legs.points[:, :1])
     v1 = xp.where((t1 <= s)[:, None], rel[:, 1], here)
     v2 = xp.where((t2 <= s)[:, None], rel[:, 2], here)
-    times = xp.stack([legs.times[:, 0], xp.minimum(t1, s), xp.minimum(t2, s)], -1)
-    return Paths(fence(xp, times), fence(xp, xp.stack([rel[:, 0], v1, v2], 1)))
+    times = stack(xp, [legs.times[:, 0], xp.minimum(t1, s), xp.minimum(t2, s)], -1)
+    return Paths(fence(xp, times), fence(xp, stack(xp, [rel[:, 0], v1, v2], 1)))
 
 
 def on_grid(xp: Any, start: Any, paths: Paths) -> Paths:
     """Offsets back to whole thousandths, added to the start."""
-    return Paths(paths.times, start[:, None, :] + xp.round(paths.points).astype(I32))
+    return Paths(paths.times, start[:, None, :] + rint(xp, paths.points).astype(I32))
 
 
 def _halves(paths: Paths, n: int) -> tuple[Paths, Paths]:
@@ -126,22 +129,22 @@ def pair_contacts(xp: Any, both: Paths, base: Any) -> Any:
     r2 = xp.where(x_first[:, None], rx, ry)
     r3 = xp.where(x_first[:, None], ry, rx)
     r5 = (pi.points[:, 2] - pj.points[:, 2]) + base
-    bp = xp.stack([0 * s1, s1, s2, s3, s4, 0 * s1 + 1], -1)
-    r = fence(xp, xp.stack([base, r1, r2, r3, r4, r5], 1))
+    bp = stack(xp, [0 * s1, s1, s2, s3, s4, 0 * s1 + 1], -1)
+    r = fence(xp, stack(xp, [base, r1, r2, r3, r4, r5], 1))
     a, u = r[:, :-1], r[:, 1:] - r[:, :-1]
     (lam,) = float_circle_entry(xp, a[..., 0], a[..., 1], u[..., 0], u[..., 1], (CONTACT,))
     t0, t1 = bp[:, :-1], bp[:, 1:]
     when = xp.where((lam <= 1) & (t1 > t0), t0 + fence(xp, lam * (t1 - t0)), NO_HIT)
-    return xp.min(when, axis=1)
+    return when.min(axis=1)
 
 
 def may_meet(xp: Any, legs: Paths, blocking: Any) -> Any:
     """(45,) pairs of blocking bodies whose paths' bounding boxes come within a body's
     width, one moving (an exact pre-test: any other pair stays 1.0 apart all tick)."""
-    lo, hi = xp.min(legs.points, axis=1), xp.max(legs.points, axis=1)
+    lo, hi = legs.points.min(axis=1), legs.points.max(axis=1)
     gap = xp.maximum(lo[PAIR_I] - hi[PAIR_J], lo[PAIR_J] - hi[PAIR_I])  # (45, 2)
-    moves = xp.any(legs.points[:, 2] != legs.points[:, 0], axis=1)
-    near = xp.all(gap < CONTACT, axis=1) & (moves[PAIR_I] | moves[PAIR_J])
+    moves = (legs.points[:, 2] != legs.points[:, 0]).any(axis=1)
+    near = (gap < CONTACT).all(axis=1) & (moves[PAIR_I] | moves[PAIR_J])
     return near & blocking[PAIR_I] & blocking[PAIR_J]
 
 
@@ -155,6 +158,8 @@ def linked_groups(xp: Any, n: int, rows_i: Any, rows_j: Any, valid: Any) -> Any:
     """(N,) for each body the least index of the bodies it is linked to through valid rows
     (directly or by a chain): one label per group. Bodies of different games never share a
     row, so groups stay within a game and take at most NUM_SLOTS - 1 rounds to settle."""
+    if xp is np:
+        return _numpy_groups(n, rows_i[valid].tolist(), rows_j[valid].tolist())
     big = xp.asarray(2**30, I32)
 
     def spread(label):
@@ -164,6 +169,21 @@ def linked_groups(xp: Any, n: int, rows_i: Any, rows_j: Any, valid: Any) -> Any:
         return new, xp.any(new != label)
 
     return settle(xp, spread, xp.arange(n, dtype=I32), NUM_SLOTS - 1, xp.any(valid))
+
+
+def _numpy_groups(n: int, rows_i: list, rows_j: list) -> np.ndarray:
+    """`linked_groups` for one NumPy game, in plain Python over its few rows (NumPy pays
+    per call): the least index of each body's component, as the spreading passes give."""
+    label = list(range(n))
+    changed = bool(rows_i)
+    while changed:
+        changed = False
+        for i, j in zip(rows_i, rows_j, strict=True):
+            least = min(label[i], label[j])
+            if label[i] != least or label[j] != least:
+                label[i] = label[j] = least
+                changed = True
+    return np.asarray(label, I32)
 
 
 def _scatter_min(xp: Any, init: Any, index: Any, values: Any) -> Any:
@@ -217,18 +237,19 @@ def cut_stops(
             return stop, False
         # Stop a quantum before contact, backed off further if rounding both to the grid
         # would make them overlap (at worst to where they started).
-        before = xp.clip(xp.ceil(when * F32(QUANTA)) - 1, 0, QUANTA - 1).astype(I32)
+        before = xp.minimum(xp.maximum(xp.ceil(when * F32(QUANTA)) - 1, 0), QUANTA - 1)
+        before = before.astype(I32)
         cands = xp.maximum(before[:, None] - xp.asarray(BODY_BACKOFF), 0)
         at = f32(cands) / F32(QUANTA)
-        q = xp.round(position_at(xp, both.times, both.points, xp.concatenate([at, at])))
+        q = rint(xp, position_at(xp, both.times, both.points, xp.concatenate([at, at])))
         q = q.astype(I32)
         d = (q[:rows] - q[rows:]) + start_gap[:, None, :]
         apart = sq(xp, d[..., 0], d[..., 1]) >= CONTACT_SQ
-        pick = xp.minimum(first_index(xp, apart, axis=1), len(BODY_BACKOFF) - 1)
-        quanta = xp.take_along_axis(cands, pick[:, None], 1)[:, 0]
+        first_apart = xp.minimum(first_index(xp, apart, axis=1), len(BODY_BACKOFF) - 1)
+        quanta = pick(xp, cands, first_apart)
         cut = xp.where(take, quanta, QUANTA).astype(I32)
         new = xp.minimum(stop, _row_min(xp, full, rows_i, rows_j, cut)).astype(I32)
-        return new, xp.any(new != stop)
+        return new, (new != stop).any()
 
     first = full if caps is None else caps
     return settle(xp, cut_pass, first, BODY_PASSES, xp.any(valid))
@@ -279,7 +300,7 @@ def part_overlaps(
     full = xp.full((start.shape[0],), QUANTA, dtype=I32)
 
     def part_pass(stop):
-        at_end = xp.round(truncate(xp, legs_ij, stop[ends]).points[:, 2]).astype(I32)
+        at_end = rint(xp, truncate(xp, legs_ij, stop[ends]).points[:, 2]).astype(I32)
         d = (at_end[:rows] - at_end[rows:]) + start_gap
         overlap = valid & (sq(xp, d[:, 0], d[:, 1]) < CONTACT_SQ)
         cut = xp.where(overlap, 0, QUANTA).astype(I32)
@@ -293,13 +314,49 @@ def body_stops(xp: Any, legs: Paths, start: Any, blocking: Any, m: MapArrays) ->
     """(10,) quanta each body of one game travels before a blocking body stops it
     (`cut_stops`, then `sink_back` and `part_overlaps` for what rounding leaves)."""
     if xp is np:
-        rows = np.flatnonzero(may_meet(np, legs, blocking))
-        ok = np.ones(rows.size, bool)
-        rows_i, rows_j = PAIR_I[rows], PAIR_J[rows]
-        full = np.full(NUM_SLOTS, QUANTA, np.int32)
-        stop = cut_and_sink(np, legs, start, (rows_i, rows_j, ok), m, full, 1 + REDO_ROUNDS)
-        return part_overlaps(np, legs, start, rows_i, rows_j, ok, stop)
+        return numpy_cuts(legs, start, blocking, m)[0]
     return _body_stops_jax(legs.times, legs.points, start, blocking, m)
+
+
+def numpy_cuts(legs: Paths, start: Any, blocking: Any, m: MapArrays) -> tuple[Any, Paths, Any]:
+    """`body_stops` of one NumPy game with the paths it leaves and their grid ends: the
+    same steps (`cut_and_sink`, then `part_overlaps`), each cut paths computed once and
+    shared by the sink test, the overlap test and the caller (NumPy pays per call)."""
+    full = np.full(NUM_SLOTS, QUANTA, np.int32)
+    rows = np.flatnonzero(may_meet(np, legs, blocking))
+
+    def cut(stop: Any) -> tuple[Any, Paths, Any]:
+        paths = truncate(np, legs, stop)
+        return stop, paths, on_grid(np, start, paths).points[:, 2]
+
+    if not rows.size:  # no pair can meet: nothing is cut
+        return cut(full)
+    ok = np.ones(rows.size, bool)
+    rows_i, rows_j = PAIR_I[rows], PAIR_J[rows]
+    caps = full
+    for _ in range(1 + REDO_ROUNDS):  # cut_and_sink's rounds
+        stop, paths, ends = cut(cut_stops(np, legs, start, rows_i, rows_j, ok, caps))
+        sunk = _sunk_back(legs, stop, ends, m)
+        moved = sunk != stop
+        if not moved.any():
+            break
+        caps = np.where(moved, np.minimum(caps, sunk), caps)
+        stop, paths, ends = cut(sunk)
+    # part_overlaps, its first pass read off the grid ends already known.
+    d = ends[rows_i] - ends[rows_j]
+    if not np.any(sq(np, d[:, 0], d[:, 1]) < CONTACT_SQ):
+        return stop, paths, ends
+    return cut(part_overlaps(np, legs, start, rows_i, rows_j, ok, stop))
+
+
+def _sunk_back(legs: Paths, stop: Any, ends: Any, m: MapArrays) -> Any:
+    """`sink_back` given the grid ends of the paths cut at `stop`."""
+    if not np.any((stop > 0) & (stop < QUANTA)):
+        return stop
+    sunk = body_blocked(np, ends, m) & (stop > 0)
+    first_contact = (legs.times[:, 1] * F32(QUANTA)).astype(I32)
+    back = np.where(first_contact < stop, first_contact, 0)
+    return np.where(sunk, back, stop).astype(I32)
 
 
 def _one_game(times: Any, points: Any, start: Any, blocking: Any, m: MapArrays) -> Any:

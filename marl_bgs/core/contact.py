@@ -25,10 +25,12 @@ import numpy as np
 
 from .geometry import ARENA_HI, ARENA_LO, BODY, F32, I32
 from .map_cache import per_numpy_map
+from .ops import stack
 from .state import MapArrays
 
-NO_HIT = F32(1e6)  # lam of a piece that is never entered
+NO_HIT = np.asarray(1e6, F32)  # lam of a piece never entered (0-d: cheap in `where`)
 _CAP = F32(3e38)
+_ZERO = np.asarray(0, F32)
 
 
 def fence(xp: Any, x: Any) -> Any:
@@ -64,7 +66,7 @@ def circle_entry(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> Any:
     lam = mid - fence(xp, half * per_speed)
     closing = ab < 0
     touching = aa <= g * g  # on (or, by rounding, inside) the circle at the start
-    lam = xp.where(touching, F32(0), xp.maximum(lam, F32(0)))
+    lam = xp.where(touching, _ZERO, xp.maximum(lam, _ZERO))
     return xp.where(closing & (near | touching) & (bb > 0), lam, NO_HIT)
 
 
@@ -104,7 +106,7 @@ def float_circle_entry(xp: Any, ax: Any, ay: Any, ux: Any, uy: Any, radii: tuple
         # Touching at the start counts only if they close by more than float noise (a
         # body standing where a follower meets it is reached at that instant, not before).
         pressing = touching & (ab < -F32(g) * F32(0.01))
-        lam = xp.where(touching, F32(0), xp.maximum(lam, F32(0)))
+        lam = xp.where(touching, _ZERO, xp.maximum(lam, _ZERO))
         out.append(xp.where(moving_in & (((miss < g_f) & ~touching) | pressing), lam, NO_HIT))
     return out
 
@@ -128,8 +130,8 @@ def arena_entries(xp: Any, p: Any, v: Any) -> Any:
     """(..., 4) lam at which the body reaches the left, right, bottom and top edges."""
     x, y = p[..., 0], p[..., 1]
     vx, vy = v[..., 0], v[..., 1]
-    dist = xp.stack([x - ARENA_LO[0], ARENA_HI[0] - x, y - ARENA_LO[1], ARENA_HI[1] - y], -1)
-    speed = xp.stack([-vx, vx, -vy, vy], -1)
+    dist = stack(xp, [x - ARENA_LO[0], ARENA_HI[0] - x, y - ARENA_LO[1], ARENA_HI[1] - y], -1)
+    speed = stack(xp, [-vx, vx, -vy, vy], -1)
     whole = xp.zeros_like(dist)
     return face_entry(xp, dist, speed, whole, whole, whole + 1)  # one call: NumPy's cost
 

@@ -25,31 +25,30 @@ def _r(milli: Any) -> float:
 
 def tick_events(before: State, info: Any, after: State) -> list[dict]:
     """Events of one tick in rule order: combat, effects, Charge, deaths, respawns, rest."""
-    n = len(before.cls)
     acts = np.asarray(info.actions)
+    damage, healing = np.asarray(info.damage), np.asarray(info.healing)
     events: list[dict] = []
-    for src in range(n):
-        move, target, ult = (int(v) for v in acts[src])
+    # Read only the nonzero cells (row-major: by source, then target), as plain numbers:
+    # a scalar read of a NumPy array costs about what a whole small array operation does.
+    acted = (damage > 0) | (healing > 0)
+    amounts = zip(damage[acted].tolist(), healing[acted].tolist(), strict=True)
+    for (src, dst), (dmg, heal) in zip(np.argwhere(acted).tolist(), amounts, strict=True):
         spec = C.CLASSES[int(before.cls[src])]
-        ability = spec.ultimate_name if ult else spec.basic_name
-        for dst in range(n):
-            dmg = float(info.damage[src, dst])
-            if dmg > 0:
-                events.append(
-                    {"kind": "damage", "source": agent_name(src), "target": agent_name(dst),
-                     "ability": ability, "amount": _r(dmg)}
-                )  # fmt: skip
-            heal = float(info.healing[src, dst])
-            if heal > 0:
-                events.append(
-                    {"kind": "heal", "source": agent_name(src), "target": agent_name(dst),
-                     "ability": ability, "amount": _r(heal)}
-                )  # fmt: skip
-    for dst in range(n):
-        if info.excess[dst] > 0:
+        ability = spec.ultimate_name if int(acts[src, 2]) else spec.basic_name
+        if dmg > 0:
             events.append(
-                {"kind": "excess_heal", "target": agent_name(dst), "amount": _r(info.excess[dst])}
-            )
+                {"kind": "damage", "source": agent_name(src), "target": agent_name(dst),
+                 "ability": ability, "amount": _r(dmg)}
+            )  # fmt: skip
+        if heal > 0:
+            events.append(
+                {"kind": "heal", "source": agent_name(src), "target": agent_name(dst),
+                 "ability": ability, "amount": _r(heal)}
+            )  # fmt: skip
+    for dst in np.flatnonzero(np.asarray(info.excess) > 0).tolist():
+        events.append(
+            {"kind": "excess_heal", "target": agent_name(dst), "amount": _r(info.excess[dst])}
+        )
     for src, dst, e in np.argwhere(np.asarray(info.effects)):
         events.append(
             {"kind": "effect", "source": agent_name(int(src)), "target": agent_name(int(dst)),
@@ -58,15 +57,14 @@ def tick_events(before: State, info: Any, after: State) -> list[dict]:
     for dst in np.flatnonzero(info.trap_broken):
         sources = [agent_name(int(s)) for s in np.flatnonzero(info.damage[:, dst] > 0)]
         events.append({"kind": "trap_broken", "target": agent_name(int(dst)), "by": sources})
-    for src in range(n):
-        moved = np.asarray(info.charged_to[src]) != np.asarray(before.pos[src])
-        if moved.any():
-            target = int(np.flatnonzero(info.effects[src, :, C.SLOW_CHARGE])[0])
-            events.append(
-                {"kind": "charge", "source": agent_name(src), "target": agent_name(target),
-                 "from": [_r(v) for v in before.pos[src]],
-                 "to": [_r(v) for v in info.charged_to[src]]}
-            )  # fmt: skip
+    moved = np.any(np.asarray(info.charged_to) != np.asarray(before.pos), axis=1)
+    for src in np.flatnonzero(moved).tolist():
+        target = int(np.flatnonzero(info.effects[src, :, C.SLOW_CHARGE])[0])
+        events.append(
+            {"kind": "charge", "source": agent_name(src), "target": agent_name(target),
+             "from": [_r(v) for v in before.pos[src]],
+             "to": [_r(v) for v in info.charged_to[src]]}
+        )  # fmt: skip
     for dst in np.flatnonzero(info.killed):
         killers = [agent_name(int(s)) for s in np.flatnonzero(info.damage[:, dst] > 0)]
         events.append(

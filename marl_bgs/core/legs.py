@@ -32,6 +32,7 @@ from .obstacle_rows import (
     row_blocked,
     row_entries,
 )
+from .ops import pick, rint, stack
 from .state import LEFT, NUM_SLOTS
 
 # How far (in quanta) a stop backs off when rounding to the grid would put the body into
@@ -42,6 +43,7 @@ BACKOFF = np.asarray([0, 1, 2, 4, 16, 1024], np.int32)
 # wall rows per game; 1 game in 100 has more than 12 and 17).
 OBSTACLE_ROWS_PER_GAME = {PILLAR: 12, SQUARE: 16, TURNED: 8}
 _NO_COLUMN = np.int32(2**30)
+_QUANTA_F = np.asarray(QUANTA, F32)
 # Outward normals of the arena's left, right, bottom and top edges (surfaces 0-3).
 _EDGE_NORMALS = np.asarray([[1, 0], [-1, 0], [0, 1], [0, -1]], np.int32)
 
@@ -94,15 +96,18 @@ def _stop_quanta(xp: Any, p: Any, v: Any, lam: Any, sunk_at) -> Any:
     """Quanta of v a body travels before a contact at lam (QUANTA if none): the quantum
     before it, backed off (BACKOFF) until the body stands free on the grid; `sunk_at(pts)`
     says whether a body at each of the points ((N, S, 2)) sinks into an obstacle."""
-    q = xp.where(lam < 1, xp.floor(lam * F32(QUANTA)), F32(QUANTA)).astype(I32)
+    q = xp.where(lam < 1, xp.floor(lam * F32(QUANTA)), _QUANTA_F).astype(I32)
+    if xp is np:  # NumPy pays per call: the first candidate alone, which mostly stands free
+        at = p + scaled(np, v, q[:, None], QUANTA)
+        edge_x, edge_y = _off_arena(at)
+        if not np.any(sunk_at(at[:, None, :])[:, 0] | edge_x | edge_y):
+            return q
     cands = xp.maximum(q[:, None] - xp.asarray(BACKOFF)[None, :], 0)
     pts = p[:, None, :] + scaled(xp, v[:, None, :], cands[..., None], QUANTA)
     edge_x, edge_y = _off_arena(pts)
     free = ~(sunk_at(pts) | edge_x | edge_y)
-    pick = xp.take_along_axis(
-        cands, xp.minimum(first_index(xp, free, axis=1), len(BACKOFF) - 1)[:, None], 1
-    )
-    return xp.where(xp.any(free, axis=1), pick[:, 0], 0).astype(I32)
+    chosen = pick(xp, cands, xp.minimum(first_index(xp, free, axis=1), len(BACKOFF) - 1))
+    return xp.where(free.any(axis=1), chosen, 0).astype(I32)
 
 
 class _Surfaces(NamedTuple):
@@ -154,7 +159,13 @@ def _dense_surfaces(m: Any, near: Any) -> _Surfaces:
         return lam1, first.astype(I32), values[rows, second], second.astype(I32)
 
     def least(p, v):
-        return entries(p, v).min(axis=1)
+        # Only bodies that move meet anything (a still body enters no piece: NO_HIT).
+        some = np.flatnonzero(np.any(v != 0, axis=1))
+        out = np.full(p.shape[0], NO_HIT, F32)
+        if some.size:
+            hits = obstacle_entries(np, p[some], v[some], m)
+            out[some] = np.where(mask[some], hits, NO_HIT).min(axis=1)
+        return out
 
     def sunk_at(pts):
         # Points on a body's path lie in its reach, so obstacles out of reach hold none.
@@ -223,13 +234,9 @@ def _surface_normal(xp: Any, at: Any, which: Any, obstacle: Obstacles) -> Any:
     outside = uy * wx - ux * wy > 0
     on_edge = outside & (dot > 0) & (dot < uu)
     on_corner = xp.roll(dot >= uu, 1, axis=1) & (dot <= 0)  # corner j closes edge j-1
-    side_n = xp.stack(
-        [xp.sum(xp.where(on_edge, uy, 0), 1), xp.sum(xp.where(on_edge, -ux, 0), 1)], -1
-    )
-    corner_n = xp.stack(
-        [xp.sum(xp.where(on_corner, wx, 0), 1), xp.sum(xp.where(on_corner, wy, 0), 1)], -1
-    )
-    wall_n = xp.where(xp.any(on_edge, axis=1)[:, None], side_n, corner_n)
+    side_n = stack(xp, [xp.where(on_edge, uy, 0).sum(1), xp.where(on_edge, -ux, 0).sum(1)], -1)
+    corner_n = stack(xp, [xp.where(on_corner, wx, 0).sum(1), xp.where(on_corner, wy, 0).sum(1)], -1)
+    wall_n = xp.where(on_edge.any(axis=1)[:, None], side_n, corner_n)
     piece_n = xp.where((obstacle.kind == TURNED)[:, None], wall_n, box_n)
     return xp.where((which >= 4)[:, None], piece_n, n).astype(I32)
 
@@ -237,17 +244,17 @@ def _surface_normal(xp: Any, at: Any, which: Any, obstacle: Obstacles) -> Any:
 def _slide(xp: Any, rest: Any, n: Any) -> Any:
     """The part of `rest` along the tangent of a surface with outward normal n, rounded to
     the grid so that it never points into the surface (n . slide >= 0)."""
-    t = xp.stack([-n[:, 1], n[:, 0]], -1)
-    dot = xp.sum(rest * t, axis=-1)
-    tt = xp.maximum(xp.sum(t * t, axis=-1), 1)
+    t = stack(xp, [-n[:, 1], n[:, 0]], -1)
+    dot = (rest * t).sum(axis=-1)
+    tt = xp.maximum((t * t).sum(axis=-1), 1)
     k = f32(dot) / f32(tt)
-    w = xp.round(f32(t) * k[:, None]).astype(I32)
+    w = rint(xp, f32(t) * k[:, None]).astype(I32)
     # Rounding may lean into the surface by under a unit; one step along the normal's
     # larger part puts it back (n . w_exact = 0, so one step is always enough).
     major_x = xp.abs(n[:, 0]) >= xp.abs(n[:, 1])
-    lean = xp.sum(n * w, axis=-1) < 0
-    step = xp.where(major_x[:, None], xp.stack([xp.sign(n[:, 0]), 0 * n[:, 1]], -1),
-                    xp.stack([0 * n[:, 0], xp.sign(n[:, 1])], -1))  # fmt: skip
+    lean = (n * w).sum(axis=-1) < 0
+    step = xp.where(major_x[:, None], stack(xp, [xp.sign(n[:, 0]), 0 * n[:, 1]], -1),
+                    stack(xp, [0 * n[:, 0], xp.sign(n[:, 1])], -1))  # fmt: skip
     return xp.where(lean[:, None], w + step, w).astype(I32)
 
 
@@ -272,12 +279,12 @@ def _legs(
     met = lam1 < 1
     t1 = f32(reach1) / F32(QUANTA)
     if xp is np and not met.any():  # nothing met: every body ends at its first leg's end
-        return Paths(np.stack([0 * t1, t1, t1], -1), np.stack([start, contact, contact], 1))
+        return Paths(stack(np, [0 * t1, t1, t1], -1), stack(np, [start, contact, contact], 1))
     game = xp.arange(n) // NUM_SLOTS
     k_max = obstacles.kind.shape[-1] - 1
 
     def normal(which: Any) -> Any:
-        column = xp.clip(which - 4, 0, k_max)
+        column = xp.minimum(xp.maximum(which - 4, 0), k_max)
         return _surface_normal(xp, contact, which, _gather(obstacles, game, column))
 
     rest = stride - (contact - start)
@@ -289,9 +296,9 @@ def _legs(
     else:
         n2 = normal(second)
         w2 = _slide(xp, rest, n2)
-    ok1 = ~both | (xp.sum(w1 * n2, axis=-1) >= 0)
-    ok2 = both & (xp.sum(w2 * n1, axis=-1) >= 0)
-    l1, l2 = xp.sum(w1 * w1, axis=-1), xp.sum(w2 * w2, axis=-1)
+    ok1 = ~both | ((w1 * n2).sum(axis=-1) >= 0)
+    ok2 = both & ((w2 * n1).sum(axis=-1) >= 0)
+    l1, l2 = (w1 * w1).sum(axis=-1), (w2 * w2).sum(axis=-1)
     # On a tie, the slide toward the own spawn end, then the southern one (mirror-safe).
     own = xp.where(end == LEFT, 1, -1)
     key1, key2 = w1[:, 0] * own, w2[:, 0] * own
@@ -303,8 +310,8 @@ def _legs(
     reach2 = _stop_quanta(xp, contact, slide, lam_s, surfaces.sunk_at)
     finish = contact + scaled(xp, slide, reach2[:, None], QUANTA)
     t2 = f32(reach1 * q + (q - reach1) * reach2) / F32(QUANTA * QUANTA)
-    times = xp.stack([0 * t1, t1, t2], -1)
-    return Paths(times, xp.stack([start, contact, finish], 1))
+    times = stack(xp, [0 * t1, t1, t2], -1)
+    return Paths(times, stack(xp, [start, contact, finish], 1))
 
 
 def plan_legs(xp: Any, start: Any, stride: Any, end: Any, m: Any) -> Paths:

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .body_contacts import Paths, body_stops, on_grid, truncate
+from .body_contacts import Paths, body_stops, numpy_cuts, on_grid, truncate
 from .contact import NO_HIT, circle_span, f32, fence, inverse, obstacle_entries
 from .geometry import (
     CONTACT,
@@ -68,6 +68,8 @@ def charge_landing(xp: Any, start: Any, goal: Any, charging: Any, bodies: Any, m
     overlap. Landings depend only on start-of-tick bodies, so Warriors are handled one at a
     time (a tick rarely has more than one Charge) in any order with the same result.
     """
+    if xp is np and not charging.any():  # the common tick: nobody charges
+        return start
     line = goal - start
     slots = xp.arange(NUM_SLOTS)
 
@@ -129,6 +131,9 @@ def plan_moves(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, en
     rounding) returns to where both started.
     """
     legs = plan_legs(xp, start, stride, end, m)
+    if xp is np:
+        _, paths, ends = numpy_cuts(legs, start, blocking, m)
+        return Moves(paths, ends)
     paths = truncate(xp, legs, body_stops(xp, legs, start, blocking, m))
     return Moves(paths, on_grid(xp, start, paths).points[:, 2])
 

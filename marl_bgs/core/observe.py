@@ -12,6 +12,7 @@ import numpy as np
 
 from . import classes as C
 from .geometry import pair_sq_distances, spread
+from .ops import stack
 from .sight_pairs import PAIR_I, PAIR_J, blocked_pairs
 from .state import NUM_SLOTS, TEAM_SIZE, MapArrays, State, team_of_slot
 
@@ -19,6 +20,7 @@ NUM_MOVES = 9
 NUM_TARGETS = 11
 NUM_ULTIMATE = 2
 NUM_JOINT = NUM_MOVES * NUM_TARGETS * NUM_ULTIMATE  # 198
+_STAY = np.arange(NUM_MOVES)[None, :] == 0  # (1, 9): move 0, stay
 
 TEAM = team_of_slot()
 SAME_TEAM = TEAM[:, None] == TEAM[None, :]
@@ -71,7 +73,7 @@ def compute_sight(xp: Any, state: State, m: MapArrays, clear: Any = None) -> Sig
     radius_sq = xp.asarray(C.SIGHT_SQ)[state.cls]
     own = (dist_sq <= radius_sq[:, None]) & clear & living[:, None] & living[None, :]
     # An enemy is seen by a team if any living teammate sees it and it has no spawn shield.
-    seen_by_team = xp.any(own[:, None, :] & xp.asarray(SAME_TEAM)[:, :, None], axis=0)
+    seen_by_team = (own[:, None, :] & xp.asarray(SAME_TEAM)[:, :, None]).any(axis=0)
     hidden = state.shield > 0
     team_sees = xp.where(xp.asarray(SAME_TEAM), living[None, :], seen_by_team & ~hidden[None, :])
     return Sight(dist_sq, clear, own, team_sees)
@@ -114,11 +116,8 @@ def legal_masks(xp: Any, state: State, sight: Sight) -> Masks:
     none_col = none_col | xp.asarray(~(CODE_TO_SLOT >= 0))
     basic_codes = basic_codes | none_col  # (0, 0) is always legal
     burst = (ult_ready & self_ult)[:, None] & none_col
-    pair = xp.stack([basic_codes, ult_codes | burst], axis=-1)
-    move = xp.concatenate(
-        [xp.ones((NUM_SLOTS, 1), bool), xp.broadcast_to(can_move[:, None], (NUM_SLOTS, 8))],
-        axis=1,
-    )
+    pair = stack(xp, [basic_codes, ult_codes | burst], axis=-1)
+    move = can_move[:, None] | xp.asarray(_STAY)  # staying is always legal
     return Masks(move, pair)
 
 
@@ -130,4 +129,4 @@ def joint_mask(xp: Any, masks: Masks) -> Any:
 
 def head_masks(xp: Any, masks: Masks) -> tuple[Any, Any, Any]:
     """Per-head masks: a choice is legal if some legal joint action uses it."""
-    return masks.move, xp.any(masks.pair, axis=2), xp.any(masks.pair, axis=1)
+    return masks.move, masks.pair.any(axis=2), masks.pair.any(axis=1)

@@ -551,6 +551,8 @@ def clear_of_bodies(xp: Any, pos: Any, leaving: Any, others: Any, end: Any, m: M
     leaver per pass, nearest its own spawn edge first, then southmost; later leavers see the
     earlier ones where they landed. A leaver with no such point stays.
     """
+    if xp is np and not leaving.any():  # no shield ends: nobody to move (NumPy pays per call)
+        return pos
     bodies = others | leaving
     slots = xp.arange(NUM_SLOTS)
 

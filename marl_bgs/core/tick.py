@@ -15,6 +15,7 @@ import numpy as np
 from . import classes as C
 from .movement import STRIDES, charge_landing, move_bodies, speed_index
 from .observe import CODE_TO_SLOT, TEAM, Sight, compute_sight, legal_masks, stunned
+from .ops import stack
 from .shield_exit import clear_of_bodies
 from .state import (
     LEFT,
@@ -29,6 +30,10 @@ from .state import (
     State,
     pad_positions,
 )
+
+_SELF = np.eye(NUM_SLOTS, dtype=bool)  # (source, recipient): an agent's effects on itself
+_TRAP = np.arange(C.NUM_EFFECTS) == C.TRAP
+_DURATION = np.asarray(C.EFFECT_DURATION, np.int32)
 
 
 class TickInfo(NamedTuple):
@@ -57,7 +62,8 @@ def legalise(xp: Any, actions: Any, state: State, sight, masks: Any = None) -> A
     move_ok = masks.move[rows, move]
     pair_ok = masks.pair[rows, target, ult]
     zero = xp.zeros_like(move)
-    return xp.stack(
+    return stack(
+        xp,
         [
             xp.where(move_ok, move, zero),
             xp.where(pair_ok, target, zero),
@@ -96,8 +102,8 @@ def step(
     # 2. Combat from start-of-tick positions and statuses, looked up in integer tables.
     emitter = living & unshielded
     near = (sight.dist_sq <= C.AURA_RADIUS_SQ) & same_team
-    mages = xp.sum(near & (emitter & (cls == C.MAGE))[None, :], axis=1)
-    warriors = xp.sum(near & (emitter & (cls == C.WARRIOR))[None, :], axis=1)
+    mages = (near & (emitter & (cls == C.MAGE))[None, :]).sum(axis=1)
+    warriors = (near & (emitter & (cls == C.WARRIOR))[None, :]).sum(axis=1)
     mages = xp.minimum(mages, C.AURA_MAX_EMITTERS).astype(np.int32)
     warriors = xp.minimum(warriors, C.AURA_MAX_EMITTERS).astype(np.int32)
     burst = (state.effects[:, C.BURST] > 0).astype(np.int32)
@@ -108,8 +114,8 @@ def step(
     cut = (state.effects[:, C.HEALING_CUT] > 0).astype(np.int32)
     given = xp.asarray(C.HEAL_MILLI)[cls[:, None], u[:, None], cut[None, :]]
     healing = xp.where(aims, given, 0).astype(np.int32)
-    taken = xp.sum(damage, axis=0)
-    healed = xp.sum(healing, axis=0)
+    taken = damage.sum(axis=0)
+    healed = healing.sum(axis=0)
     raw = state.health - taken + healed
     excess = xp.minimum(healed, xp.maximum(raw - max_hp, 0))
     health = xp.minimum(max_hp, raw)
@@ -118,17 +124,17 @@ def step(
     alive = state.alive & ~killed
     survivors = state.present & alive
 
-    deals = xp.any(damage > 0, axis=1)
+    deals = (damage > 0).any(axis=1)
     takes = taken > 0
     fighting = deals | takes
     delay = xp.asarray(C.OUT_OF_COMBAT_DELAY)[cls]
     hot = fighting | (state.out_of_combat < delay)
     heals = healing > 0
-    in_combat = fighting | (xp.any(heals, axis=0) & hot) | xp.any(heals & hot[None, :], axis=1)
+    in_combat = fighting | (heals.any(axis=0) & hot) | (heals & hot[None, :]).any(axis=1)
 
     # 3. Charge relocation, with start-of-tick bodies of everyone who survived combat.
     charging = used_ult & (cls == C.WARRIOR) & survivors
-    goal = xp.sum(xp.where(aims[:, :, None], state.pos[None, :, :], 0), axis=1)
+    goal = xp.where(aims[:, :, None], state.pos[None, :, :], 0).sum(axis=1)
     bodies = survivors & unshielded
     after_charge = charge_landing(xp, state.pos, goal, charging, bodies, m)
 
@@ -154,23 +160,19 @@ def step(
     source_cls_effects = source_cls_effects & (used_ult | used_basic)[:, None]
     effect_from = aims[:, :, None] & source_cls_effects[:, None, :]
     self_effects = xp.asarray(C.SELF_EFFECTS_ON_ULTIMATE)[cls] & used_ult[:, None]
-    effect_from = effect_from | (
-        xp.asarray(np.eye(NUM_SLOTS, dtype=bool))[:, :, None] & self_effects[:, None, :]
-    )
-    applied = xp.any(effect_from, axis=0)
+    effect_from = effect_from | (xp.asarray(_SELF)[:, :, None] & self_effects[:, None, :])
+    applied = effect_from.any(axis=0)
     trap_broken = (state.effects[:, C.TRAP] > 0) & takes
-    effects = xp.where(
-        (xp.arange(C.NUM_EFFECTS) == C.TRAP)[None, :] & trap_broken[:, None], 0, state.effects
-    )
+    effects = xp.where(xp.asarray(_TRAP)[None, :] & trap_broken[:, None], 0, state.effects)
     effects = xp.maximum(effects - 1, 0)
-    duration = xp.asarray(np.asarray(C.EFFECT_DURATION, np.int32))
+    duration = xp.asarray(_DURATION)
     effects = xp.where(applied, xp.maximum(effects, duration[None, :]), effects)
     effects = xp.where(alive[:, None], effects, 0).astype(np.int32)
     shield = xp.where(alive, xp.maximum(state.shield - 1, 0), 0).astype(np.int32)
     leaving = survivors & (state.shield == 1)
     settled = survivors & (state.shield == 0)
     cleared_pos = clear_of_bodies(xp, pos, leaving, settled, end_of_slot, m)
-    shield_cleared = xp.any(cleared_pos != pos, axis=1)
+    shield_cleared = (cleared_pos != pos).any(axis=1)
     pos = cleared_pos
     cooldown = xp.where(
         used_ult, np.int32(C.ULTIMATE_COOLDOWN - 1), xp.maximum(state.ultimate_cooldown - 1, 0)
@@ -181,9 +183,7 @@ def step(
     depth = state.red_zone_depth
     in_red = xp.where(end_of_slot == LEFT, x <= depth, x >= 20 * MILLI - depth)
     points = xp.where(killed, xp.where(in_red, 2, 1), 0).astype(np.int32)
-    gained = xp.stack(
-        [xp.sum(xp.where(team == 1, points, 0)), xp.sum(xp.where(team == 0, points, 0))]
-    )
+    gained = stack(xp, [xp.where(team == 1, points, 0).sum(), xp.where(team == 0, points, 0).sum()])
     score = (state.score + gained).astype(np.int32)
     tick = state.tick + 1
 
