@@ -14,7 +14,14 @@ import pytest
 pytest.importorskip("jax")
 pytest.importorskip("optax")
 
+from tests.test_learn_trainer import TINY  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
+
+# The trainer tests' tiny run with 4 games (one per device) and an opponent pool that saves
+# a copy after the first update (16 game steps), so the replicated pool is in the update.
+SETTINGS = [*TINY, "num_envs=4", "opponent_self=0.3", "opponent_pool=0.2", "pool_size=2",
+            "pool_every=16"]  # fmt: skip
 
 # Runs in a fresh process: the host device count is fixed when JAX starts.
 SCRIPT = textwrap.dedent("""
@@ -25,9 +32,7 @@ SCRIPT = textwrap.dedent("""
     from marl_bgs.learn.sharding import game_mesh, shard_state
     from marl_bgs.learn.trainer import learner_for
 
-    cfg = load_config(None, ["num_envs=4", "rollout_len=4", "hidden=8", "stage=0", "epochs=1",
-                             "minibatches=2", "validate_every=0", 'scripted_opponents=["random"]',
-                             "pool_size=2", "pool_every=16"], algo="rec-ippo")
+    cfg = load_config(None, json.loads(sys.argv[1]), algo="rec-ippo")
     learner = learner_for(cfg)
     state = learner.init(jax.random.PRNGKey(0))
     mesh = game_mesh(0)
@@ -53,8 +58,8 @@ SCRIPT = textwrap.dedent("""
 def test_four_devices_give_the_same_update_as_one():
     env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4",
                JAX_PLATFORMS="cpu", PYTHONPATH=str(ROOT))  # fmt: skip
-    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True,
-                         text=True, timeout=1200, cwd=ROOT)  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(SETTINGS)], env=env,
+                         capture_output=True, text=True, timeout=1200, cwd=ROOT)  # fmt: skip
     assert out.returncode == 0, out.stderr[-3000:]
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["devices"] == 4

@@ -356,13 +356,11 @@ def check_weights_spec(spec: Any, where: str) -> None:
         raise ValueError(f"{where}.greedy: expected true or false, got {spec['greedy']!r}")
 
 
-def system_from_weights_spec(spec: Any, where: str, base: Path | None = None):
-    """A JAX System from `{"weights": file, "greedy": bool?}`; a relative file is read from
-    `base` (the entrants file's folder) when given."""
+def system_from_weights_spec(spec: Any, where: str):
+    """A JAX System from `{"weights": file, "greedy": bool?}` (a relative file is read from
+    the working directory: entrants files hand over a spec already joined to their folder)."""
     check_weights_spec(spec, where)
     path = Path(spec["weights"]).expanduser()
-    if base is not None and not path.is_absolute():
-        path = base / path
     try:
         return npz_system(path, spec.get("greedy", False))
     except ValueError as err:

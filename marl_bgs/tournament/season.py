@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from .entrants import Entrant, SeasonSpec, build_system
+from .entrants import Entrant, SeasonSpec, _resolved, build_system
 from .ratings import fit_btd
 from .schedule import (
     DEFAULT_GAMES_PER_MAP,
@@ -58,9 +58,7 @@ def _load_identity(e: Entrant) -> dict:
     saved games of an older policy file are never reused for a new one."""
     if "weights" not in e.load:
         return e.load
-    path = Path(e.load["weights"]).expanduser()
-    if e.base is not None and not path.is_absolute():
-        path = e.base / path
+    path = Path(_resolved(e, "weights")["weights"]).expanduser()  # the file build_system reads
     try:
         digest = hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
