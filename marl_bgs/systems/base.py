@@ -42,10 +42,10 @@ class System(NamedTuple):
 
 
 def _no_memory(key: Any) -> Any:
-    import jax.numpy as jnp
-
+    """A memoryless System's memory: a NumPy zero, which JAX takes as a constant under jit
+    and vmap, so building or initialising a System never imports JAX."""
     del key
-    return jnp.zeros((), jnp.int32)
+    return np.zeros((), np.int32)
 
 
 def jax_system(

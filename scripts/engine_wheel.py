@@ -1,0 +1,139 @@
+"""Build the engine-only wheel the browser installs into Pyodide, byte for byte reproducibly.
+
+    .venv/bin/python scripts/engine_wheel.py --out exports/browser
+
+The wheel (`marl_bgs_engine-VERSION-py3-none-any.whl`) holds the rules (`marl_bgs/core`),
+`Game`, the maps and their 52 files, replays, metrics and the Systems that play on NumPy
+(`systems/numpy_play.py`, scripted opponents over `xp`). It leaves out everything that
+imports JAX, pandas, pyarrow or tqdm at play time (env, evaluation, learn, tournament, the
+CLI, the site). Entries are sorted, dated 1980-01-01 and written with fixed permissions, so
+the same sources give the same bytes on any machine (the tests rebuild it and compare).
+
+It is built, not committed: every change to the rules would leave a committed copy stale,
+and the Pyodide files it goes beside are fetched into the same ignored folder anyway.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import re
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DIST = "marl_bgs_engine"
+# Modules of marl_bgs that the browser needs; whole folders are taken as every *.py in them.
+MODULES = (
+    "__init__.py",
+    "game.py",
+    "maps.py",
+    "random_play.py",
+    "core/",
+    "metrics/",
+    "replay/",
+    "systems/__init__.py",
+    "systems/base.py",
+    "systems/beta.py",
+    "systems/gamma.py",
+    "systems/mix.py",
+    "systems/numpy_play.py",
+    "systems/pathing.py",
+    "systems/percept.py",
+    "systems/random.py",
+    "systems/scripted.py",
+    "systems/tactics.py",
+)
+DATE = (1980, 1, 1, 0, 0, 0)
+
+
+def version(root: Path = ROOT) -> str:
+    """The package version, read from pyproject.toml (the one place it is written)."""
+    text = (root / "pyproject.toml").read_text()
+    found = re.search(r'^version\s*=\s*"([^"]+)"', text, re.MULTILINE)
+    if found is None:
+        raise ValueError('pyproject.toml: no `version = "..."` line in [project]')
+    return found.group(1)
+
+
+def wheel_name(root: Path = ROOT) -> str:
+    return f"{DIST}-{version(root)}-py3-none-any.whl"
+
+
+def contents(root: Path = ROOT) -> dict[str, bytes]:
+    """Archive path -> bytes, for the modules and map files (not yet the dist-info)."""
+    out: dict[str, bytes] = {}
+    pkg = root / "marl_bgs"
+    for entry in MODULES:
+        paths = sorted((pkg / entry).glob("*.py")) if entry.endswith("/") else [pkg / entry]
+        for path in paths:
+            if not path.is_file():
+                raise FileNotFoundError(f"engine wheel: {path} is missing")
+            out[f"marl_bgs/{path.relative_to(pkg).as_posix()}"] = path.read_bytes()
+    maps = sorted((root / "maps").glob("*.json"))
+    if not maps:
+        raise FileNotFoundError(f"engine wheel: no map files in {root / 'maps'}")
+    for path in maps:
+        out[f"marl_bgs/_map_files/{path.name}"] = path.read_bytes()
+    return out
+
+
+def _record_hash(data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+    return f"sha256={digest.decode()}"
+
+
+def wheel_bytes(root: Path = ROOT) -> dict[str, bytes]:
+    """Every archive entry, the dist-info included, in the order they are written."""
+    ver = version(root)
+    info = f"{DIST}-{ver}.dist-info"
+    files = contents(root)
+    files[f"{info}/METADATA"] = (
+        "Metadata-Version: 2.1\n"
+        f"Name: marl-bgs-engine\nVersion: {ver}\n"
+        "Summary: MARL-BattleGrounds' NumPy engine alone, for Pyodide in the browser\n"
+        "Requires-Python: >=3.11\nRequires-Dist: numpy>=1.26\n"
+    ).encode()
+    files[f"{info}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: marl-bgs scripts/engine_wheel.py\n"
+        b"Root-Is-Purelib: true\nTag: py3-none-any\n"
+    )
+    files[f"{info}/top_level.txt"] = b"marl_bgs\n"
+    record = "".join(f"{p},{_record_hash(b)},{len(b)}\n" for p, b in files.items())
+    files[f"{info}/RECORD"] = (record + f"{info}/RECORD,,\n").encode()
+    return files
+
+
+def build_wheel(out_dir: Path, root: Path = ROOT) -> Path:
+    """Write the wheel into `out_dir` (only when its bytes changed); returns its path."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / wheel_name(root)
+    data = wheel_bytes(root)
+    tmp = path.with_suffix(".tmp")
+    with zipfile.ZipFile(tmp, "w") as zf:
+        for name, blob in data.items():
+            zi = zipfile.ZipInfo(name, DATE)
+            zi.compress_type = zipfile.ZIP_DEFLATED
+            zi.external_attr = 0o644 << 16
+            zi.create_system = 3  # Unix, whatever machine builds it
+            zf.writestr(zi, blob, compresslevel=9)
+    fresh = tmp.read_bytes()
+    if path.is_file() and path.read_bytes() == fresh:
+        tmp.unlink()
+    else:
+        tmp.replace(path)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "exports" / "browser")
+    args = parser.parse_args(argv)
+    path = build_wheel(args.out)
+    print(f"wrote {path} ({path.stat().st_size:,} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
