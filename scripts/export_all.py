@@ -26,6 +26,11 @@ STEPS: tuple[tuple[str, list[str]], ...] = (
     ("replays", ["scripts/export_replays.py"]),
     ("clips for the rules, class and key pages", ["scripts/export_clips.py"]),
     ("season 0 leaderboard", ["scripts/export_season.py", "--season", "season0", "--resume"]),
+    # Fetched into the ignored exports/browser/ (never committed); skipped without npm.
+    (
+        "browser engine (Pyodide, NumPy, engine wheel)",
+        ["scripts/export_pyodide.py", "--skip-without-npm"],
+    ),
 )
 
 

@@ -65,7 +65,10 @@ def cpython_reference() -> dict:
     g = B.new_game(json.dumps({"map": 47, "winning_score": 3, "horizon": 120, "seed": 5}))
     log = []
     while not json.loads(B.state(g))["done"]:
-        acts = [json.loads(B.decide_team(g, 0, "tdm-alpha")), json.loads(B.decide_team(g, 1, "random"))]
+        acts = [
+            json.loads(B.decide_team(g, 0, "tdm-alpha")),
+            json.loads(B.decide_team(g, 1, "random")),
+        ]
         log.append(json.loads(B.step(g, json.dumps(acts))))
     return {"prefix": prefix, "log": log, "state": json.loads(B.state(g))}
 
