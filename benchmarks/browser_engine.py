@@ -1,0 +1,114 @@
+"""The NumPy engine in CPython and in Pyodide (under Node), side by side in one run.
+
+For each: ticks per second of one game of random legal actions (wall, and CPU for CPython;
+Pyodide's `process_time` is always 0), and the scripted opponents' time per decision. For
+Pyodide also the load time (Pyodide, NumPy and the engine wheel, from local files) and the
+bytes a page downloads (every file of exports/browser/, raw and gzipped). Needs node and
+scripts/export_pyodide.py's files.
+
+    python benchmarks/browser_engine.py --out benchmarks/results/browser_engine.json
+    python benchmarks/browser_engine.py --full-fingerprint   # all 50 golden games in Pyodide
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import browser_loop
+from report import run_facts, write_report
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+BROWSER = ROOT / "exports" / "browser"
+RUNNER = ROOT / "web_demo" / "engine" / "tests" / "node_run.mjs"
+SYSTEMS = ["tdm-alpha", "tdm-beta", "tdm-gamma"]
+
+
+def in_node(snippet: str, files: list[Path]) -> tuple[dict, float]:
+    """Run a Python snippet in Pyodide under Node; its JSON answer and the load time (s)."""
+    node = shutil.which("node")
+    if node is None or not (BROWSER / "manifest.json").is_file():
+        sys.exit("needs node and exports/browser/ (run scripts/export_pyodide.py)")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "snippet.py"
+        path.write_text(snippet)
+        done = subprocess.run([node, str(RUNNER), str(BROWSER), str(path), *map(str, files)],
+                              capture_output=True, text=True)  # fmt: skip
+    if done.returncode != 0:
+        sys.exit(f"node failed:\n{done.stderr[-3000:]}")
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(out["answer"]), out["load_ms"] / 1000
+
+
+def downloads() -> dict:
+    """What a page fetches to start the engine: every file in the manifest, raw and gzipped."""
+    manifest = json.loads((BROWSER / "manifest.json").read_text())
+    raw = sum(v["bytes"] for v in manifest["files"].values())
+    zipped = sum(len(gzip.compress((BROWSER / n).read_bytes(), 6)) for n in manifest["files"])
+    return {"files": len(manifest["files"]), "bytes": raw, "gzip_bytes": zipped}
+
+
+def full_fingerprint() -> dict:
+    golden = json.loads((HERE / "golden_fingerprint.json").read_text())
+    snippet = (f"import fingerprint, json, time\nt = time.perf_counter()\n"
+               f"_, h = fingerprint.play_numpy({golden['games']}, {golden['ticks']}, {golden['seed']})\n"
+               "json.dumps({'hash': h, 'seconds': time.perf_counter() - t})")  # fmt: skip
+    got, _ = in_node(snippet, [HERE / "fingerprint.py"])
+    ok = got["hash"] == golden["numpy_engine"]
+    print(f"Pyodide full fingerprint ({golden['games']} games) in {got['seconds']:.0f} s: "
+          f"{'matches' if ok else 'DIFFERS from'} golden numpy_engine")  # fmt: skip
+    return {"matches": ok, **got}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ticks", type=int, default=600)
+    parser.add_argument("--decision-ticks", type=int, default=120)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--full-fingerprint", action="store_true")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "browser_engine.json")
+    args = parser.parse_args()
+    begin = time.perf_counter()
+    cpython = browser_loop.run(args.ticks, args.decision_ticks, args.seed, SYSTEMS)
+    snippet = ("import browser_loop, json\njson.dumps(browser_loop.run("
+               f"{args.ticks}, {args.decision_ticks}, {args.seed}, {SYSTEMS!r}))")  # fmt: skip
+    pyodide, load_s = in_node(snippet, [HERE / "browser_loop.py"])
+    dl = downloads()
+    rows = [("engine ticks/s (wall)", cpython["engine"]["ticks_per_s"], pyodide["engine"]["ticks_per_s"]),
+            ("engine ticks/s (CPU)", cpython["engine"]["ticks_per_cpu_s"], None)]  # fmt: skip
+    for c, p in zip(cpython["decisions"], pyodide["decisions"], strict=True):
+        rows.append((f"{c['system']} ms/decision (median)", c["median_ms"], p["median_ms"]))
+        rows.append((f"{c['system']} ms/decision (p95)", c["p95_ms"], p["p95_ms"]))
+    rows.append(("load s (Pyodide + NumPy + wheel)", None, load_s))
+    rows.append(("bytes downloaded (gzip)", None, f"{dl['bytes']:,} ({dl['gzip_bytes']:,})"))
+    print(f"{'':38} {'CPython':>12} {'Pyodide/Node':>24}")
+    for label, a, b in rows:
+        fa = "-" if a is None else f"{a:12.1f}"
+        fb = "-" if b is None else (b if isinstance(b, str) else f"{b:.1f}")
+        print(f"{label:38} {fa:>12} {fb:>24}")
+    result = {"benchmark": "browser_engine", **run_facts(), "node": _node_version(),
+              "pyodide": json.loads((BROWSER / "manifest.json").read_text())["pyodide"],
+              "ticks": args.ticks, "decision_ticks": args.decision_ticks, "seed": args.seed,
+              "cpython": cpython, "pyodide_node": pyodide, "load_s": load_s, "download": dl,
+              "python": platform.python_version()}  # fmt: skip
+    if args.full_fingerprint:
+        result["full_fingerprint"] = full_fingerprint()
+    result["seconds"] = time.perf_counter() - begin
+    write_report(args.out, result)
+
+
+def _node_version() -> str:
+    return subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+"""The loops `browser_engine.py` times, written once for CPython and Pyodide (no JAX).
+
+Time is read with `perf_counter` (wall); CPU time with `process_time`, which Pyodide always
+reports as 0, so there the CPU figure is None.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+
+from marl_bgs import Game
+from marl_bgs.core.position import starting_position
+from marl_bgs.random_play import random_actions
+from marl_bgs.systems.numpy_play import decide, numpy_system
+
+
+def engine_rate(ticks: int, seed: int, warmup: int = 20) -> dict:
+    """Ticks per second of one game of random legal actions (map 47, as engine_speed.py),
+    after `warmup` ticks; the random draws are timed too, as a page would pay them."""
+    rng = np.random.default_rng(seed)
+    game = Game(starting_position(47, horizon=10**5))
+    for _ in range(warmup):
+        game.step(random_actions(game, rng))
+    wall, cpu = time.perf_counter(), time.process_time()
+    for _ in range(ticks):
+        game.step(random_actions(game, rng))
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return {"ticks": ticks, "ticks_per_s": ticks / wall,
+            "ticks_per_cpu_s": ticks / cpu if cpu > 0 else None}  # fmt: skip
+
+
+def decision_ms(name: str, ticks: int, seed: int) -> dict:
+    """Milliseconds per decision of System `name` playing team a against random on map 47
+    (its inputs built outside the timing; the game runs to its end or `ticks`)."""
+    game = Game(starting_position(47, horizon=ticks, winning_score=60))
+    system, rival = numpy_system(name), numpy_system("random")
+    memory, rng, times = system.init(), np.random.default_rng(seed), []
+    while not game.done:
+        inputs = game.team_inputs(0)
+        begin = time.perf_counter()
+        mine, memory = system.act(inputs, memory, rng)
+        times.append(1000 * (time.perf_counter() - begin))
+        theirs, _ = decide(game, 1, rival, None, rng)
+        game.step_slots(game.slots_from_flat(np.asarray(mine, np.int32), theirs))
+    times.sort()
+    return {"system": name, "decisions": len(times), "median_ms": statistics.median(times),
+            "mean_ms": statistics.fmean(times), "p95_ms": times[int(0.95 * (len(times) - 1))]}  # fmt: skip
+
+
+def run(ticks: int, decision_ticks: int, seed: int, systems: list[str]) -> dict:
+    return {
+        "engine": engine_rate(ticks, seed),
+        "decisions": [decision_ms(s, decision_ticks, seed) for s in systems],
+    }
