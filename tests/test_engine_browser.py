@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .browser import CHROMIUM, CHROMIUM_ARGS
+from .browser import CHROMIUM
 from .engine_files import ROOT, need_fetched_files
 from .test_engine_node import GOLDEN, PREFIX_GAMES, cpython_reference
 
@@ -57,15 +57,8 @@ def server():
     httpd.server_close()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
 def _open(browser, server, tamper: bool = False):
+    """The test page in a fresh context (the session's Chromium, tests/conftest.py)."""
     context = browser.new_context()
     page = context.new_page()
     page.requests, page.errors = [], []

@@ -39,7 +39,7 @@ from marl_bgs.replay import load_replay, record_game
 from marl_bgs.systems.numpy_play import NAMES, numpy_system, play_tick
 for i, name in enumerate(NAMES):
     game = Game(starting_position(47 + i, horizon=20))
-    systems, memories = (numpy_system(name), numpy_system("tdm-alpha")), [None, None]
+    systems = (numpy_system(name), numpy_system("tdm-alpha"))
     memories = [s.init() for s in systems]
     rng = np.random.default_rng(i)
     while not game.done:
