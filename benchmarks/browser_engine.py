@@ -1,6 +1,7 @@
 """The NumPy engine in CPython and in Pyodide (under Node), side by side in one run.
 
-For each: ticks per second of one game of random legal actions (wall, and CPU for CPython;
+For each (and for headless Chromium when Playwright and /usr/bin/chromium are there):
+ticks per second of one game of random legal actions (wall, and CPU for CPython;
 Pyodide's `process_time` is always 0), and the scripted opponents' time per decision. For
 Pyodide also the load time (Pyodide, NumPy and the engine wheel, from local files) and the
 bytes a page downloads (every file of exports/browser/, raw and gzipped). Needs node and
@@ -8,6 +9,7 @@ scripts/export_pyodide.py's files.
 
     python benchmarks/browser_engine.py --out benchmarks/results/browser_engine.json
     python benchmarks/browser_engine.py --full-fingerprint   # all 50 golden games in Pyodide
+    python benchmarks/browser_engine.py --no-chromium        # CPython and Node only
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import browser_chromium
 import browser_loop
 from report import run_facts, write_report
 
@@ -75,6 +78,7 @@ def main() -> None:
     parser.add_argument("--decision-ticks", type=int, default=120)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--full-fingerprint", action="store_true")
+    parser.add_argument("--no-chromium", action="store_true")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "browser_engine.json")
     args = parser.parse_args()
     begin = time.perf_counter()
@@ -83,22 +87,32 @@ def main() -> None:
                f"{args.ticks}, {args.decision_ticks}, {args.seed}, {SYSTEMS!r}))")  # fmt: skip
     pyodide, load_s = in_node(snippet, [HERE / "browser_loop.py"])
     dl = downloads()
-    rows = [("engine ticks/s (wall)", cpython["engine"]["ticks_per_s"], pyodide["engine"]["ticks_per_s"]),
-            ("engine ticks/s (CPU)", cpython["engine"]["ticks_per_cpu_s"], None)]  # fmt: skip
-    for c, p in zip(cpython["decisions"], pyodide["decisions"], strict=True):
-        rows.append((f"{c['system']} ms/decision (median)", c["median_ms"], p["median_ms"]))
-        rows.append((f"{c['system']} ms/decision (p95)", c["p95_ms"], p["p95_ms"]))
-    rows.append(("load s (Pyodide + NumPy + wheel)", None, load_s))
-    rows.append(("bytes downloaded (gzip)", None, f"{dl['bytes']:,} ({dl['gzip_bytes']:,})"))
-    print(f"{'':38} {'CPython':>12} {'Pyodide/Node':>24}")
-    for label, a, b in rows:
-        fa = "-" if a is None else f"{a:12.1f}"
-        fb = "-" if b is None else (b if isinstance(b, str) else f"{b:.1f}")
-        print(f"{label:38} {fa:>12} {fb:>24}")
+    chromium = None
+    if not args.no_chromium and browser_chromium.available():
+        chromium = browser_chromium.run(args.ticks, args.decision_ticks, args.seed, SYSTEMS)
+    columns = [("CPython", cpython, None), ("Pyodide/Node", pyodide, load_s)]
+    if chromium is not None:
+        columns.append(("Pyodide/Chromium", chromium["loop"], chromium["load_s"]))
+    table = [("engine ticks/s (wall)", [c["engine"]["ticks_per_s"] for _, c, _ in columns]),
+             ("engine ticks/s (CPU)", [c["engine"]["ticks_per_cpu_s"] for _, c, _ in columns])]  # fmt: skip
+    for i, name in enumerate(SYSTEMS):
+        for key, label in (("median_ms", "median"), ("p95_ms", "p95")):
+            table.append((f"{name} ms/decision ({label})",
+                          [c["decisions"][i][key] for _, c, _ in columns]))  # fmt: skip
+    table.append(("load s (Pyodide + NumPy + wheel)", [ls for _, _, ls in columns]))
+    print(f"{'':34}" + "".join(f"{name:>18}" for name, _, _ in columns))
+    for label, values in table:
+        cells = "".join(f"{'-' if v is None else f'{v:.1f}':>18}" for v in values)
+        print(f"{label:34}{cells}")
+    if chromium is not None and chromium["outside"]:
+        print(f"WARNING: Chromium requested outside 127.0.0.1: {chromium['outside']}")
+    print(f"bytes a page downloads: {dl['bytes']:,} in {dl['files']} files "
+          f"({dl['gzip_bytes']:,} gzipped)")  # fmt: skip
     result = {"benchmark": "browser_engine", **run_facts(), "node": _node_version(),
               "pyodide": json.loads((BROWSER / "manifest.json").read_text())["pyodide"],
               "ticks": args.ticks, "decision_ticks": args.decision_ticks, "seed": args.seed,
               "cpython": cpython, "pyodide_node": pyodide, "load_s": load_s, "download": dl,
+              "pyodide_chromium": chromium,
               "python": platform.python_version()}  # fmt: skip
     if args.full_fingerprint:
         result["full_fingerprint"] = full_fingerprint()

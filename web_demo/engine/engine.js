@@ -76,7 +76,12 @@ export async function loadEngine(options = {}) {
   }
   status("Installing the game engine…");
   try {
-    const wheel = await readBytes(new URL(manifest.engine_wheel, base));
+    const url = new URL(manifest.engine_wheel, base);
+    // The wheel's name keeps the package version, so a new build gets its hash as a query:
+    // no browser keeps an old engine from its cache (file: URLs take no query).
+    const sha = manifest.files?.[manifest.engine_wheel]?.sha256;
+    if (sha && url.protocol.startsWith("http")) url.search = `v=${sha.slice(0, 16)}`;
+    const wheel = await readBytes(url);
     pyodide.unpackArchive(wheel, "wheel"); // wants a Uint8Array, not a Node Buffer
     pyodide.runPython("import marl_bgs.browser");
   } catch (err) {
