@@ -84,7 +84,7 @@ def test_engine_loads_offline_and_plays_the_numpy_engines_games(browser, server)
     outside = [u for u in page.requests if not u.startswith(server + "/")]
     assert outside == [], outside
     assert page.errors == []
-    fetched = {u.rsplit("/", 1)[-1] for u in page.requests}
+    fetched = {u.split("?")[0].rsplit("/", 1)[-1] for u in page.requests}
     manifest = json.loads((ROOT / "exports/browser/manifest.json").read_text())
     assert {manifest["numpy_wheel"], manifest["engine_wheel"], "pyodide.asm.wasm"} <= fetched
     context.close()
