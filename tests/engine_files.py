@@ -26,10 +26,18 @@ def script(name: str):
     return module
 
 
+_refreshed: list[bool] = []
+
+
 def need_fetched_files() -> None:
-    """Skip, saying how to get them, when scripts/export_pyodide.py has not run here."""
+    """Skip, saying how to get them, when scripts/export_pyodide.py has not run here; else
+    rebuild the engine wheel from this checkout (once per process), so that Node and
+    Chromium test these sources, not an earlier build (the fetched files are kept)."""
     if not (BROWSER / "manifest.json").is_file():
         pytest.skip(
             "exports/browser/ is absent: run `.venv/bin/python scripts/export_pyodide.py` "
             "(needs npm; .ci/run does it)"
         )
+    if not _refreshed:
+        script("export_pyodide").export(BROWSER)
+        _refreshed.append(True)
