@@ -66,3 +66,22 @@ def test_the_fetched_folder_is_ignored_and_verifies():
     if not (BROWSER / "manifest.json").is_file():
         pytest.skip("exports/browser/ is absent: run scripts/export_pyodide.py")
     ep.check_numpy(BROWSER / "pyodide")  # the real wheel against the real lock and the pin
+
+
+def test_the_site_build_copies_the_folder_and_the_cdn_setting_matches():
+    """The hook copies exports/ as it is, so the fetched files reach the site; the CDN
+    setting names the same Pyodide version (the CDN path itself needs the internet, so it is
+    not loaded here)."""
+    settings = (ROOT / "web_demo" / "engine" / "settings.js").read_text()
+    assert 'export const PYODIDE_FROM = "site";' in settings
+    assert f"/pyodide/v{ep.PYODIDE}/full/" in settings
+    if not (BROWSER / "manifest.json").is_file():
+        pytest.skip("exports/browser/ is absent: run scripts/export_pyodide.py")
+    from marl_bgs.site import hook
+
+    copied = {
+        f.src_uri
+        for f in hook._static_files(ROOT, {"site_dir": "/nowhere", "use_directory_urls": True})
+    }
+    manifest = json.loads((BROWSER / "manifest.json").read_text())
+    assert {f"exports/browser/{n}" for n in [*manifest["files"], "manifest.json"]} <= copied
