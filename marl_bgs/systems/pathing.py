@@ -89,24 +89,25 @@ class Grid(NamedTuple):
     step_cost: Any  # (8, H, W) cost of the step from a cell along STEPS[d]; BIG if barred
 
 
-def _fine_at(xp: Any, fine_free: Any, sx: int, sy: int) -> Any:
-    """The fine point (2j + sy, 2i + sx) for every coarse cell (j, i); outside is blocked."""
-    padded = xp.pad(fine_free, ((2, 2), (2, 2)), constant_values=False)
+def _fine_at(padded: Any, sx: int, sy: int) -> Any:
+    """The fine point (2j + sy, 2i + sx) for every coarse cell (j, i), read from the fine
+    drawing padded by two blocked points on every side; outside is blocked."""
     return padded[2 + sy : 2 + sy + 2 * GRID_H : 2, 2 + sx : 2 + sx + 2 * GRID_W : 2]
 
 
 def grid(xp: Any, blocked_fine: Any) -> Grid:
-    """Coarse cells and step costs from the fine drawing."""
-    ff = ~blocked_fine
-    free = _fine_at(xp, ff, 0, 0)
+    """Coarse cells and step costs from the fine drawing (padded once: every read below is
+    a window of that one copy)."""
+    ff = xp.pad(~blocked_fine, ((2, 2), (2, 2)), constant_values=False)
+    free = _fine_at(ff, 0, 0)
     near = ~free
     for sx in (-1, 0, 1):
         for sy in (-1, 0, 1):
-            near = near | ~_fine_at(xp, ff, sx, sy)
+            near = near | ~_fine_at(ff, sx, sy)
     weight = xp.where(near, F32(NEAR_COST), F32(1.0))
 
     def line(dx: int, dy: int) -> Any:
-        return free & _fine_at(xp, ff, dx, dy) & _fine_at(xp, ff, 2 * dx, 2 * dy)
+        return free & _fine_at(ff, dx, dy) & _fine_at(ff, 2 * dx, 2 * dy)
 
     costs = []
     for d, (dx, dy) in enumerate(STEPS):
@@ -117,19 +118,28 @@ def grid(xp: Any, blocked_fine: Any) -> Grid:
     return Grid(free, xp.stack(costs, 0))
 
 
-def _shift(xp: Any, a: Any, dx: int, dy: int, fill: Any) -> Any:
-    """a[..., y + dy, x + dx] over the coarse grid, `fill` beyond it."""
+def _padded(xp: Any, a: Any, fill: Any) -> Any:
+    """`a` with one cell of `fill` around the coarse grid (its last two axes)."""
     pad = [(0, 0)] * (a.ndim - 2) + [(1, 1), (1, 1)]
-    padded = xp.pad(a, pad, constant_values=fill)
+    return xp.pad(a, pad, constant_values=fill)
+
+
+def _window(padded: Any, dx: int, dy: int) -> Any:
+    """a[..., y + dy, x + dx] over the coarse grid, read from `_padded(a)`."""
     return padded[..., 1 + dy : 1 + dy + GRID_H, 1 + dx : 1 + dx + GRID_W]
 
 
 def relax(xp: Any, field: Any, g: Grid, goal: Any, iters: int) -> Any:
-    """`iters` min-plus steps of fields (F, H, W) toward goal masks (F, H, W)."""
+    """`iters` min-plus steps of fields (F, H, W) toward goal masks (F, H, W).
+
+    Each step pads the field once and reads its eight neighbours as windows of that one
+    copy (the same values as padding per direction; NumPy's `pad` was most of a scripted
+    decision's time, and Pyodide pays its Python overhead twice)."""
     for _ in range(iters):
         best = None
+        padded = _padded(xp, field, F32(BIG))
         for d, (dx, dy) in enumerate(STEPS):
-            cand = _shift(xp, field, dx, dy, F32(BIG)) + g.step_cost[d]
+            cand = _window(padded, dx, dy) + g.step_cost[d]
             best = cand if best is None else xp.minimum(best, cand)
         field = xp.where(goal, F32(0.0), xp.minimum(best, F32(BIG)))
     return field
@@ -199,9 +209,8 @@ def _cell(xp: Any, xy: Any) -> tuple[Any, Any]:
 
 def _downhill(xp: Any, field: Any, g: Grid) -> tuple[Any, Any]:
     """Per cell: the best legal step (index into STEPS) and the field value through it."""
-    cand = xp.stack(
-        [_shift(xp, field, dx, dy, F32(BIG)) + g.step_cost[d] for d, (dx, dy) in enumerate(STEPS)]
-    )
+    padded = _padded(xp, field, F32(BIG))
+    cand = xp.stack([_window(padded, dx, dy) + g.step_cost[d] for d, (dx, dy) in enumerate(STEPS)])
     return xp.argmin(cand, axis=0), xp.min(cand, axis=0)
 
 
