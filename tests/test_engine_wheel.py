@@ -152,7 +152,7 @@ def test_bridge_plays_legal_actions_and_names_bad_fields():
 
 
 # Scripted games on NumPy: every state and every System memory of two games (Alpha v Beta
-# on map 49, Gamma v Alpha on map 28 from the right), hashed. Taken at 0ce04b0, before
+# on map 49, Gamma v Alpha on map 28 from the right), hashed. Taken just before
 # pathing.py read its shifted grids from one padded copy; that change must move no bit.
 SCRIPTED_HASH = "709597ffa503b95f2ab1a2539c5b08a1c4940d686569d2dcd88df28247d6603f"
 
