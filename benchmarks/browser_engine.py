@@ -1,8 +1,9 @@
 """The NumPy engine in CPython and in Pyodide (under Node), side by side in one run.
 
 For each (and for headless Chromium when Playwright and /usr/bin/chromium are there):
-ticks per second of one game of random legal actions (wall, and CPU for CPython;
-Pyodide's `process_time` is always 0), and the scripted opponents' time per decision. For
+ticks per second of one game of random legal actions (wall, and CPU: CPython's
+`process_time`; under Node the Node process's `cpuUsage`, since Pyodide's `process_time` is
+always 0; none in Chromium), and the scripted opponents' time per decision. For
 Pyodide also the load time (Pyodide, NumPy and the engine wheel, from local files) and the
 bytes a page downloads (every file of exports/browser/, raw and gzipped). Needs node and
 scripts/export_pyodide.py's files.
