@@ -27,6 +27,7 @@ DIST = "marl_bgs_engine"
 # Modules of marl_bgs that the browser needs; whole folders are taken as every *.py in them.
 MODULES = (
     "__init__.py",
+    "battle.py",
     "browser.py",
     "game.py",
     "maps.py",
