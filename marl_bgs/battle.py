@@ -134,8 +134,8 @@ def _position(spec: dict) -> dict:
 
 
 def _who(who: Any) -> str:
-    if who not in ("a", "b", "oracle"):
-        raise ValueError(f"who: expected 'a', 'b' or 'oracle', got {who!r}")
+    if who not in ("a", "b", "oracle", "auto"):
+        raise ValueError(f"who: expected 'a', 'b', 'oracle' or 'auto', got {who!r}")
     return who
 
 
@@ -208,8 +208,11 @@ class Session:
 
     def view(self, who: str) -> dict:
         """The last tick (two frames; one before the first tick) as `who` saw it, and the
-        legal actions of `who`'s human agents (all humans' for "oracle")."""
+        legal actions of `who`'s human agents (all humans' for "oracle"). "auto" is the
+        first team with a human agent, or the oracle when Systems play every slot."""
         who = _who(who)
+        if who == "auto":
+            who = "ab"[self.humans[0] // TEAM_SIZE] if self.humans else "oracle"
         window = self._replay(max(len(self.states) - 2, 0))
         if who != "oracle":
             window = window.as_seen_by(who)

@@ -1,0 +1,17 @@
+// The standalone BattleClient page: the browser's engine (Pyodide) by default, or the local
+// Python engine with `?engine=local` (what `marl-bgs client` opens).
+import { browserBackend, localBackend } from "./backends.js";
+import { mountPlay } from "./play.js";
+
+const params = new URLSearchParams(location.search);
+const local = params.get("engine") === "local";
+const flash = Number.parseInt(params.get("flash") ?? "", 10);
+const host = document.getElementById("play");
+const status = (text) => {
+  const node = host.querySelector(".bgp-status");
+  if (node) node.textContent = text;
+};
+window.battleClient = mountPlay(host, {
+  backend: local ? localBackend() : browserBackend({ onStatus: status }),
+  flashMs: Number.isFinite(flash) ? flash : undefined,
+});
