@@ -147,7 +147,9 @@ class Session:
             raise ValueError("game: expected an object")
         unknown = set(spec) - SPEC_KEYS
         if unknown:
-            raise ValueError(f"game: unknown field(s) {sorted(unknown)}; known: {sorted(SPEC_KEYS)}")
+            raise ValueError(
+                f"game: unknown field(s) {sorted(unknown)}; known: {sorted(SPEC_KEYS)}"
+            )
         seed = _whole(spec, "seed", 0, 0, 2**31 - 1)
         title = spec.get("title", "")
         if not isinstance(title, str) or len(title) > 120:
@@ -164,7 +166,9 @@ class Session:
                 continue
             if c != HUMAN and c not in labels:
                 known = ", ".join([HUMAN, *labels])
-                raise ValueError(f"controllers[{s}] ({AGENT_NAMES[s]}): {c!r} is not one of {known}")
+                raise ValueError(
+                    f"controllers[{s}] ({AGENT_NAMES[s]}): {c!r} is not one of {known}"
+                )
             self.controllers.append(c)
         self.deciders: dict[tuple[int, str], Decider] = {}
         for s, c in enumerate(self.controllers):
@@ -187,10 +191,17 @@ class Session:
 
     # ---- reading ---------------------------------------------------------------------------
     def _replay(self, first: int) -> Replay:
-        states = State(*(np.stack([np.asarray(s[k]) for s in self.states[first:]]) for k in range(len(State._fields))))
+        states = State(
+            *(
+                np.stack([np.asarray(s[k]) for s in self.states[first:]])
+                for k in range(len(State._fields))
+            )
+        )
         infos = self.infos[first:]
         if infos:
-            info = TickInfo(*(np.stack([np.asarray(i[k]) for i in infos]) for k in range(len(TickInfo._fields))))
+            info = TickInfo(
+                *(np.stack([np.asarray(i[k]) for i in infos]) for k in range(len(TickInfo._fields)))
+            )
         else:
             info = _empty_infos(self.game)
         systems = [c if c is not None else HUMAN for c in self.controllers]
@@ -258,7 +269,9 @@ class Session:
         if self.game.done:
             raise RuntimeError("the game is finished; no more ticks can be played")
         if not isinstance(human_actions, dict):
-            raise ValueError("actions: expected an object of agent name -> [move, target, ultimate]")
+            raise ValueError(
+                "actions: expected an object of agent name -> [move, target, ultimate]"
+            )
         unknown = set(human_actions) - {AGENT_NAMES[s] for s in self.humans}
         if unknown:
             raise ValueError(f"actions: {sorted(unknown)} are not human agents of this game")
@@ -275,9 +288,10 @@ class Session:
                 raise ValueError(f"actions.{name}: expected [move, target, ultimate]")
             move, target, ult = act
             flat = (move * 11 + target) * 2 + ult
-            if not (0 <= move < 9 and 0 <= target < 11 and ult in (0, 1)) or not legal[
-                s // TEAM_SIZE, s % TEAM_SIZE, flat
-            ]:
+            if (
+                not (0 <= move < 9 and 0 <= target < 11 and ult in (0, 1))
+                or not legal[s // TEAM_SIZE, s % TEAM_SIZE, flat]
+            ):
                 raise ValueError(f"actions.{name}: {act} is not a legal action now")
             slots[s] = act
         for (team, label), decider in self.deciders.items():

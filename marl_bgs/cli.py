@@ -137,6 +137,41 @@ def _view(args: argparse.Namespace) -> int:
     return 0
 
 
+def _client(args: argparse.Namespace) -> int:
+    import time
+    import webbrowser
+
+    from .client import PLAY_PAGE, default_spec, make_battles, resolve_spec, start_client
+
+    extra = {}
+    vs, spec = resolve_spec(args.vs)
+    extra[vs] = spec
+    mates = None
+    if args.mates is not None:
+        mates, spec = resolve_spec(args.mates)
+        extra[mates] = spec
+    rosters = None
+    if args.rosters is not None:
+        rosters = [[c for c in side.split(",") if c] for side in args.rosters.split(":")]
+    humans = [h for h in args.human.split(",") if h]
+    defaults = default_spec(args.map, humans, vs, mates, args.winning_score, args.horizon, rosters)
+    battles = make_battles(extra)
+    battles.new(json.dumps(defaults))  # refuse bad settings here, with the engine's message
+    battles.sessions.clear()
+    server = start_client(battles, defaults, Path(args.out), args.port)
+    url = f"http://127.0.0.1:{server.server_address[1]}{PLAY_PAGE}"
+    print(f"serving the BattleClient at {url}  (replays go to {args.out}/; Ctrl-C stops)")
+    sys.stdout.flush()
+    if not args.no_browser:
+        webbrowser.open(url)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.shutdown()
+    return 0
+
+
 def _train(args: argparse.Namespace) -> int:
     from .learn.config import load_config
 
@@ -203,6 +238,28 @@ def main(argv: list[str] | None = None) -> int:
     view.add_argument("--view", help="oracle, a, b, or one agent such as a2")
     view.add_argument("--no-browser", action="store_true", help="print the address only")
     view.set_defaults(run=_view)
+
+    cl = sub.add_parser(
+        "client",
+        help="play a game in the browser beside or against Systems (the BattleClient)",
+        description="Serves the BattleClient page on 127.0.0.1, backed by the Python engine: "
+        "the page's settings start from these, and any System can play the other slots.",
+    )
+    cl.add_argument("--map", type=int, default=47)
+    cl.add_argument("--human", default="a0", help="human slots, e.g. a0,a1 (any of a0..b4)")
+    cl.add_argument(
+        "--vs",
+        default="tdm-alpha",
+        help="who plays the other slots: a registered name, a run folder or a policy .npz",
+    )
+    cl.add_argument("--mates", help="who plays the humans' AI teammates (default: --vs)")
+    cl.add_argument("--rosters", help="classes, e.g. mage,priest:rogue,hunter (default 5 v 5)")
+    cl.add_argument("--winning-score", type=int, default=5)
+    cl.add_argument("--horizon", type=int, default=200)
+    cl.add_argument("--out", default="battles", help="folder for the finished games' replays")
+    cl.add_argument("--port", type=int, default=8766, help="port on 127.0.0.1 (0: any free)")
+    cl.add_argument("--no-browser", action="store_true", help="print the address only")
+    cl.set_defaults(run=_client)
 
     from .learn.config import ALGOS
 

@@ -397,6 +397,7 @@ export function mountPlay(host, options = {}) {
     // Nothing for a human to do this tick (every human agent dead, or none at all): play on.
     if (view.humans.length && view.humans.every((h) => !h.alive)) {
       session.busy = true;
+      setState("resolving");
       setTimeout(() => {
         if (!destroyed && session && session.view === view) {
           session.busy = false;
