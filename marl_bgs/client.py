@@ -152,6 +152,12 @@ class ClientHandler(_Handler):
     out_dir: Path | None
     lock: threading.Lock
 
+    def list_directory(self, path):  # noqa: ANN001 (http.server's signature)
+        """No folder listings: only files are served."""
+        del path
+        self.send_error(404, "File not found")
+        return None
+
     def _send(self, status: int, body: bytes, kind: str = "application/json") -> None:
         self.send_response(status)
         self.send_header("Content-Type", kind)
@@ -257,7 +263,13 @@ def start_client(
     handler = type(
         "BattleClientHandler",
         (ClientHandler,),
-        {"battles": battles, "defaults": defaults, "out_dir": out_dir, "lock": threading.Lock()},
+        {
+            "battles": battles,
+            "defaults": defaults,
+            "out_dir": out_dir,
+            "lock": threading.Lock(),
+            "replay_path": web_root() / "__not_served__",  # no replay route here
+        },
     )
     server = http.server.ThreadingHTTPServer(
         ("127.0.0.1", port), functools.partial(handler, directory=str(web_root()))
