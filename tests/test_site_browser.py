@@ -284,3 +284,34 @@ def test_clips_mount_and_step_on_the_rules_page(page, site_url):
     assert page.locator("svg.bgs-swatch").count() >= 15
     _shot(page, "visual-key", full=True)
     assert page.watch.errors == [] and page.watch.outside == []
+
+
+def test_play_page_loads_the_engine_when_asked_and_plays(page, site_url):
+    """The Play page downloads nothing large until the visitor asks; then the BattleClient
+    runs on the site's own copy of the engine."""
+    from .engine_files import need_fetched_files
+
+    base, site = site_url
+    if not (site / "exports" / "browser" / "manifest.json").is_file():
+        need_fetched_files()  # skips, saying how to fetch them
+        pytest.skip("this site was built before exports/browser/ was fetched")
+    page.goto(f"{base}play/", wait_until="load")
+    root = "[data-play] .bgp-root"
+    page.wait_for_selector(f"{root}[data-state=idle]")
+    page.locator(f"{root} .bgp-load").click()
+    page.wait_for_selector(f"{root}[data-state=setup]", timeout=90_000)
+    page.fill("input[name=horizon]", "4")
+    page.click(".bgp-start")
+    page.wait_for_selector(f"{root}[data-state=turn]", timeout=30_000)
+    _shot(page, "play")
+    for _ in range(4):
+        tick = page.get_attribute(root, "data-tick")
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            f"() => {{ const r = document.querySelector('{root}'); return r.dataset.state === "
+            f"'over' || (r.dataset.state === 'turn' && r.dataset.tick !== '{tick}'); }}",
+            timeout=30_000,
+        )
+    page.wait_for_selector(f"{root}[data-state=over]")
+    assert page.locator(".bgp-download").count() == 1
+    assert page.watch.errors == [] and page.watch.outside == []

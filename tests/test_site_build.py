@@ -28,6 +28,7 @@ PAGES = [
     *[f"classes/{c.name}/index.html" for c in C.CLASSES],
     "atlas/index.html",
     "sight-lab/index.html",
+    "play/index.html",
     "visual-key/index.html",
     "replays/index.html",
     "reference/observations/index.html",

@@ -1,6 +1,6 @@
 // Site-wide glue, loaded once as a module. Material's instant navigation swaps pages without
 // re-running scripts, so every interactive element is (re)initialised on each emission of
-// Material's `document$` stream: Sight Labs and replay viewers.
+// Material's `document$` stream: Sight Labs, BattleClients and replay viewers.
 //
 // Replay viewers: every `<div class="mbg-viewer" data-src=...>` is mounted by the viewer's own
 // `mountAll` (web_demo/viewer/embed.js). The function it returns destroys those viewers; it is
@@ -109,8 +109,36 @@ async function mountLabs() {
   await Promise.all(hosts.map((host) => mountSightLab(host, SITE_ROOT)));
 }
 
+// BattleClients: every `[data-play]` gets one (web_demo/play/play.js). The browser's engine
+// is loaded once per visit, when the visitor first asks for it, and kept across page swaps.
+let playEngine = null;
+async function mountPlays() {
+  const hosts = [...document.querySelectorAll("[data-play]:not([data-ready])")];
+  if (!hosts.length) return;
+  const [{ mountPlay }, { browserBackend }] = await Promise.all([
+    import("./play/play.js"),
+    import("./play/backends.js"),
+  ]);
+  for (const host of hosts) {
+    host.dataset.ready = "yes";
+    const onStatus = (text) => {
+      const node = host.querySelector(".bgp-status");
+      if (node) node.textContent = text;
+    };
+    const backend = () => {
+      playEngine ??= browserBackend({ onStatus });
+      playEngine.catch(() => {
+        playEngine = null; // a failed load may be retried
+      });
+      return playEngine;
+    };
+    mountPlay(host, { backend, lazy: playEngine === null });
+  }
+}
+
 function initialise() {
   mountLabs().catch((err) => console.error("Sight Lab:", err));
+  mountPlays().catch((err) => console.error("BattleClient:", err));
   mountViewers().catch((err) => console.error("viewer:", err));
 }
 

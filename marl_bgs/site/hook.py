@@ -66,6 +66,7 @@ def navigation(root: Path) -> list:
         },
         {"Map Atlas": "atlas.md"},
         {"Sight Lab": "sight-lab.md"},
+        {"Play": "play.md"},
     ]
     nav.append({"Replay Viewer": "replays.md"})
     nav += leaderboard_page.nav(root)  # only when a season has been exported

@@ -674,7 +674,29 @@ export function mountPlay(host, options = {}) {
   }
 
   // ---- boot ----------------------------------------------------------------------------------
-  Promise.resolve(options.backend).then((b) => {
+  // `backend` is an engine or a promise of one; a function with `lazy` waits for the visitor
+  // to ask (the browser's engine is a large download).
+  function boot() {
+    const pending = typeof options.backend === "function" ? options.backend() : options.backend;
+    Promise.resolve(pending).then(ready, failed);
+  }
+  if (options.lazy && typeof options.backend === "function") {
+    const load = el("button", { type: "button", class: "md-button md-button--primary bgp-load", text: "Load the game engine" });
+    status.replaceChildren(
+      load,
+      el("span", { text: " Python and NumPy run inside this page (Pyodide); the first load downloads them." }),
+    );
+    setState("idle");
+    on(load, "click", () => {
+      status.textContent = "Loading the game engine\u2026";
+      setState("loading");
+      boot();
+    });
+  } else {
+    boot();
+  }
+
+  function ready(b) {
     if (destroyed) return;
     backend = b;
     status.textContent = b.kind === "local"
@@ -684,11 +706,13 @@ export function mountPlay(host, options = {}) {
     buildGame();
     setup.hidden = false;
     setState("setup");
-  }, (err) => {
+  }
+
+  function failed(err) {
     status.textContent = "";
     showError("The game engine could not start.", err);
     setState("error");
-  });
+  }
 
   return {
     root,
