@@ -3,9 +3,9 @@
 One module, two transports: the play page (`web_demo/play/`) calls these functions inside
 Pyodide through `web_demo/play/backends.js`, and `marl-bgs client` (`marl_bgs/client.py`)
 calls the very same ones behind a small JSON API on 127.0.0.1. Everything crosses as JSON
-text. Nothing here imports JAX: Systems are built by a factory, the NumPy twins of the
-registered Systems by default (`numpy_decider`); the local client passes one that also
-plays JAX Systems and trained runs.
+text. Nothing here imports JAX: Systems are built by a factory, by default the NumPy twins
+of the registered Systems and Season 0's learned entrant through its `.npz` NumPy forward
+pass (`numpy_decider`); the local client passes one that also plays JAX Systems and runs.
 
 A session holds one `Game`, who controls each slot ("human" or a System's label), and every
 state and tick info so far. Each tick:
@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -72,15 +73,53 @@ class _NumpyDecider:
         return flat
 
 
+class _PolicyDecider:
+    """A learned entrant's `.npz` actor on NumPy, sampling its actions as Season 0 plays it."""
+
+    def __init__(self, label: str, path: Path, seed: int) -> None:
+        from .learn.policy import NumpyPolicy
+
+        self.name = label
+        self.policy = NumpyPolicy.load(path)
+        self.memory = self.policy.init_memory()
+        self.rng = np.random.default_rng(seed)
+
+    def decide(self, game: Game, team: int) -> np.ndarray:
+        actions, self.memory = self.policy.act(
+            game.team_inputs(team), self.memory, greedy=False, rng=self.rng
+        )
+        return actions
+
+
+# Learned entrants by label: seasons/entrants/NAME/policy.npz in a checkout, or the copy
+# the engine wheel carries (scripts/engine_wheel.py, ENTRANTS).
+ENTRANTS = ("ppo-rec-ippo-0",)
+
+
+def entrant_path(name: str) -> Path | None:
+    here = Path(__file__).resolve().parent
+    for path in (
+        here / "_entrants" / f"{name}.npz",
+        here.parent / "seasons" / "entrants" / name / "policy.npz",
+    ):
+        if path.is_file():
+            return path
+    return None
+
+
 def numpy_decider(label: str, seed: int) -> Decider:
-    """The registered System `label` on NumPy (what the browser plays)."""
+    """The registered System or learned entrant `label` on NumPy (what the browser plays)."""
+    path = entrant_path(label) if label in ENTRANTS else None
+    if path is not None:
+        return _PolicyDecider(label, path, seed)
     return _NumpyDecider(label, seed)
 
 
 def numpy_labels() -> list[str]:
+    """Who can play a slot without JAX: the registered Systems and the learned entrants."""
     from .systems.numpy_play import NAMES
 
-    return list(NAMES)
+    return [*NAMES, *(e for e in ENTRANTS if entrant_path(e) is not None)]
 
 
 @cache

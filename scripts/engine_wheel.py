@@ -3,8 +3,9 @@
     .venv/bin/python scripts/engine_wheel.py --out exports/browser
 
 The wheel (`marl_bgs_engine-VERSION-py3-none-any.whl`) holds the rules (`marl_bgs/core`),
-`Game`, the maps and their 52 files, replays, metrics and the Systems that play on NumPy
-(`systems/numpy_play.py`, scripted opponents over `xp`). It leaves out everything that
+`Game`, the maps and their 52 files, replays, metrics, the Systems that play on NumPy
+(`systems/numpy_play.py`, scripted opponents over `xp`), the BattleClient's sessions
+(`battle.py`) and the learned entrant's policy `.npz` with its NumPy forward pass. It leaves out everything that
 imports JAX, pandas, pyarrow or tqdm at play time (env, evaluation, learn, tournament, the
 CLI, the site). Entries are sorted, dated 1980-01-01 and written with fixed permissions, so
 the same sources give the same bytes on any machine (the tests rebuild it and compare).
@@ -46,7 +47,15 @@ MODULES = (
     "systems/random.py",
     "systems/scripted.py",
     "systems/tactics.py",
+    # The learned entrant's NumPy forward pass (no JAX on import) and what its package needs.
+    "learn/__init__.py",
+    "learn/config.py",
+    "learn/policy.py",
+    "systems/registry.py",
 )
+# Learned entrants the browser can play: seasons/entrants/NAME/policy.npz, carried as
+# marl_bgs/_entrants/NAME.npz (marl_bgs/battle.py finds them there).
+ENTRANTS = ("ppo-rec-ippo-0",)
 DATE = (1980, 1, 1, 0, 0, 0)
 
 
@@ -78,6 +87,11 @@ def contents(root: Path = ROOT) -> dict[str, bytes]:
         raise FileNotFoundError(f"engine wheel: no map files in {root / 'maps'}")
     for path in maps:
         out[f"marl_bgs/_map_files/{path.name}"] = path.read_bytes()
+    for name in ENTRANTS:
+        path = root / "seasons" / "entrants" / name / "policy.npz"
+        if not path.is_file():
+            raise FileNotFoundError(f"engine wheel: {path} is missing")
+        out[f"marl_bgs/_entrants/{name}.npz"] = path.read_bytes()
     return out
 
 

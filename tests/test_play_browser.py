@@ -18,6 +18,7 @@ import pytest
 
 from marl_bgs import Game
 from marl_bgs.core.position import starting_position
+from marl_bgs.replay import load_replay, replay_game
 
 from .browser import CHROMIUM
 from .engine_files import ROOT, need_fetched_files
@@ -76,7 +77,7 @@ def test_the_page_loads_offline_from_127_0_0_1_only(page, server):
     offered = page.eval_on_selector_all(
         "select[name=controller_b0] option", "os => os.map(o => o.value)"
     )
-    assert offered == ["human", "random", "tdm-alpha", "tdm-beta", "tdm-gamma"]
+    assert offered == ["human", "random", "tdm-alpha", "tdm-beta", "tdm-gamma", "ppo-rec-ippo-0"]
 
 
 def test_a_human_plays_a_whole_game_by_keyboard_against_tdm_alpha(page, server, tmp_path):
@@ -133,7 +134,9 @@ def test_a_bad_position_file_shows_the_readers_error_as_text(page):
     assert page.is_enabled("select[name=map]")
 
 
-def test_a_good_position_file_starts_from_that_position(page):
+def test_a_position_file_game_with_the_learned_entrant(page, tmp_path):
+    """A game from a position file, a human beside nobody against the learned entrant (its
+    `.npz` NumPy forward pass, carried by the engine wheel) and TDM-Beta."""
     wait_state(page, "setup")
     doc = starting_position(42, (["priest"], ["rogue", "hunter"]), horizon=9, winning_score=2)
     page.set_input_files(
@@ -143,6 +146,8 @@ def test_a_good_position_file_starts_from_that_position(page):
         ],
     )
     page.select_option("select[name=controller_a0]", "human")
+    page.select_option("select[name=controller_b0]", "ppo-rec-ippo-0")
+    page.select_option("select[name=controller_b1]", "tdm-beta")
     page.click(".bgp-start")
     assert wait_state(page, "turn") == "turn"
     assert json.loads(page.get_attribute(".bgp-root", "data-legal")).keys() == {"a0"}
@@ -157,3 +162,7 @@ def test_a_good_position_file_starts_from_that_position(page):
         )
     assert wait_state(page, "over") == "over"
     assert "After 9 ticks" in page.text_content(".bgp-end")
+    replay = load_replay(download_replay(page, tmp_path))
+    assert replay.systems[:1] + replay.systems[5:7] == ["human", "ppo-rec-ippo-0", "tdm-beta"]
+    assert replay_game(replay, "numpy") == 9
+    page.click(".bgp-new")

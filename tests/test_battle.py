@@ -1,0 +1,127 @@
+"""marl_bgs/battle.py, the BattleClient's sessions: they play from the engine wheel without
+JAX (the learned entrant included), seat humans of both teams in turn, start from authored
+positions, and name bad settings by field."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from marl_bgs import battle
+from marl_bgs.core.position import starting_position
+from marl_bgs.replay import load_replay, replay_game
+
+from .engine_files import script
+
+PLAY = """
+import importlib.abc, json, sys
+BANNED = ("jax", "jaxlib", "pandas", "pyarrow", "tqdm", "flax", "optax")
+class Refuse(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BANNED:
+            raise ImportError(f"the play path imported {name}")
+sys.meta_path.insert(0, Refuse())
+sys.path.insert(0, sys.argv[1])
+from marl_bgs import battle
+from marl_bgs.replay import load_replay
+assert battle.__file__.startswith(sys.argv[1]), battle.__file__
+systems = json.loads(battle.browser_catalog())["systems"]
+spec = {"map": 48, "rosters": [["mage", "priest"], ["rogue", "hunter"]], "horizon": 6,
+        "controllers": ["human", "ppo-rec-ippo-0", 0, 0, 0, "tdm-gamma", "ppo-rec-ippo-0", 0, 0, 0]}
+sid = battle.new_session(json.dumps(spec))
+view = json.loads(battle.view(sid, "a"))
+while not view["done"]:
+    view = json.loads(battle.step(sid, json.dumps({"a0": [3, 0, 0]}), "a"))
+replay = load_replay(battle.replay_text(sid).encode())
+print(json.dumps({"systems": systems, "slots": replay.systems, "ticks": replay.ticks,
+                  "banned": sorted(m for m in sys.modules if m.split(".")[0] in BANNED)}))
+"""
+
+
+def test_sessions_play_from_the_engine_wheel_without_jax(tmp_path):
+    ew = script("engine_wheel")
+    with zipfile.ZipFile(ew.build_wheel(tmp_path / "whl")) as zf:
+        assert "marl_bgs/_entrants/ppo-rec-ippo-0.npz" in zf.namelist()
+        zf.extractall(tmp_path / "site")
+    done = subprocess.run(
+        [sys.executable, "-c", PLAY, str(tmp_path / "site")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["systems"] == [
+        "human",
+        "random",
+        "tdm-alpha",
+        "tdm-beta",
+        "tdm-gamma",
+        "ppo-rec-ippo-0",
+    ]
+    assert out["slots"][:2] == ["human", "ppo-rec-ippo-0"] and out["slots"][5] == "tdm-gamma"
+    assert out["ticks"] == 6 and out["banned"] == []
+
+
+def test_humans_of_both_teams_see_their_own_side_only():
+    spec = {
+        "map": 47,
+        "rosters": [["mage"], ["priest"]],
+        "controllers": ["human", None, None, None, None, "human", None, None, None, None],
+        "horizon": 4,
+    }
+    sid = battle.new_session(json.dumps(spec))
+    for who, slot in (("a", "a0"), ("b", "b0")):
+        view = json.loads(battle.view(sid, who))
+        assert [h["slot"] for h in view["humans"]] == [slot]
+        assert view["window"]["view"]["of"] == who and view["human_teams"] == ["a", "b"]
+    assert json.loads(battle.view(sid, "auto"))["window"]["view"]["of"] == "a"
+    assert json.loads(battle.view(sid, "oracle"))["window"]["view"] is None
+    for _ in range(4):
+        battle.step(sid, json.dumps({"a0": [3, 0, 0], "b0": [4, 0, 0]}), "a")
+    replay = load_replay(battle.replay_text(sid).encode())
+    assert replay.systems[0] == replay.systems[5] == "human"
+    assert (
+        replay.actions[:, 0, 0].tolist() == [3] * 4 and replay.actions[:, 5, 0].tolist() == [4] * 4
+    )
+    assert replay_game(replay) == 4
+    battle.close_session(sid)
+
+
+def test_a_position_starts_the_game_and_systems_fill_the_other_slots():
+    position = starting_position(42, (["warrior"], ["hunter", "rogue"]), horizon=5, winning_score=2)
+    controllers = ["human", "human", None, None, None, "random", "tdm-beta", "human", None, None]
+    sid = battle.new_session(
+        json.dumps({"position": position, "controllers": controllers, "seed": 3})
+    )
+    view = json.loads(battle.view(sid, "auto"))
+    assert view["controllers"][:2] == ["human", None]  # a1 is not in this position
+    assert view["controllers"][5:8] == ["random", "tdm-beta", None]
+    assert view["window"]["title"] == "BattleClient: human vs random + tdm-beta, map 42"
+    while not view["done"]:
+        view = json.loads(battle.step(sid, "{}", "a"))  # a living human left out stands still
+    assert view["tick"] == 5
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ({"controllers": ["human"] * 9}, "controllers: expected 10 entries"),
+        ({"controllers": ["human", "tdm-omega"] + [None] * 8}, "controllers[1] (a1): 'tdm-omega'"),
+        ({"position": starting_position(47), "map": 3}, "game: with 'position', leave out ['map']"),
+        ({"rosters": [["mage"]]}, "rosters: expected two lists"),
+        ({"spawn_ends": ["left", "left"]}, "spawn_ends: expected 'left' and 'right'"),
+        ({"winning_score": 0}, "winning_score: 0 is outside 1..1000"),
+        ({"colour": "red"}, "game: unknown field(s) ['colour']"),
+        ({"position": {"format": "marl-bgs/position"}}, "position.horizon: required"),
+    ],
+)
+def test_bad_settings_are_named(spec, message):
+    with pytest.raises(ValueError) as err:
+        battle.new_session(json.dumps(spec))
+    assert str(err.value).startswith(message), str(err.value)
