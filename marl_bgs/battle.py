@@ -29,8 +29,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .browser import SPEC_KEYS as GAME_KEYS
+from .browser import _position_of
 from .core import classes as C
-from .core.position import MAX_HORIZON, MAX_WINNING_SCORE, starting_position
+from .core.position import MAX_HORIZON, MAX_WINNING_SCORE
 from .core.state import LEFT, NUM_SLOTS, SPAWN_END_NAMES, TEAM_SIZE, State
 from .core.tick import TickInfo
 from .game import MIRROR_FLAT, Game
@@ -39,11 +41,7 @@ from .replay.record import _empty_infos, map_file_of, package_versions, replay_f
 from .replay.schema import AGENT_NAMES, Replay
 
 HUMAN = "human"
-SPEC_KEYS = {
-    "map", "rosters", "winning_score", "horizon", "spawn_ends", "seed", "position",
-    "controllers", "title",
-}  # fmt: skip
-DEFAULT_ROSTER = [c.name for c in C.CLASSES]
+SPEC_KEYS = GAME_KEYS | {"position", "controllers", "title"}
 
 
 class Decider(Protocol):
@@ -148,28 +146,9 @@ def _whole(spec: dict, key: str, default: int, lo: int, hi: int) -> int:
 
 
 def _position(spec: dict) -> dict:
-    if spec.get("position") is not None:
-        clash = {"map", "rosters", "winning_score", "horizon", "spawn_ends"} & set(spec)
-        if clash:
-            raise ValueError(f"game: with 'position', leave out {sorted(clash)}")
-        return spec["position"]
-    rosters = spec.get("rosters", [DEFAULT_ROSTER, DEFAULT_ROSTER])
-    if (
-        not isinstance(rosters, list)
-        or len(rosters) != 2
-        or not all(isinstance(r, list) and 1 <= len(r) <= TEAM_SIZE for r in rosters)
-    ):
-        raise ValueError("rosters: expected two lists of 1 to 5 class names")
-    ends = spec.get("spawn_ends", ["left", "right"])
-    if not isinstance(ends, list) or len(ends) != 2 or sorted(ends) != ["left", "right"]:
-        raise ValueError("spawn_ends: expected 'left' and 'right', one per team")
-    return starting_position(
-        spec.get("map", 47),
-        (rosters[0], rosters[1]),
-        (ends[0], ends[1]),
-        horizon=_whole(spec, "horizon", 300, 1, MAX_HORIZON),
-        winning_score=_whole(spec, "winning_score", 20, 1, MAX_WINNING_SCORE),
-    )
+    """The starting position: the engine bridge's reading of the game fields."""
+    game = {k: v for k, v in spec.items() if k in GAME_KEYS | {"position"} and k != "seed"}
+    return _position_of(game)
 
 
 def _who(who: Any) -> str:

@@ -114,9 +114,6 @@ def _crossplay(args: argparse.Namespace) -> int:
 
 
 def _view(args: argparse.Namespace) -> int:
-    import time
-    import webbrowser
-
     from .replay import load_replay
     from .serve import start_server, viewer_url
 
@@ -126,7 +123,15 @@ def _view(args: argparse.Namespace) -> int:
     load_replay(path)  # a bad file is refused here, with the reader's message
     server = start_server(path, args.port)
     url = viewer_url(server.server_address[1], path, args.tick, args.view)
-    print(f"serving the replay viewer at {url}  (Ctrl-C stops)", flush=True)
+    return _serve(server, f"serving the replay viewer at {url}  (Ctrl-C stops)", url, args)
+
+
+def _serve(server, message: str, url: str, args: argparse.Namespace) -> int:
+    """Say where, open a browser unless told not to, and serve until Ctrl-C."""
+    import time
+    import webbrowser
+
+    print(message, flush=True)
     if not args.no_browser:
         webbrowser.open(url)
     try:
@@ -138,9 +143,6 @@ def _view(args: argparse.Namespace) -> int:
 
 
 def _client(args: argparse.Namespace) -> int:
-    import time
-    import webbrowser
-
     from .client import PLAY_PAGE, default_spec, make_battles, resolve_spec, start_client
 
     extra = {}
@@ -160,16 +162,8 @@ def _client(args: argparse.Namespace) -> int:
     battles.sessions.clear()
     server = start_client(battles, defaults, Path(args.out), args.port)
     url = f"http://127.0.0.1:{server.server_address[1]}{PLAY_PAGE}"
-    print(f"serving the BattleClient at {url}  (replays go to {args.out}/; Ctrl-C stops)")
-    sys.stdout.flush()
-    if not args.no_browser:
-        webbrowser.open(url)
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        server.shutdown()
-    return 0
+    where = f"replays go to {args.out}/; Ctrl-C stops"
+    return _serve(server, f"serving the BattleClient at {url}  ({where})", url, args)
 
 
 def _train(args: argparse.Namespace) -> int:

@@ -16,16 +16,13 @@ from marl_bgs.core.position import starting_position
 from marl_bgs.replay import load_replay, replay_game
 
 from .engine_files import script
+from .test_engine_wheel import PLAY as WHEEL_PLAY
 
-PLAY = """
-import importlib.abc, json, sys
-BANNED = ("jax", "jaxlib", "pandas", "pyarrow", "tqdm", "flax", "optax")
-class Refuse(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in BANNED:
-            raise ImportError(f"the play path imported {name}")
-sys.meta_path.insert(0, Refuse())
-sys.path.insert(0, sys.argv[1])
+# The wheel test's interpreter that refuses JAX and friends, then a BattleClient game.
+HEADER = WHEEL_PLAY[: WHEEL_PLAY.index("import numpy as np")]
+PLAY = (
+    HEADER
+    + """
 from marl_bgs import battle
 from marl_bgs.replay import load_replay
 assert battle.__file__.startswith(sys.argv[1]), battle.__file__
@@ -40,6 +37,7 @@ replay = load_replay(battle.replay_text(sid).encode())
 print(json.dumps({"systems": systems, "slots": replay.systems, "ticks": replay.ticks,
                   "banned": sorted(m for m in sys.modules if m.split(".")[0] in BANNED)}))
 """
+)
 
 
 def test_sessions_play_from_the_engine_wheel_without_jax(tmp_path):
@@ -113,10 +111,16 @@ def test_a_position_starts_the_game_and_systems_fill_the_other_slots():
     [
         ({"controllers": ["human"] * 9}, "controllers: expected 10 entries"),
         ({"controllers": ["human", "tdm-omega"] + [None] * 8}, "controllers[1] (a1): 'tdm-omega'"),
-        ({"position": starting_position(47), "map": 3}, "game: with 'position', leave out ['map']"),
+        (
+            {"position": starting_position(47), "map": 3},
+            "game: with 'position', unknown field(s) ['map']",
+        ),
         ({"rosters": [["mage"]]}, "rosters: expected two lists"),
-        ({"spawn_ends": ["left", "left"]}, "spawn_ends: expected 'left' and 'right'"),
-        ({"winning_score": 0}, "winning_score: 0 is outside 1..1000"),
+        (
+            {"spawn_ends": ["left", "left"]},
+            "teams[1].spawn_end: the two teams must start at different ends",
+        ),
+        ({"winning_score": 0}, "winning_score: 0 is out of range [1, 1000]"),
         ({"colour": "red"}, "game: unknown field(s) ['colour']"),
         ({"position": {"format": "marl-bgs/position"}}, "position.horizon: required"),
     ],

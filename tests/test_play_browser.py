@@ -7,11 +7,8 @@ shows the reader's own error as text. Screenshots go to artifacts/screenshots/."
 
 from __future__ import annotations
 
-import functools
 import json
 import shutil
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -20,8 +17,9 @@ from marl_bgs import Game
 from marl_bgs.core.position import starting_position
 from marl_bgs.replay import load_replay, replay_game
 
+from . import test_engine_browser
 from .browser import CHROMIUM
-from .engine_files import ROOT, need_fetched_files
+from .engine_files import ROOT
 from .play_helpers import (
     check_against_engine,
     download_replay,
@@ -31,27 +29,13 @@ from .play_helpers import (
 )
 
 sync_api = pytest.importorskip("playwright.sync_api")
+server = test_engine_browser.server  # the same fixture: files from 127.0.0.1, fetched files
 if shutil.which(CHROMIUM) is None and not Path(CHROMIUM).exists():
     pytest.skip("Chromium is not installed at /usr/bin/chromium", allow_module_level=True)
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 PAGE = "/web_demo/play/index.html?flash=0"
 XSS = "<img src=x onerror=alert(1)>"
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def server():
-    need_fetched_files()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(ROOT)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
 
 
 @pytest.fixture(scope="module")
