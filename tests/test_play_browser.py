@@ -74,6 +74,7 @@ def test_a_human_plays_a_whole_game_by_keyboard_against_tdm_alpha(page, server, 
     records = play_by_keyboard(page)
     assert wait_state(page, "over") == "over"
     assert page.text_content(".bgp-result").split()[0] in ("Team", "Draw")
+    page.wait_for_selector(".bgp-review .mbg-root.mbg-loaded")  # the viewer opened the replay
     page.screenshot(path=str(SHOTS / "play-browser-end.png"), full_page=True)
     path = download_replay(page, tmp_path)
     check_against_engine(path, records)
