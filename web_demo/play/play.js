@@ -32,6 +32,7 @@ export const KEYS = [
   ["Enter", "commit every agent"],
   ["Backspace", "undo"],
   ["L", "show the last tick again"],
+  ["Esc", "leave the client (Tab moves between page elements again)"],
 ];
 
 function option(value, text, selected = false) {
@@ -596,6 +597,7 @@ export function mountPlay(host, options = {}) {
     } else if (e.key === "Enter") commitAll();
     else if (e.key === "Backspace") undo();
     else if (e.code === "KeyL") flashLastTick();
+    else if (e.key === "Escape") root.blur(); // leave the client (Tab is taken while playing)
     else handled = false;
     if (handled) e.preventDefault();
   }
