@@ -50,6 +50,9 @@ def _common_eval_args(parser: argparse.ArgumentParser, games: int) -> None:
     parser.add_argument("--games", type=int, default=games, help="games per pairing (even)")
     parser.add_argument("--seed", type=int, default=0, help="root seed")
     parser.add_argument("--batch-size", type=int, default=64, help="games run at once")
+    parser.add_argument(
+        "--devices", type=int, default=1, help="local devices a batch is split over (0: all)"
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -72,6 +75,7 @@ def _eval(args: argparse.Namespace) -> int:
         first_seed=args.first_seed,
         batch_size=args.batch_size,
         progress=not args.quiet,
+        devices=args.devices,
     )
     s = result.summary()
     lo, hi = s["margin_ci95"]
@@ -98,6 +102,7 @@ def _crossplay(args: argparse.Namespace) -> int:
         seed=args.seed,
         batch_size=args.batch_size,
         progress=not args.quiet,
+        devices=args.devices,
     )
     print("W-D-L of the row system against the column system:")
     print(wdl_matrix(games).to_string())

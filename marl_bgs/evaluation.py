@@ -28,6 +28,7 @@ from .core.position import OFFICIAL_ROSTER, starting_position
 from .core.state import NUM_SLOTS, RESULT_NAMES, TEAM_SIZE
 from .maps import NUM_MAPS, SPLITS
 from .metrics import PRIORITY_NAMES
+from .sharding import device_count, game_mesh, games_sharding, replicate, round_up, split_games
 from .systems.base import System
 from .systems.registry import by_name
 
@@ -180,13 +181,21 @@ def _positions(schedule: Schedule, games: Sequence[int], rosters, horizon, winni
 
 
 class _BatchRunner:
-    """Plays a batch of games to their ends; compiled once per (Systems, batch size, maps)."""
+    """Plays a batch of games to their ends; compiled once per (Systems, batch size, maps).
 
-    def __init__(self, env, systems: tuple[System, System]) -> None:
+    With a `mesh` (`marl_bgs.sharding.game_mesh`), every per-game array (the env state, the
+    seed numbers, the memories and actions derived from them, the action trail) is split
+    along the mesh's games axis and the root key replicated; the compiled loop is the same
+    program, partitioned by XLA. Each game's arithmetic is untouched, so the results are
+    those of one device.
+    """
+
+    def __init__(self, env, systems: tuple[System, System], mesh=None) -> None:
         import jax
 
         self.env = env
         self.systems = systems
+        self.mesh = mesh
         self.on_host = any(s.on_host for s in systems)
         if not self.on_host:
             self._run = jax.jit(self._run_compiled)
@@ -226,6 +235,12 @@ class _BatchRunner:
             for s in range(TEAM_SIZE)
         }
 
+    def _placed(self, tree):
+        """`tree`'s per-game leaves split over the mesh (the rest replicated); as is without."""
+        if self.mesh is None:
+            return tree
+        return split_games(tree, self.mesh, self.env.num_envs)
+
     def _run_compiled(self, root, seeds, state):
         import jax
         import jax.numpy as jnp
@@ -233,6 +248,8 @@ class _BatchRunner:
         env = self.env
         mems = tuple(self._init_memories(root, seeds))
         trail = jnp.full((env.horizon, seeds.shape[0], NUM_SLOTS, 3), -1, jnp.int32)
+        if self.mesh is not None:  # the trail's games axis (1) split like the games
+            trail = jax.lax.with_sharding_constraint(trail, games_sharding(self.mesh, 1))
         acts = [self._jax_act(s, t) for t, s in enumerate(self.systems)]
 
         def cond(carry):
@@ -271,7 +288,7 @@ class _BatchRunner:
                 if system.on_host:
                     host_inputs = type(inputs[team])(*(np.asarray(x) for x in inputs[team]))
                     a, mems[team] = system.act(None, host_inputs, mems[team])
-                    acts.append(jnp.asarray(a))
+                    acts.append(self._placed(jnp.asarray(a)))
                 else:
                     a, mems[team] = self._acts[team](
                         root, seeds, state.game.tick, inputs[team], mems[team]
@@ -281,16 +298,22 @@ class _BatchRunner:
             trail[t] = np.asarray(accepted)
         return state, trail
 
-    def run(self, root, seeds: np.ndarray, positions: list[dict]):
+    def play(self, root, seeds: np.ndarray, positions: list[dict]):
+        """The batch's final env state and accepted-action trail, where they were computed."""
         import jax
         import jax.numpy as jnp
 
         _, state = self.env.reset_to(jax.random.key(0), positions)
         seeds = jnp.asarray(seeds, jnp.int32)
+        if self.mesh is not None:
+            root = replicate(root, self.mesh)
+            seeds, state = self._placed((seeds, state))
         if self.on_host:
-            state, trail = self._run_on_host(root, seeds, state)
-        else:
-            state, trail = self._run(root, seeds, state)
+            return self._run_on_host(root, seeds, state)
+        return self._run(root, seeds, state)
+
+    def run(self, root, seeds: np.ndarray, positions: list[dict]):
+        state, trail = self.play(root, seeds, positions)
         return np.asarray(state.metrics), np.asarray(trail)
 
 
@@ -298,11 +321,18 @@ _RUNNERS: dict[tuple, _BatchRunner] = {}
 MAX_CACHED_RUNNERS = 16
 
 
-def _runner(systems, map_ids, num_envs, rosters, winning_score, horizon) -> _BatchRunner:
-    """A runner per (Systems, maps, batch size, ...), kept so that its compilation is reused."""
+def runner_key(systems, map_ids, num_envs, rosters, winning_score, horizon, mesh=None) -> tuple:
+    """The runner cache's key (`mesh`: None for one device, else its devices' ids)."""
+    devices = None if mesh is None else tuple(int(d.id) for d in mesh.devices.flat)
+    return (systems, map_ids, num_envs, rosters, winning_score, horizon, devices)
+
+
+def _runner(systems, map_ids, num_envs, rosters, winning_score, horizon, mesh=None) -> _BatchRunner:
+    """A runner per (Systems, maps, batch size, ..., devices), kept so that its compilation
+    is reused."""
     from .env import make
 
-    key = (systems, map_ids, num_envs, rosters, winning_score, horizon)
+    key = runner_key(systems, map_ids, num_envs, rosters, winning_score, horizon, mesh)
     if key not in _RUNNERS:
         if len(_RUNNERS) >= MAX_CACHED_RUNNERS:
             _RUNNERS.pop(next(iter(_RUNNERS)))
@@ -315,7 +345,7 @@ def _runner(systems, map_ids, num_envs, rosters, winning_score, horizon) -> _Bat
             horizon=horizon,
             metrics="priority",
         )
-        _RUNNERS[key] = _BatchRunner(env, systems)
+        _RUNNERS[key] = _BatchRunner(env, systems, mesh)
     return _RUNNERS[key]
 
 
@@ -463,6 +493,7 @@ def evaluate(
     batch_size: int = 64,
     record: Sequence[int] = (),
     progress: bool = True,
+    devices: int = 1,
 ) -> EvalResult:
     """Play `games` games (an even number: spawn-swapped pairs) of team a against team b.
 
@@ -470,6 +501,13 @@ def evaluate(
     and JAX Systems mix freely (a host System makes the loop run tick by tick on the host).
     `record` lists games whose accepted actions are kept, for replays. The games' results
     do not depend on `batch_size`.
+
+    `devices` splits each batch of games over this process's devices with `jax.sharding`
+    (`marl_bgs.sharding`): 1 (the default) runs on one, 0 on all local devices, N on the
+    first N. Every result (the games table, recorded actions, metadata) is identical to one
+    device's. A batch that does not split evenly is padded up to the next multiple of the
+    device count with copies of its last game, whose results are dropped, as evaluate
+    already does for a short last batch (so `batch_size` 6 on 4 devices plays 8 at once).
     """
     import jax
 
@@ -482,6 +520,7 @@ def evaluate(
     seed = _whole(seed, "seed", 0, 2**31 - 1)
     first_seed = _whole(first_seed, "first_seed", 0, 2**31 - 1 - games // 2)
     batch_size = _whole(batch_size, "batch_size", 1, 65_536)
+    mesh = _mesh(devices)
     rosters = (OFFICIAL_ROSTER, OFFICIAL_ROSTER) if rosters is None else rosters
     if not isinstance(rosters, (list, tuple)) or len(rosters) != 2:
         raise ValueError("rosters: expected two lists of class names, one per team")
@@ -492,13 +531,15 @@ def evaluate(
 
     parse_position(_positions(schedule, [0], rosters, horizon, winning_score)[0])  # fail early
 
+    per_batch = min(batch_size, games)
     runner = _runner(
         (sys_a, sys_b),
         tuple(dict.fromkeys(map_ids)),
-        min(batch_size, games),
+        per_batch if mesh is None else round_up(per_batch, mesh),
         rosters,
         winning_score,
         horizon,
+        mesh,
     )
     env = runner.env
     root = jax.random.key(seed)
@@ -541,6 +582,14 @@ def evaluate(
     return EvalResult(frame, meta, kept)
 
 
+def _mesh(devices: Any):
+    """The games mesh for `devices` (see `evaluate`), or None where it holds one device."""
+    if device_count(devices) == 1:
+        return None
+    mesh = game_mesh(devices, local=True)
+    return mesh if mesh.devices.size > 1 else None
+
+
 def _progress(total: int, enabled: bool, label: str):
     from tqdm.auto import tqdm
 
@@ -556,12 +605,14 @@ def crossplay(
     include_self: bool = False,
     batch_size: int = 64,
     progress: bool = True,
+    devices: int = 1,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every ordered-free pair of Systems: returns (all games, matrix of mean margins).
 
     Each pairing is one `evaluate` call with the same seed, so every pairing sees the same
     schedule (common random numbers). The matrix holds the row System's mean points margin
-    against the column System, with W-D-L in a second frame's `wdl` column.
+    against the column System, with W-D-L in a second frame's `wdl` column. `devices`:
+    as in `evaluate`.
     """
     resolved = [resolve_system(s, f"systems[{i}]") for i, s in enumerate(systems)]
     names = [s.name for s in resolved]
@@ -580,6 +631,7 @@ def crossplay(
                 seed=seed,
                 batch_size=batch_size,
                 progress=progress,
+                devices=devices,
             )
             frames.append(res.games)
             s = res.summary()

@@ -191,6 +191,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="root seed of the games and the refits")
     p.add_argument("--resume", action="store_true", help="reuse saved fixtures that match")
     p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE)
+    p.add_argument(
+        "--devices",
+        type=int,
+        default=1,
+        help="local devices each batch of games is split over (0: all; same games as 1)",
+    )
     p.add_argument("--out", type=Path, default=ROOT / "exports" / "seasons")
     p.add_argument(
         "--store", type=Path, help="saved fixtures (default exports/seasons/<s>/fixtures)"
@@ -242,6 +248,7 @@ def _run(args: argparse.Namespace) -> int:
         evaluate_fn=evaluate_fn,
         batch_size=args.batch_size,
         progress=not args.no_progress,
+        devices=args.devices,
     )
     played = time.perf_counter()
     entrants = [

@@ -131,6 +131,9 @@ def test_summary_counts_and_interval(random_games):
         ({"games": 2.0}, "games"),
         ({"seed": -1}, "seed"),
         ({"batch_size": 0}, "batch_size"),
+        ({"devices": -1}, "devices"),
+        ({"devices": 2.0}, "devices"),
+        ({"devices": 1 << 20}, "devices"),  # more than this machine has
         ({"record": [99]}, "record"),
         ({"rosters": (["mage"], ["wizard"])}, "wizard"),
     ],

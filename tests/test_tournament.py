@@ -33,7 +33,9 @@ def fake_system(label: str) -> System:
     return System(label, act=None, init=None)
 
 
-def fake_evaluate(team_a, team_b, maps, games, seed, first_seed=0, batch_size=128, progress=True):
+def fake_evaluate(
+    team_a, team_b, maps, games, seed, first_seed=0, batch_size=128, progress=True, devices=1
+):
     """marl_bgs.evaluate's contract, with outcomes drawn from STRENGTH and draw rate NU."""
     rows = []
     for g in range(games):
@@ -227,6 +229,24 @@ def test_resume_reads_saved_fixtures_and_replays_changed_ones(tmp_path):
         spec, [47], 4, seed=3, store=tmp_path, resume=True, evaluate_fn=counting, progress=False
     )
     assert len(calls) == 6  # a new root seed matches no saved fixture
+
+
+def test_season_devices_reach_evaluate_and_bad_ones_are_refused(tmp_path):
+    """Seasons play through evaluate, so `devices` is passed on to every fixture's call
+    (tests/test_evaluate_sharding.py shows evaluate's games are those of one device)."""
+    spec = parse_entrants(_spec())
+    seen = []
+
+    def spying(*args, **kw):
+        seen.append(kw["devices"])
+        return fake_evaluate(*args, **kw)
+
+    run_season(spec, [47], 4, seed=2, evaluate_fn=spying, progress=False, devices=4)
+    assert seen == [4, 4, 4]
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="devices"):
+            run_season(spec, [47], 4, evaluate_fn=spying, progress=False, devices=bad)
+    assert len(seen) == 3  # refused before any game
 
 
 def _script():

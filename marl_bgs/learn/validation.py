@@ -180,8 +180,8 @@ class Validator:
         for opponent in self.opponents:
             runner = self._runner(opponent)
             runner.params = actor_params
-            key = ((self.system, opponent), self.maps, self.games, self.rosters,
-                   self.winning_score, self.horizon)  # fmt: skip
+            key = evaluation.runner_key((self.system, opponent), self.maps, self.games,
+                                        self.rosters, self.winning_score, self.horizon)  # fmt: skip
             evaluation._RUNNERS[key] = runner  # evaluate looks it up by this key
             calls = runner.calls
             result = evaluation.evaluate(

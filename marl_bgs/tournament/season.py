@@ -118,6 +118,7 @@ def play_fixture(
     evaluate_fn: EvaluateFn,
     batch_size: int,
     progress: bool,
+    devices: int = 1,
 ) -> tuple[pd.DataFrame, dict]:
     """One fixture's games, with the season's columns (stage, fixture, entrants) in front."""
     result = evaluate_fn(
@@ -129,6 +130,7 @@ def play_fixture(
         first_seed=fixture.first_seed,
         batch_size=batch_size,
         progress=progress,
+        devices=devices,
     )
     games = result.games.copy()
     if len(games) != fixture.games:
@@ -157,17 +159,25 @@ def run_season(
     evaluate_fn: EvaluateFn | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     progress: bool = True,
+    devices: int = 1,
 ) -> SeasonResult:
     """Play (or read back) every fixture of a season: round robin, then each challenger.
 
     A challenger plays every seat; it takes the lowest member's seat when its Elo, in one
     joint fit of the field's and its own games, is higher than that member's, or an empty seat
     while the field has fewer than `spec.field_size` members. Every game is kept either way.
+
+    `devices` goes to every `evaluate_fn` call: each fixture's games are split over that many
+    local devices (0: all), with the same games as one device (see `marl_bgs.evaluate`), so
+    saved fixtures are reused whatever it was.
     """
     from tqdm.auto import tqdm
 
+    from ..sharding import device_count
+
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
         raise ValueError(f"seed: expected a whole number in [0, 2^31), got {seed!r}")
+    device_count(devices)  # a bad value fails before any game, even when all are resumed
     evaluate_fn = evaluate_fn or _evaluate_default()
     maps = tuple(int(m) for m in maps)
     by_name = {e.name: e for e in list(spec.entrants) + list(spec.challengers)}
@@ -193,7 +203,9 @@ def run_season(
         else:
             started = time.perf_counter()
             pair = (systems[a.name], systems[b.name])
-            games, meta = play_fixture(fx, a, b, pair, seed, evaluate_fn, batch_size, progress)
+            games, meta = play_fixture(
+                fx, a, b, pair, seed, evaluate_fn, batch_size, progress, devices
+            )
             result.seconds[fx.index] = time.perf_counter() - started
             saved.save(fx, a, b, key, games, meta, result.seconds[fx.index])
         frames.append(games)
