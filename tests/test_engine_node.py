@@ -33,7 +33,7 @@ json.dumps({{"full": full, "seconds": seconds, "log": log, "state": json.loads(B
 """
 
 
-def run_in_node(tmp_path, snippet: str, timeout: int = 300) -> dict:
+def run_in_node(tmp_path, snippet: str, timeout: int = 1200) -> dict:
     if NODE is None:
         pytest.skip("node is not installed (apt-get install -y nodejs; .ci/run does it)")
     need_fetched_files()
