@@ -121,6 +121,9 @@ def play_fixture(
     devices: int = 1,
 ) -> tuple[pd.DataFrame, dict]:
     """One fixture's games, with the season's columns (stage, fixture, entrants) in front."""
+    # `devices` reaches the evaluate function only when asked for, so stand-ins written to
+    # evaluate's older contract (without it) keep working on one device.
+    split = {} if devices == 1 else {"devices": devices}
     result = evaluate_fn(
         systems[0],
         systems[1],
@@ -130,7 +133,7 @@ def play_fixture(
         first_seed=fixture.first_seed,
         batch_size=batch_size,
         progress=progress,
-        devices=devices,
+        **split,
     )
     games = result.games.copy()
     if len(games) != fixture.games:
