@@ -255,13 +255,14 @@ def cut_stops(
     return settle(xp, cut_pass, first, BODY_PASSES, xp.any(valid))
 
 
-def sink_back(xp: Any, legs: Paths, start: Any, stop: Any, m: MapArrays) -> Any:
+def sink_back(xp: Any, legs: Paths, start: Any, stop: Any, m: MapArrays, ends: Any = None) -> Any:
     """Stops of one game's bodies, with each stop that grid rounding puts into an obstacle
     moved back to its leg's contact point (or the start): a vertex of its path, so clear.
-    A body that was not cut ends at its path's last vertex, clear as well."""
+    A body that was not cut ends at its path's last vertex, clear as well. `ends` may pass
+    the grid ends of the paths cut at `stop` if the caller already has them."""
     if xp is np and not np.any((stop > 0) & (stop < QUANTA)):
         return stop
-    now = on_grid(xp, start, truncate(xp, legs, stop)).points[:, 2]
+    now = on_grid(xp, start, truncate(xp, legs, stop)).points[:, 2] if ends is None else ends
     sunk = body_blocked(xp, now, m) & (stop > 0)
     first_contact = (legs.times[:, 1] * F32(QUANTA)).astype(I32)
     back = xp.where(first_contact < stop, first_contact, 0)
@@ -336,7 +337,7 @@ def numpy_cuts(legs: Paths, start: Any, blocking: Any, m: MapArrays) -> tuple[An
     caps = full
     for _ in range(1 + REDO_ROUNDS):  # cut_and_sink's rounds
         stop, paths, ends = cut(cut_stops(np, legs, start, rows_i, rows_j, ok, caps))
-        sunk = _sunk_back(legs, stop, ends, m)
+        sunk = sink_back(np, legs, start, stop, m, ends)
         moved = sunk != stop
         if not moved.any():
             break
@@ -347,16 +348,6 @@ def numpy_cuts(legs: Paths, start: Any, blocking: Any, m: MapArrays) -> tuple[An
     if not np.any(sq(np, d[:, 0], d[:, 1]) < CONTACT_SQ):
         return stop, paths, ends
     return cut(part_overlaps(np, legs, start, rows_i, rows_j, ok, stop))
-
-
-def _sunk_back(legs: Paths, stop: Any, ends: Any, m: MapArrays) -> Any:
-    """`sink_back` given the grid ends of the paths cut at `stop`."""
-    if not np.any((stop > 0) & (stop < QUANTA)):
-        return stop
-    sunk = body_blocked(np, ends, m) & (stop > 0)
-    first_contact = (legs.times[:, 1] * F32(QUANTA)).astype(I32)
-    back = np.where(first_contact < stop, first_contact, 0)
-    return np.where(sunk, back, stop).astype(I32)
 
 
 def _one_game(times: Any, points: Any, start: Any, blocking: Any, m: MapArrays) -> Any:
