@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+import subprocess
 import sys
+import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,3 +44,19 @@ def need_fetched_files() -> None:
     if not _refreshed:
         script("export_pyodide").export(BROWSER)
         _refreshed.append(True)
+
+
+def run_from_wheel(tmp_path: Path, code: str, timeout: int) -> tuple[list[str], Any]:
+    """Build the engine wheel, unpack it into tmp_path/site and run `code` in a fresh
+    interpreter with that folder as its argument; (the wheel's file names, the process)."""
+    with zipfile.ZipFile(script("engine_wheel").build_wheel(tmp_path / "whl")) as zf:
+        names = zf.namelist()
+        zf.extractall(tmp_path / "site")
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "site")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=timeout,
+    )
+    return names, done

@@ -5,9 +5,6 @@ positions, and name bad settings by field."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import zipfile
 
 import pytest
 
@@ -15,7 +12,7 @@ from marl_bgs import battle
 from marl_bgs.core.position import starting_position
 from marl_bgs.replay import load_replay, replay_game
 
-from .engine_files import script
+from .engine_files import run_from_wheel
 from .test_engine_wheel import PLAY as WHEEL_PLAY
 
 # The wheel test's interpreter that refuses JAX and friends, then a BattleClient game.
@@ -41,17 +38,8 @@ print(json.dumps({"systems": systems, "slots": replay.systems, "ticks": replay.t
 
 
 def test_sessions_play_from_the_engine_wheel_without_jax(tmp_path):
-    ew = script("engine_wheel")
-    with zipfile.ZipFile(ew.build_wheel(tmp_path / "whl")) as zf:
-        assert "marl_bgs/_entrants/ppo-rec-ippo-0.npz" in zf.namelist()
-        zf.extractall(tmp_path / "site")
-    done = subprocess.run(
-        [sys.executable, "-c", PLAY, str(tmp_path / "site")],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-    )
+    names, done = run_from_wheel(tmp_path, PLAY, timeout=120)
+    assert "marl_bgs/_entrants/ppo-rec-ippo-0.npz" in names
     assert done.returncode == 0, done.stderr[-2000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["systems"] == [

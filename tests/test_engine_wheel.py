@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 import zipfile
 
 import numpy as np
@@ -18,7 +16,7 @@ from marl_bgs.core.position import starting_position
 from marl_bgs.systems.numpy_play import NAMES, numpy_system, play_tick
 from marl_bgs.systems.scripted import alpha_act, alpha_memory
 
-from .engine_files import ROOT, script
+from .engine_files import ROOT, run_from_wheel, script
 
 ew = script("engine_wheel")
 
@@ -72,15 +70,7 @@ def test_wheel_is_the_same_bytes_every_build(tmp_path):
 
 
 def test_play_path_imports_no_jax_pandas_pyarrow_tqdm(tmp_path):
-    with zipfile.ZipFile(ew.build_wheel(tmp_path / "whl")) as zf:
-        zf.extractall(tmp_path / "site")
-    done = subprocess.run(
-        [sys.executable, "-c", PLAY, str(tmp_path / "site")],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=300,
-    )
+    _, done = run_from_wheel(tmp_path, PLAY, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip() == "ok []"
 
