@@ -200,7 +200,7 @@ class _BatchRunner:
         if not self.on_host:
             self._run = jax.jit(self._run_compiled)
         else:
-            self._inputs = jax.jit(lambda s: (env.team_inputs(s, 0), env.team_inputs(s, 1)))
+            self._inputs = jax.jit(env.teams_inputs)
             self._step = jax.jit(self._step_host)
             self._acts = [
                 None if s.on_host else jax.jit(self._jax_act(s, t)) for t, s in enumerate(systems)
@@ -258,8 +258,9 @@ class _BatchRunner:
 
         def body(carry):
             state, mems, trail, t = carry
+            inputs = env.teams_inputs(state)
             outs = [
-                acts[team](root, seeds, state.game.tick, env.team_inputs(state, team), mems[team])
+                acts[team](root, seeds, state.game.tick, inputs[team], mems[team])
                 for team in range(2)
             ]
             actions = self._actions_dict([o[0] for o in outs])

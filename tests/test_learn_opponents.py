@@ -85,11 +85,11 @@ def test_pool_fixed_policy_and_partner_in_one_run(tmp_path, fixed_npz):
     # A game drawn as pool slot k is played by that copy: its memory is the copy's.
     env_state = state.live.env
     opp = state.live.opponents._replace(pick=jnp.ones(2, jnp.int32), slot=jnp.asarray([1, 0]))
+    inputs = rollout.env.team_inputs(env_state, 1)
     new, _ = jax.jit(rollout.opponent_step)(state.actor_params, state.pool, opp, env_state,
-                                            jax.random.PRNGKey(6))  # fmt: skip
+                                            inputs, jax.random.PRNGKey(6))  # fmt: skip
     from marl_bgs.learn.networks import actor_inputs
 
-    inputs = rollout.env.team_inputs(env_state, 1)
     x = actor_inputs(inputs.obs, inputs.classes)
     reset = jnp.broadcast_to(env_state.new_game[:, None], inputs.present.shape)
     for game, slot in ((0, 1), (1, 0)):

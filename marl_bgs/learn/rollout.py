@@ -154,10 +154,10 @@ class Rollout:
 
     # ---- acting ----------------------------------------------------------------------
     def learner_step(self, actor_params: Params, critic_params: Params, vnorm: ValueNorm,
-                     memory: Memory, state: EnvState, key: Any):  # fmt: skip
-        """Team A's inputs, sampled actions, log-probabilities and values for one tick."""
+                     memory: Memory, state: EnvState, inputs: Any, key: Any):  # fmt: skip
+        """Team A's sampled actions, log-probabilities and values for one tick, from its
+        `inputs` (`env.teams_inputs(state)[0]`)."""
         env, nets, cfg = self.env, self.nets, self.cfg
-        inputs = env.team_inputs(state, 0)
         reset = jnp.broadcast_to(state.new_game[:, None], inputs.present.shape)
         x = actor_inputs(inputs.obs, inputs.classes)
         if cfg.critic == "world":
@@ -175,9 +175,8 @@ class Rollout:
         return Memory(a_mem, c_mem), part
 
     def opponent_step(self, actor_params: Params, pool: Pool, opp: Opponents, state: EnvState,
-                      key: Any):  # fmt: skip
-        """Team B's actions: the drawn opponent's, per game."""
-        inputs = self.env.team_inputs(state, 1)
+                      inputs: Any, key: Any):  # fmt: skip
+        """Team B's actions: the drawn opponent's, per game (`inputs`: Team B's)."""
         k_self, k_scripted = jax.random.split(key)
         reset = jnp.broadcast_to(state.new_game[:, None], inputs.present.shape)
         x = actor_inputs(inputs.obs, inputs.classes)
@@ -202,12 +201,12 @@ class Rollout:
             mems.append(mem)
         return Opponents(opp.pick, opp.slot, memory, tuple(mems)), actions
 
-    def partner_step(self, live: Live, state: EnvState, actions: Any, mask: Any, key: Any):
-        """Team A's partner slots: the partner team's actions there, and those slots
-        dropped from the loss mask."""
+    def partner_step(self, live: Live, state: EnvState, inputs: Any, actions: Any, mask: Any,
+                     key: Any):  # fmt: skip
+        """Team A's partner slots (`inputs`: Team A's): the partner team's actions there,
+        and those slots dropped from the loss mask."""
         if self.partners is None:
             return actions, mask, live.partners
-        inputs = self.env.team_inputs(state, 0)
         k_fresh, k_act = jax.random.split(key)
         fresh = self._partners_init(k_fresh)
         memory = jax.tree.map(
@@ -225,13 +224,14 @@ class Rollout:
         k_opp, k_act, k_team_b, k_reset, k_partner = jax.random.split(key, 5)
         state = live.env
         opp = self._draw_opponents(k_opp, live.opponents, state.new_game, pool.count)
+        inputs_a, inputs_b = self.env.teams_inputs(state)  # computed once for both teams
         memory, part = self.learner_step(
-            actor_params, critic_params, vnorm, live.memory, state, k_act
+            actor_params, critic_params, vnorm, live.memory, state, inputs_a, k_act
         )
         a_actions, part["mask"], partners = self.partner_step(
-            live, state, part["action"], part["mask"], k_partner
+            live, state, inputs_a, part["action"], part["mask"], k_partner
         )
-        opp, b_actions = self.opponent_step(actor_params, pool, opp, state, k_team_b)
+        opp, b_actions = self.opponent_step(actor_params, pool, opp, state, inputs_b, k_team_b)
         actions = jnp.concatenate([a_actions, b_actions], axis=1)
         _, after, _, done, info = self.env.step_env(None, state, actions)
         reward = self.reward_fn(state, after, info)[:, :TEAM_SIZE].astype(jnp.float32)
@@ -271,6 +271,7 @@ class Rollout:
         actor_params, critic_params, vnorm, _ = params
         state = live.env
         _, part = self.learner_step(
-            actor_params, critic_params, vnorm, live.memory, state, jax.random.PRNGKey(0)
-        )
+            actor_params, critic_params, vnorm, live.memory, state,
+            self.env.team_inputs(state, 0), jax.random.PRNGKey(0),
+        )  # fmt: skip
         return live, traj, part["value"], stats.sum(0), by_opp.sum(0)

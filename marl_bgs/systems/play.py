@@ -31,7 +31,9 @@ def act_both(
     for t, system in enumerate(systems):
         if system.on_host:
             raise ValueError(f"systems[{t}]: host Systems are played by evaluate, not in jit")
-        inputs = env.team_inputs(state, t)
+    both = env.teams_inputs(state)
+    for t, system in enumerate(systems):
+        inputs = both[t]
         k = jax.random.fold_in(key, t)
         if env.num_envs is None:
             acts, mem = system.act(k, inputs, memories[t])
