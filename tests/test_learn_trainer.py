@@ -104,3 +104,30 @@ def test_a_curriculum_walks_its_stages_and_resumes_bit_identically(tmp_path):
         tiny(tmp_path, "both", "curriculum=[0, 1]")  # TINY already fixes stage 0
     with pytest.raises(ValueError, match=r"config\.curriculum"):
         tiny(tmp_path, "bad", "stage=null", "curriculum=[0, 9]")
+
+
+@pytest.mark.parametrize("algo", ["rec-ippo", "ff-mappo"])
+def test_the_loss_replays_what_the_rollout_played(algo):
+    """The PPO epochs recompute the rollout's logits and values from the stored inputs
+    (feedforward: the whole sequence in one pass; recurrent: the input layers over the
+    whole sequence, then the GRU step by step). Before any step, the replayed
+    log-probabilities and values are the ones the rollout recorded."""
+    more = ["rollout_len=6", "stage=none", "maps=[0]", 'roster=["mage", "priest"]', "horizon=4"]
+    cfg = load_config(None, [*TINY, *more], algo=algo)
+    learner = learner_for(cfg)
+    state = learner.init(jax.random.PRNGKey(3))
+    params = (state.actor_params, state.critic_params, state.value_norm, state.pool)
+    _, traj, _, stats, _ = jax.jit(learner.rollout.run)(params, state.live, jax.random.PRNGKey(4))
+    assert float(stats[0]) >= 2  # games ended inside the rollout: memories were reset
+    from marl_bgs.learn.networks import action_log_prob
+
+    logits, value = jax.jit(learner._replay)(
+        state.actor_params, state.critic_params, state.live.memory, traj
+    )
+    mask = np.asarray(traj.mask)
+    got = np.asarray(action_log_prob(logits, traj.action))
+    np.testing.assert_allclose(got[mask], np.asarray(traj.log_prob)[mask], atol=2e-5)
+    norm = state.value_norm
+    np.testing.assert_allclose(
+        np.asarray(norm.denorm(value))[mask], np.asarray(traj.value)[mask], atol=2e-5
+    )

@@ -84,15 +84,8 @@ class Learner:
     # ---- the loss of one minibatch -------------------------------------------------------
     def _loss(self, params: tuple, start: Memory, traj, adv, target, vnorm: ValueNorm):
         actor_params, critic_params = params
-        cfg, nets = self.cfg, self.nets
-
-        def step(mem: Memory, t):
-            a_mem, logits = nets.actor.apply(actor_params, mem.actor, t.x, t.avail, t.reset)
-            cx = critic_inputs(cfg, t.x, t.world, t.classes)
-            c_mem, value = nets.critic.apply(critic_params, mem.critic, cx, t.reset)
-            return Memory(a_mem, c_mem), (logits, value)
-
-        _, (logits, value) = jax.lax.scan(step, start, traj)
+        cfg = self.cfg
+        logits, value = self._replay(actor_params, critic_params, start, traj)
         mask = traj.mask
         log_prob = action_log_prob(logits, traj.action)
         if cfg.normalize_advantages:
@@ -106,6 +99,36 @@ class Learner:
         v_loss = value_loss(value, old_value, target, cfg.clip_eps, mask)
         loss = a_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
         return loss, jnp.stack([loss, a_loss, v_loss, ent, kl, clip_frac])
+
+    def _replay(self, actor_params: Any, critic_params: Any, start: Memory, traj):
+        """Logits and values of a minibatch's sequences (T, games, 5, ...), replayed with
+        the memory resets they were played with.
+
+        Feedforward networks take the whole sequence in one pass. Recurrent ones run their
+        input layers over the whole sequence at once (one large matrix product, the bulk
+        of the work) and step only the GRUs through time.
+        """
+        cfg, nets = self.cfg, self.nets
+        cx = critic_inputs(cfg, traj.x, traj.world, traj.classes)
+        if not cfg.recurrent:
+            _, logits = nets.actor.apply(actor_params, start.actor, traj.x, traj.avail,
+                                         traj.reset)  # fmt: skip
+            _, value = nets.critic.apply(critic_params, start.critic, cx, traj.reset)
+            return logits, value
+        e_actor = nets.actor.apply(actor_params, traj.x, method="embed")
+        e_critic = nets.critic.apply(critic_params, cx, method="embed")
+
+        def step(mem: Memory, t):
+            e_a, e_c, avail, reset = t
+            a_mem, logits = nets.actor.apply(actor_params, mem.actor, e_a, avail, reset,
+                                             method="core")  # fmt: skip
+            c_mem, value = nets.critic.apply(critic_params, mem.critic, e_c, reset,
+                                             method="core")  # fmt: skip
+            return Memory(a_mem, c_mem), (logits, value)
+
+        _, (logits, value) = jax.lax.scan(step, start, (e_actor, e_critic, traj.avail,
+                                                        traj.reset))  # fmt: skip
+        return logits, value
 
     # ---- one update ----------------------------------------------------------------------
     def _update(self, ts: TrainState) -> tuple[TrainState, dict]:
