@@ -1,4 +1,5 @@
-"""Data parallelism: the games split over 4 (CPU) devices give the same update as 1."""
+"""Data parallelism: the games split over 4 (CPU) devices give the same update as 1, and
+the validation panel split over them plays the games of one device."""
 
 from __future__ import annotations
 
@@ -49,9 +50,31 @@ SCRIPT = textwrap.dedent("""
                               jax.tree.leaves((four.actor_params, four.critic_params))))
     same_live = all(np.array_equal(np.asarray(a), np.asarray(b))
                     for a, b in zip(jax.tree.leaves(one.live.env), jax.tree.leaves(four.live.env)))
+
+    # The validation panel (2 maps x 2 games against Random) on 1 and on 4 devices.
+    from marl_bgs.learn.validation import Validator
+    panel = cfg.replace(validation_opponents=("random",), validation_maps=(42, 46),
+                        validation_games=2, validate_every=0.5)
+    split_over = []
+    def spied(v):
+        runner = v._runner(v.opponents[0])
+        run = runner._run_params
+        def spy(params, root, seeds, state):
+            split_over.append(len(seeds.sharding.device_set))
+            return run(params, root, seeds, state)
+        runner._run_params = spy
+        return v
+    v1 = spied(Validator(panel, learner.nets))
+    v4 = spied(Validator(panel.replace(devices=4), learner.nets))
+    g1 = v1.play(one.actor_params, record=True)
+    g4 = v4.play(one.actor_params, record=True)
+    same_panel = g1.equals(g4) and all(
+        np.array_equal(v1.last_actions["random"][g], v4.last_actions["random"][g])
+        for g in range(4))
     print(json.dumps({"devices": mesh.devices.size, "live": sorted(live_devices),
                       "params": sorted(params_devices), "gap": gap, "same_games": same_live,
-                      "steps": int(four.steps)}))
+                      "steps": int(four.steps), "same_panel": bool(same_panel),
+                      "panel_split": split_over, "panel_ticks": g1["ticks"].tolist()}))
 """)
 
 
@@ -67,3 +90,6 @@ def test_four_devices_give_the_same_update_as_one():
     assert got["steps"] == 3 * 4 * 4
     assert got["same_games"]  # the games themselves are integer-exact on any split
     assert got["gap"] < 1e-4, got
+    assert got["panel_split"] == [1, 4]  # the panel's games really were split
+    assert got["same_panel"], got  # the same games, tick for tick
+    assert min(got["panel_ticks"]) > 1

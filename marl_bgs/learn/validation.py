@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .. import evaluation
+from ..sharding import round_up
 from ..systems.base import TEAM_SLOTS, System
 from ..systems.registry import by_name
 from .config import PPOConfig
@@ -81,16 +82,20 @@ def actor_system(nets: Networks, params: Any, name: str = "learner") -> System:
 
 
 class PanelRunner(evaluation._BatchRunner):
-    """evaluate's batch runner with the actor's parameters as an argument of the loop."""
+    """evaluate's batch runner with the actor's parameters as an argument of the loop.
 
-    def __init__(self, env, systems, holder: _Params) -> None:
+    With a `mesh` the games are split over its devices as evaluate splits them, and the
+    parameters are replicated."""
+
+    def __init__(self, env, systems, holder: _Params, mesh=None) -> None:
         import jax
 
-        super().__init__(env, systems)
+        super().__init__(env, systems, mesh)
         self.holder = holder
         self.params: Any = None
         self.calls = 0
         self._run_params = jax.jit(self._traced)
+        self._run = self._run_with_params  # what `play` calls once the games are placed
 
     def _traced(self, params, root, seeds, state):
         self.holder.value = params
@@ -99,15 +104,12 @@ class PanelRunner(evaluation._BatchRunner):
         finally:
             self.holder.value = None
 
-    def run(self, root, seeds, positions):
-        import jax
-        import jax.numpy as jnp
+    def _run_with_params(self, root, seeds, state):
+        from ..sharding import replicate
 
-        _, state = self.env.reset_to(jax.random.key(0), positions)
-        seeds = jnp.asarray(seeds, jnp.int32)
         self.calls += 1
-        state, trail = self._run_params(self.params, root, seeds, state)
-        return np.asarray(state.metrics), np.asarray(trail)
+        params = self.params if self.mesh is None else replicate(self.params, self.mesh)
+        return self._run_params(params, root, seeds, state)
 
 
 # ---- scoring ----------------------------------------------------------------------------------
@@ -161,15 +163,21 @@ class Validator:
         self.horizon = settings["horizon"]
         self.maps = tuple(cfg.validation_maps)
         self.games = cfg.validation_games * len(self.maps)  # pair p plays maps[p % len]
+        # The training run's devices: evaluate splits the panel's games over them (a batch
+        # that does not divide is padded, as evaluate pads it).
+        self.mesh = evaluation._mesh(cfg.devices)
+        self.batch = self.games if self.mesh is None else round_up(self.games, self.mesh)
         self.runners: dict[str, PanelRunner] = {}
 
     def _runner(self, opponent: System) -> PanelRunner:
         if opponent.name not in self.runners:
             plain = evaluation._runner(
-                (self.system, opponent), self.maps, self.games, self.rosters,
-                self.winning_score, self.horizon,
+                (self.system, opponent), self.maps, self.batch, self.rosters,
+                self.winning_score, self.horizon, self.mesh,
             )  # fmt: skip
-            self.runners[opponent.name] = PanelRunner(plain.env, plain.systems, self.holder)
+            self.runners[opponent.name] = PanelRunner(
+                plain.env, plain.systems, self.holder, self.mesh
+            )
         return self.runners[opponent.name]
 
     def play(self, actor_params: Any, record: bool = False) -> pd.DataFrame:
@@ -180,8 +188,9 @@ class Validator:
         for opponent in self.opponents:
             runner = self._runner(opponent)
             runner.params = actor_params
-            key = evaluation.runner_key((self.system, opponent), self.maps, self.games,
-                                        self.rosters, self.winning_score, self.horizon)  # fmt: skip
+            key = evaluation.runner_key((self.system, opponent), self.maps, self.batch,
+                                        self.rosters, self.winning_score, self.horizon,
+                                        self.mesh)  # fmt: skip
             evaluation._RUNNERS[key] = runner  # evaluate looks it up by this key
             calls = runner.calls
             result = evaluation.evaluate(
@@ -189,7 +198,7 @@ class Validator:
                 seed=self.cfg.validation_seed, rosters=self.rosters,
                 winning_score=self.winning_score, horizon=self.horizon,
                 batch_size=self.games, record=range(self.games) if record else (),
-                progress=False,
+                progress=False, devices=self.cfg.devices,
             )  # fmt: skip
             self.last_actions[opponent.name] = result.actions
             if runner.calls == calls:  # evaluate's cache key changed: never run stale weights
@@ -214,7 +223,7 @@ def validator_for(cfg: PPOConfig, nets: Networks) -> Validator:
     key = (
         cfg.algo, cfg.hidden, cfg.recurrent, cfg.critic, settings["rosters"][0],
         settings["winning_score"], settings["horizon"], cfg.validation_opponents,
-        cfg.validation_maps, cfg.validation_games, cfg.validation_seed,
+        cfg.validation_maps, cfg.validation_games, cfg.validation_seed, cfg.devices,
     )  # fmt: skip
     if key not in _VALIDATORS:
         _VALIDATORS[key] = Validator(cfg, nets)
