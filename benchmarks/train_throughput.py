@@ -9,6 +9,13 @@ wall time. The env-only loop runs on the same env, batch and rollout length: a c
 scan of uniformly random legal actions for both teams with `reset_done` every tick, timed
 the same way. `ratio` = training rate / env-only rate.
 
+Two more loops show where the learner's time goes. "env+inputs": the same random play, but
+both teams' `teams_inputs` (observations and masks, what any learner must read each tick)
+are consumed, so XLA cannot drop them as it drops the unused observations of the env-only
+loop; `ratio_inputs` = training rate / this rate. "rollout": the learner's rollout alone
+(`Rollout.run`: both teams' networks, sampling, reward, opponent draw), no GAE or PPO
+epochs; the rest of an update is the PPO epochs.
+
 Besides the median, each row gives the timed calls' total wall and process CPU time
 (`time.process_time`, all threads), the compiled program's peak buffers
 (`memory_analysis`, per program), the process's maximum RSS so far (`resource.ru_maxrss`,
@@ -116,6 +123,47 @@ def env_run(learner: Learner, args: argparse.Namespace) -> dict:
     return out
 
 
+def env_inputs_run(learner: Learner, args: argparse.Namespace) -> dict:
+    """The env-only loop with both teams' observations and masks read every tick."""
+    import jax.numpy as jnp
+
+    env, cfg = learner.env, learner.cfg
+    body = random_play_step(env)
+
+    def step(carry, _):
+        (state, key), total = carry
+        (state, key), _ = body((state, key), None)
+        a, b = env.teams_inputs(state)
+        total = total + a.obs.sum() + b.obs.sum() + a.avail.sum() + b.avail.sum()
+        return ((state, key), total), None
+
+    def rollout(carry):
+        carry, _ = jax.lax.scan(step, carry, None, length=cfg.rollout_len)
+        return carry, None
+
+    _, state = env.reset(jax.random.PRNGKey(0))
+    out, _ = _timed(jax.jit(rollout), ((state, jax.random.PRNGKey(1)), jnp.zeros(())),
+                    args.updates)  # fmt: skip
+    out["steps_per_s"] = cfg.steps_per_update / out["median_call_s"]
+    return out
+
+
+def rollout_run(learner: Learner, args: argparse.Namespace) -> dict:
+    """The learner's rollout alone (no GAE, no PPO epochs) from its initial state."""
+    state = learner.init(jax.random.PRNGKey(0))
+
+    def rollout(carry):
+        live, key = carry
+        key, k = jax.random.split(key)
+        params = (state.actor_params, state.critic_params, state.value_norm, state.pool)
+        live, *_ = learner.rollout.run(params, live, k)
+        return (live, key), None
+
+    out, _ = _timed(jax.jit(rollout), (state.live, state.key), args.updates)
+    out["steps_per_s"] = learner.cfg.steps_per_update / out["median_call_s"]
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[64, 256, 512])
@@ -137,6 +185,7 @@ def main() -> None:
     rows = []
     print(
         f"{'games':>6} {'algo':>10} {'steps/s':>9} {'env steps/s':>11} {'ratio':>6} "
+        f"{'env+in':>7} {'ratio':>6} {'rollout':>8} "
         f"{'compile s':>9} {'wall s':>7} {'cpu s':>7} {'XLA MB':>7} {'RSS MB':>7}"
     )
     for n in args.sizes:
@@ -145,6 +194,8 @@ def main() -> None:
             ours, learner = train_run(algo, n, args)
             if env is None:  # the env and its batch do not depend on the algorithm
                 env = env_run(learner, args)
+                env_in = env_inputs_run(learner, args)
+            roll = rollout_run(learner, args)
             row = {
                 "games": n,
                 "algo": algo,
@@ -164,6 +215,13 @@ def main() -> None:
                 "env_compile_s": env["compile_s"],
                 "env_xla_peak_mb": env["xla_peak_mb"],
                 "ratio_train_to_env": ours["steps_per_s"] / env["steps_per_s"],
+                "env_inputs_steps_per_s": env_in["steps_per_s"],
+                "env_inputs_cpu_s": env_in["cpu_s"],
+                "ratio_train_to_env_inputs": ours["steps_per_s"] / env_in["steps_per_s"],
+                "rollout_steps_per_s": roll["steps_per_s"],
+                "rollout_median_s": roll["median_call_s"],
+                "rollout_cpu_s": roll["cpu_s"],
+                "ppo_epochs_median_s": ours["median_call_s"] - roll["median_call_s"],
                 "process_max_rss_mb": max_rss_mb(),
                 "jax_peak_mb": jax_peak_mb(),
             }
@@ -171,7 +229,9 @@ def main() -> None:
             xla = ours["xla_peak_mb"]
             print(
                 f"{n:6d} {algo:>10} {ours['steps_per_s']:9.0f} {env['steps_per_s']:11.0f} "
-                f"{row['ratio_train_to_env']:6.3f} {ours['compile_s']:9.1f} "
+                f"{row['ratio_train_to_env']:6.3f} {env_in['steps_per_s']:7.0f} "
+                f"{row['ratio_train_to_env_inputs']:6.3f} {roll['steps_per_s']:8.0f} "
+                f"{ours['compile_s']:9.1f} "
                 f"{ours['wall_s']:7.2f} {ours['cpu_s']:7.2f} "
                 f"{xla if xla is not None else float('nan'):7.1f} "
                 f"{row['process_max_rss_mb']:7.0f}",
