@@ -64,8 +64,11 @@ def _maps_arg(text: str):
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from .evaluation import evaluate
+    from .evaluation import EVAL_FILES, evaluate
+    from .outputs import check_new_files
 
+    if args.out:  # before any game is played, so that no result is lost at the end
+        check_new_files(args.out, EVAL_FILES, args.force, "--out")
     result = evaluate(
         args.a,
         args.b,
@@ -87,14 +90,17 @@ def _eval(args: argparse.Namespace) -> int:
         f"  {s['margin_mean']:+.2f} [{lo:+.2f}, {hi:+.2f}]"
     )
     if args.out:
-        paths = result.save(args.out)
+        paths = result.save(args.out, force=args.force)
         print("wrote " + ", ".join(str(p) for p in paths.values()))
     return 0
 
 
 def _crossplay(args: argparse.Namespace) -> int:
-    from .evaluation import crossplay, wdl_matrix
+    from .evaluation import CROSSPLAY_FILES, crossplay, wdl_matrix
+    from .outputs import check_new_files, write_atomic
 
+    if args.out:  # before any game is played
+        check_new_files(args.out, CROSSPLAY_FILES, args.force, "--out")
     games, margins = crossplay(
         args.systems.split(","),
         maps=_maps_arg(args.maps),
@@ -111,9 +117,9 @@ def _crossplay(args: argparse.Namespace) -> int:
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        games.to_csv(out / "games.csv", index=False, lineterminator="\n")
-        games.to_parquet(out / "games.parquet", index=False)
-        margins.to_csv(out / "margins.csv", lineterminator="\n")
+        write_atomic(out / "games.csv", lambda t: games.to_csv(t, index=False, lineterminator="\n"))
+        write_atomic(out / "games.parquet", lambda t: games.to_parquet(t, index=False))
+        write_atomic(out / "margins.csv", lambda t: margins.to_csv(t, lineterminator="\n"))
         print(f"wrote {out}/games.csv, games.parquet, margins.csv")
     return 0
 
@@ -223,12 +229,14 @@ def main(argv: list[str] | None = None) -> int:
     _common_eval_args(ev, games=200)
     ev.add_argument("--first-seed", type=int, default=0, help="seed number of the first pair")
     ev.add_argument("--out", help="folder for games.csv, games.parquet and meta.json")
+    ev.add_argument("--force", action="store_true", help="replace those files if --out has them")
     ev.set_defaults(run=_eval)
 
     cp = sub.add_parser("crossplay", help="every pair of systems, as W-D-L and margin matrices")
     cp.add_argument("--systems", required=True, help="comma-separated system names")
     _common_eval_args(cp, games=40)
     cp.add_argument("--out", help="folder for games.csv, games.parquet and margins.csv")
+    cp.add_argument("--force", action="store_true", help="replace those files if --out has them")
     cp.set_defaults(run=_crossplay)
     view = sub.add_parser("view", help="serve the replay viewer on 127.0.0.1 and open a replay")
     view.add_argument("replay", help="a replay file (.json or .json.gz)")

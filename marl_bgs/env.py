@@ -35,6 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .core import classes as C
+from .core.checks import boolean, choice, number, one_or_many, sequence, whole
 from .core.events import agent_name
 from .core.geometry import first_index
 from .core.observe import (
@@ -108,26 +109,60 @@ def _roster_arrays(rosters: Sequence[tuple[Sequence[str], Sequence[str]]]) -> np
     """Class id per slot, -1 for an empty slot, shape (R, 10)."""
     table = np.full((len(rosters), NUM_SLOTS), -1, np.int32)
     for r, pair in enumerate(rosters):
-        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-            raise ValueError(f"rosters[{r}]: expected two lists of class names, one per team")
-        for t, team in enumerate(pair):
-            if not isinstance(team, (list, tuple)) or not 1 <= len(team) <= TEAM_SIZE:
-                raise ValueError(f"rosters[{r}][{t}]: expected 1 to {TEAM_SIZE} class names")
-            for k, name in enumerate(team):
-                if name not in C.CLASS_INDEX:
-                    raise ValueError(f"rosters[{r}][{t}][{k}]: unknown class {name!r}")
-                table[r, t * TEAM_SIZE + k] = C.CLASS_INDEX[name]
+        for t, team in enumerate(sequence(pair, f"rosters[{r}]", 2, 2)):
+            for k, name in enumerate(sequence(team, f"rosters[{r}][{t}]", 1, TEAM_SIZE)):
+                table[r, t * TEAM_SIZE + k] = C.CLASS_INDEX[
+                    choice(name, f"rosters[{r}][{t}][{k}]", tuple(C.CLASS_INDEX))
+                ]
     return table
+
+
+def _rosters(rosters: Any) -> tuple:
+    """`rosters` as a tuple of (team a, team b) class-name tuples: None (the official
+    roster), one pair of lists, or a non-empty list of pairs."""
+    if rosters is None:
+        return ((OFFICIAL_ROSTER, OFFICIAL_ROSTER),)
+    pairs = sequence(rosters, "rosters", lo=1)
+    flat = [isinstance(t, (list, tuple)) and not any(isinstance(n, (list, tuple)) for n in t)
+            for t in pairs]  # fmt: skip
+    if len(pairs) == 2 and all(flat):
+        pairs = [pairs]  # one pair of teams (flat lists of names)
+    _roster_arrays(pairs)  # every entry checked, naming it
+    return tuple((tuple(a), tuple(b)) for a, b in pairs)
+
+
+MAX_NUM_ENVS = 1 << 20  # far beyond any device's memory at this state size; a typo guard
+
+
+HEAD_LIMITS = (NUM_MOVES, NUM_TARGETS, 2)  # each head's number of values
+HEAD_NAMES = ("move", "target", "ultimate")
 
 
 def _as_heads(x: Any, lead: tuple[int, ...], where: str) -> Any:
     """One field of actions as heads (*lead, 3): flat `lead` or `lead + (1,)`, or heads
-    `lead + (3,)`; any other shape or dtype is refused naming the field."""
-    x = jnp.asarray(x)
-    if not jnp.issubdtype(x.dtype, jnp.integer):
+    `lead + (3,)`; any other shape or dtype is refused naming the field.
+
+    The contract: integer arrays of exactly these shapes, every value in range (flat
+    0..197; move 0..8, target 0..10, Ultimate 0..1). Concrete actions out of range are
+    refused here, naming the field, the place and the value (checked before any cast, so
+    an int64 too large for int32 cannot wrap into range). Traced actions (inside an outer
+    `jit` or `scan`) cannot be read, so `_step_one` flags them instead
+    (`info["invalid_action"]`), and evaluate, seasons and the trainer refuse a batch that
+    has any. An in-range but illegal action is the rules' business (it becomes "stay" /
+    "no target") and is not an error.
+    """
+    if not isinstance(x, jax.Array):  # host values: NumPy arrays, lists, Python numbers
+        try:
+            x = np.asarray(x)
+        except (ValueError, TypeError) as err:
+            raise ValueError(f"{where}: not an array of whole numbers ({err})") from None
+        if x.dtype == object or not np.issubdtype(x.dtype, np.integer):
+            raise ValueError(f"{where}: dtype {x.dtype} is not an integer type")
+    elif not jnp.issubdtype(x.dtype, jnp.integer):
         raise ValueError(f"{where}: dtype {x.dtype} is not an integer type")
     if x.shape == (*lead, 3):
-        return x.astype(jnp.int32)
+        _check_range(x, where, HEAD_LIMITS)
+        return jnp.asarray(x).astype(jnp.int32)
     if x.shape == (*lead, 1):
         x = x[..., 0]
     elif x.shape != lead:
@@ -135,8 +170,30 @@ def _as_heads(x: Any, lead: tuple[int, ...], where: str) -> Any:
             f"{where}: shape {x.shape}; expected {lead} or {(*lead, 1)} for flat actions "
             f"(0..{NUM_JOINT - 1}) or {(*lead, 3)} for (move, target, Ultimate) heads"
         )
-    x = x.astype(jnp.int32)
+    _check_range(x, where, None)
+    x = jnp.asarray(x).astype(jnp.int32)
     return jnp.stack([x // (NUM_TARGETS * 2), (x // 2) % NUM_TARGETS, x % 2], axis=-1)
+
+
+def _check_range(x: Any, where: str, limits: tuple[int, ...] | None) -> None:
+    """Refuse concrete out-of-range actions, naming the first; traced ones pass (flagged
+    later). `limits`: per-head sizes for heads (..., 3), None for flat indices."""
+    if isinstance(x, jax.core.Tracer):
+        return
+    v = np.asarray(x).astype(np.int64)
+    high = np.asarray(limits) if limits is not None else NUM_JOINT
+    bad = (v < 0) | (v >= high)
+    if not bad.any():
+        return
+    at = tuple(int(i) for i in np.argwhere(bad)[0])
+    if limits is not None:
+        head, place = HEAD_NAMES[at[-1]], at[:-1]
+        raise ValueError(
+            f"{where}: {head} {int(v[at])} at index {place} is outside 0..{limits[at[-1]] - 1}"
+        )
+    raise ValueError(
+        f"{where}: flat action {int(v[at])} at index {at} is outside 0..{NUM_JOINT - 1}"
+    )
 
 
 def _nth_legal(key, legal):
@@ -168,9 +225,9 @@ class TeamDeathmatch:
         metrics: str = "none",
         obstacle_capacity: tuple[int, int] | None = None,
     ) -> None:
-        ids = [map_id] if isinstance(map_id, int) else list(map_id)
-        if not ids:
-            raise ValueError("map_id: give a map id or a non-empty list of ids")
+        many, is_list = one_or_many(map_id, "map_id")
+        where = [f"map_id[{i}]" for i in range(len(many))] if is_list else ["map_id"]
+        ids = [whole(m, w, 0, 10**6) for m, w in zip(many, where, strict=True)]
         self.map_ids = tuple(ids)
         obstacles = [load_map(i)["obstacles"] for i in ids]
         self.obstacle_capacity = self._capacity(obstacles, obstacle_capacity)
@@ -185,31 +242,20 @@ class TeamDeathmatch:
         self._pad_lines = jnp.asarray(
             [[sight_lines(np, pad_positions(e), bank) for e in ends] for bank in banks]
         )
-        if rosters is None:
-            rosters = [(OFFICIAL_ROSTER, OFFICIAL_ROSTER)]
-        elif len(rosters) == 2 and all(isinstance(n, str) for n in rosters[0]):
-            rosters = [rosters]
-        self.rosters = tuple((tuple(a), tuple(b)) for a, b in rosters)
+        self.rosters = _rosters(rosters)
         self._rosters = jnp.asarray(_roster_arrays(self.rosters))
-        scores = [winning_score] if isinstance(winning_score, int) else list(winning_score)
-        for s in scores:
-            if isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= 1000:
-                raise ValueError(f"winning_score: {s!r} must be a whole number in [1, 1000]")
+        scores, is_list = one_or_many(winning_score, "winning_score")
+        scores = [
+            whole(v, f"winning_score[{i}]" if is_list else "winning_score", 1, 1000)
+            for i, v in enumerate(scores)
+        ]
         self._scores = jnp.asarray(scores, jnp.int32)
-        if isinstance(horizon, bool) or not isinstance(horizon, int) or not 1 <= horizon <= 100_000:
-            raise ValueError(f"horizon: {horizon!r} must be a whole number in [1, 100000]")
-        self.horizon = horizon
-        if not 0 <= red_zone_depth <= 10:
-            raise ValueError(f"red_zone_depth: {red_zone_depth!r} must lie in [0, 10]")
-        self.red_zone_depth = int(round(red_zone_depth * 1000))
-        if num_envs is not None and (
-            isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1
-        ):
-            raise ValueError(f"num_envs: {num_envs!r} must be a positive whole number or None")
-        self.num_envs = num_envs
-        self.swap_spawns = bool(swap_spawns)
-        if metrics not in ("none", "priority"):
-            raise ValueError(f"metrics: {metrics!r} must be 'none' or 'priority'")
+        self.horizon = whole(horizon, "horizon", 1, 100_000)
+        depth = number(red_zone_depth, "red_zone_depth", 0.0, 10.0)
+        self.red_zone_depth = int(round(depth * 1000))
+        self.num_envs = None if num_envs is None else whole(num_envs, "num_envs", 1, MAX_NUM_ENVS)
+        self.swap_spawns = boolean(swap_spawns, "swap_spawns")
+        choice(metrics, "metrics", ("none", "priority"))
         self.metrics = metrics
         self._metric_width = len(PRIORITY_NAMES) if metrics == "priority" else 0
         self.agents = list(AGENTS)
@@ -436,8 +482,13 @@ class TeamDeathmatch:
 
     # ---- step ---------------------------------------------------------------------------
     def _step_one(self, s: EnvState, heads):
-        heads = jnp.clip(heads, 0, jnp.asarray([NUM_MOVES - 1, NUM_TARGETS - 1, 1]))
+        # Out-of-range heads only reach here traced (concrete ones were refused): they are
+        # flagged per slot in info["invalid_action"] for the caller to refuse, and clipped
+        # so that the compiled tick stays in bounds meanwhile.
+        limits = jnp.asarray(HEAD_LIMITS)
         was_open = s.game.result == RESULT_OPEN
+        invalid = jnp.any((heads < 0) | (heads >= limits), axis=-1) & was_open
+        heads = jnp.clip(heads, 0, limits - 1)
         game, info = tick_step(jnp, s.game, self._to_absolute(s.game, heads), s.map, s.sight)
         game = jax.tree.map(lambda new, old: jnp.where(was_open, new, old), game, s.game)
         sight = compute_sight(jnp, game, s.map)
@@ -453,6 +504,7 @@ class TeamDeathmatch:
         reward = jnp.where(ended, jnp.where(team == 0, sign, -sign), 0.0).astype(jnp.float32)
         if self.num_envs is None:
             out = self._agent_info(s, game, info, was_open)
+            out["invalid_action"] = invalid
         else:
             out = {
                 "result": game.result,
@@ -461,6 +513,7 @@ class TeamDeathmatch:
                 "killed": info.killed & was_open,
                 "new_game": jnp.broadcast_to(s.new_game, (NUM_SLOTS,)),
                 "accepted": jnp.where(was_open, info.actions, 0),
+                "invalid_action": invalid,  # (10,) an out-of-range action (traced only)
                 "metrics": metrics,
                 # The tick record (damage, healing, deaths, points... by slot), zero for a
                 # game that had already ended: learners' rewards read who did what to whom

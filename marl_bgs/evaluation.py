@@ -23,13 +23,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .core.checks import choice, sequence, whole
+from .core.classes import CLASS_NAMES
 from .core.events import agent_name
 from .core.position import OFFICIAL_ROSTER, starting_position
 from .core.state import NUM_SLOTS, RESULT_NAMES, TEAM_SIZE
 from .maps import NUM_MAPS, SPLITS
 from .metrics import PRIORITY_NAMES
+from .outputs import check_new_files, write_atomic
 from .sharding import device_count, game_mesh, games_sharding, replicate, round_up, split_games
-from .systems.base import System
+from .systems.base import System, check_jax_actions
 from .systems.registry import by_name
 
 EVAL_FORMAT = "marl-bgs/evaluation"
@@ -109,12 +112,7 @@ def resolve_maps(maps: Any) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _whole(value: Any, name: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name}: expected a whole number, got {value!r}")
-    if not low <= value <= high:
-        raise ValueError(f"{name}: {value} must lie in [{low}, {high}]")
-    return int(value)
+_whole = whole  # the one checker's (FieldTypeError for a wrong type, ValueError for range)
 
 
 @dataclass(frozen=True)
@@ -224,7 +222,8 @@ class _BatchRunner:
 
         def act(root, seeds, ticks, inputs, memory):
             keys = jax.vmap(lambda n, k: action_key(root, n, k, team))(seeds, ticks)
-            return jax.vmap(system.act)(keys, inputs, memory)
+            actions, memory = jax.vmap(system.act)(keys, inputs, memory)
+            return check_jax_actions(actions, seeds.shape[0], system, f"team_{'ab'[team]}"), memory
 
         return act
 
@@ -253,11 +252,11 @@ class _BatchRunner:
         acts = [self._jax_act(s, t) for t, s in enumerate(self.systems)]
 
         def cond(carry):
-            state, _, _, t = carry
+            state, _, _, _, t = carry
             return jnp.any(state.game.result < 0) & (t < env.horizon)
 
         def body(carry):
-            state, mems, trail, t = carry
+            state, mems, trail, bad, t = carry
             inputs = env.teams_inputs(state)
             outs = [
                 acts[team](root, seeds, state.game.tick, inputs[team], mems[team])
@@ -266,20 +265,25 @@ class _BatchRunner:
             actions = self._actions_dict([o[0] for o in outs])
             _, state, _, _, info = env.step(None, state, actions)
             trail = trail.at[t].set(info["accepted"])
-            return state, tuple(o[1] for o in outs), trail, t + 1
+            bad = bad | info["invalid_action"]
+            return state, tuple(o[1] for o in outs), trail, bad, t + 1
 
-        state, _, trail, _ = jax.lax.while_loop(cond, body, (state, mems, trail, jnp.int32(0)))
-        return state, trail
+        bad = jnp.zeros((seeds.shape[0], NUM_SLOTS), bool)
+        state, _, trail, bad, _ = jax.lax.while_loop(
+            cond, body, (state, mems, trail, bad, jnp.int32(0))
+        )
+        return state, trail, bad
 
     def _step_host(self, state, actions):
         _, state, _, _, info = self.env.step(None, state, actions)
-        return state, info["accepted"]
+        return state, info["accepted"], info["invalid_action"]
 
     def _run_on_host(self, root, seeds, state):
         import jax.numpy as jnp
 
         mems = self._init_memories(root, seeds)
         trail = np.full((self.env.horizon, seeds.shape[0], NUM_SLOTS, 3), -1, np.int32)
+        bad = np.zeros((seeds.shape[0], NUM_SLOTS), bool)
         for t in range(self.env.horizon):
             if not bool(jnp.any(state.game.result < 0)):
                 break
@@ -295,12 +299,14 @@ class _BatchRunner:
                         root, seeds, state.game.tick, inputs[team], mems[team]
                     )
                     acts.append(a)
-            state, accepted = self._step(state, self._actions_dict(acts))
+            state, accepted, invalid = self._step(state, self._actions_dict(acts))
             trail[t] = np.asarray(accepted)
-        return state, trail
+            bad |= np.asarray(invalid)
+        return state, trail, bad
 
     def play(self, root, seeds: np.ndarray, positions: list[dict]):
-        """The batch's final env state and accepted-action trail, where they were computed."""
+        """The batch's final env state, accepted-action trail and (games, 10) flags of
+        out-of-range actions, where they were computed."""
         import jax
         import jax.numpy as jnp
 
@@ -314,11 +320,28 @@ class _BatchRunner:
         return self._run(root, seeds, state)
 
     def run(self, root, seeds: np.ndarray, positions: list[dict]):
-        state, trail = self.play(root, seeds, positions)
-        return np.asarray(state.metrics), np.asarray(trail)
+        state, trail, bad = self.play(root, seeds, positions)
+        return np.asarray(state.metrics), np.asarray(trail), np.asarray(bad)
+
+
+def refuse_invalid(bad: np.ndarray, games: Sequence[int], systems) -> None:
+    """Refuse a batch in which a System played an out-of-range action (`bad`: (games, 10)
+    flags from the env), naming the System, the game and the agent: its results would be
+    games it did not choose, so they are never kept or rated."""
+    if not bad.any():
+        return
+    g, slot = (int(i) for i in np.argwhere(bad)[0])
+    team = slot // TEAM_SIZE
+    raise ValueError(
+        f"team_{'ab'[team]}: System {systems[team].name!r} played an out-of-range action "
+        f"(game {games[g]}, agent {agent_name(slot)}); actions must be flat indices 0..197 "
+        f"in the agent's own frame, {int(bad.sum())} such in this batch"
+    )
 
 
 _RUNNERS: dict[tuple, _BatchRunner] = {}
+EVAL_FILES = ("games.csv", "games.parquet", "meta.json")  # what `EvalResult.save` writes
+CROSSPLAY_FILES = ("games.csv", "games.parquet", "margins.csv")
 MAX_CACHED_RUNNERS = 16
 
 
@@ -367,18 +390,20 @@ class EvalResult:
         """
         return summarize(self.games)
 
-    def save(self, out: str | Path) -> dict[str, Path]:
-        """Write games.csv, games.parquet and meta.json into the folder `out`."""
-        out = Path(out)
+    def save(self, out: str | Path, force: bool = False) -> dict[str, Path]:
+        """Write games.csv, games.parquet and meta.json into the folder `out`; a folder that
+        already holds any of them is refused unless `force` (each file is written whole,
+        then renamed into place)."""
+        out = check_new_files(out, EVAL_FILES, force, "out")
         out.mkdir(parents=True, exist_ok=True)
         paths = {
-            "csv": out / "games.csv",
-            "parquet": out / "games.parquet",
-            "meta": out / "meta.json",
+            kind: out / name
+            for kind, name in zip(("csv", "parquet", "meta"), EVAL_FILES, strict=True)
         }
-        self.games.to_csv(paths["csv"], index=False, lineterminator="\n")
-        self.games.to_parquet(paths["parquet"], index=False)
-        paths["meta"].write_text(json.dumps(self.meta, indent=2, sort_keys=True) + "\n")
+        write_atomic(paths["csv"], lambda t: self.games.to_csv(t, index=False, lineterminator="\n"))
+        write_atomic(paths["parquet"], lambda t: self.games.to_parquet(t, index=False))
+        meta = json.dumps(self.meta, indent=2, sort_keys=True) + "\n"
+        write_atomic(paths["meta"], lambda t: t.write_text(meta))
         return paths
 
     def replay(self, game: int):
@@ -523,9 +548,12 @@ def evaluate(
     batch_size = _whole(batch_size, "batch_size", 1, 65_536)
     mesh = _mesh(devices)
     rosters = (OFFICIAL_ROSTER, OFFICIAL_ROSTER) if rosters is None else rosters
-    if not isinstance(rosters, (list, tuple)) or len(rosters) != 2:
-        raise ValueError("rosters: expected two lists of class names, one per team")
-    rosters = (tuple(rosters[0]), tuple(rosters[1]))
+    teams = sequence(rosters, "rosters", 2, 2)  # two lists of class names, one per team
+    rosters = tuple(
+        tuple(choice(c, f"rosters[{t}][{k}]", CLASS_NAMES) for k, c in enumerate(
+            sequence(team, f"rosters[{t}]", 1, TEAM_SIZE)))
+        for t, team in enumerate(teams)
+    )  # fmt: skip
     record = sorted({_whole(g, "record[]", 0, games - 1) for g in record})
     schedule = Schedule(map_ids, games, first_seed)
     from .core.position import parse_position
@@ -551,9 +579,10 @@ def evaluate(
         batch = list(range(start, min(start + env.num_envs, games)))
         padded = batch + [batch[-1]] * (env.num_envs - len(batch))
         seeds = np.asarray([schedule.game(g)[1] for g in padded])
-        metrics, trail = runner.run(
+        metrics, trail, bad = runner.run(
             root, seeds, _positions(schedule, padded, rosters, horizon, winning_score)
         )
+        refuse_invalid(bad[: len(batch)], batch, (sys_a, sys_b))
         all_metrics.append(metrics[: len(batch)])
         for i, g in enumerate(batch):
             if g in record:

@@ -12,7 +12,8 @@ from typing import Literal
 
 import numpy as np
 
-from .core.events import tick_events
+from .core.checks import plain_json
+from .core.events import agent_name, tick_events
 from .core.observe import (
     NUM_MOVES,
     NUM_TARGETS,
@@ -29,6 +30,28 @@ from .core.views import MIRROR_MOVE, observations
 from .systems.base import TeamInputs
 
 _FLAT = np.arange(NUM_MOVES * NUM_TARGETS * 2)
+_HEAD_LIMITS = np.asarray([NUM_MOVES, NUM_TARGETS, 2])
+_HEAD_NAMES = ("move", "target", "ultimate")
+
+
+def _checked_slots(slots) -> np.ndarray:
+    """`step_slots`' input as a (10, 3) int32 array, or a ValueError naming the slot."""
+    arr = np.asarray(slots)
+    if arr.shape != (NUM_SLOTS, 3):
+        raise ValueError(f"slots: expected shape (10, 3) (move, target, ultimate per slot), "
+                         f"got {arr.shape}")  # fmt: skip
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"slots: dtype {arr.dtype} is not an integer type")
+    bad = (arr < 0) | (arr >= _HEAD_LIMITS)
+    if bad.any():
+        slot, head = (int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"slots[{slot}] ({agent_name(slot)}): {_HEAD_NAMES[head]} {int(arr[slot, head])} "
+            f"is outside 0..{_HEAD_LIMITS[head] - 1}"
+        )
+    return arr.astype(np.int32, copy=False)
+
+
 # A flat action seen from the other end: the move mirrored, target and Ultimate kept.
 MIRROR_FLAT = (MIRROR_MOVE[_FLAT // 22] * 22 + _FLAT % 22).astype(np.int32)
 
@@ -49,7 +72,7 @@ class Game:
     def __init__(self, position: dict, backend: Backend = "numpy") -> None:
         if backend not in ("numpy", "jax"):
             raise ValueError(f"backend: must be 'numpy' or 'jax', got {backend!r}")
-        parsed = parse_position(copy.deepcopy(position))
+        parsed = parse_position(copy.deepcopy(plain_json(position, "position")))
         self.backend = backend
         self.map_ref = parsed.map_ref
         self.obstacles = parsed.obstacles
@@ -162,9 +185,14 @@ class Game:
         return tick_events(before, info, self.state)
 
     def step_slots(self, slots: np.ndarray) -> TickInfo:
-        """One tick from actions already laid out per slot, shape (10, 3); returns its info."""
+        """One tick from actions already laid out per slot, shape (10, 3) of whole numbers
+        (move 0..8, target 0..10, Ultimate 0..1, compass frame); returns its info.
+
+        Out-of-range values are refused naming the slot (an in-range illegal action is the
+        rules' business: it becomes "stay" / "no target")."""
         if self.done:
             raise RuntimeError("the game is finished; no more ticks can be played")
+        slots = _checked_slots(slots)
         if self.backend == "numpy":
             self.state, info = tick_step(
                 np, self.state, slots, self.map_arrays, self._sight(), self._masks()

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .core.checks import number
+from .core.checks import number, strict_json
 from .core.geometry import body_overlap
 from .core.state import (
     ARENA_HEIGHT,
@@ -505,11 +505,8 @@ def validate_map(data: Any, source: str | None = None, check_layouts: bool = Tru
 @cache
 def _load_file(path: str) -> dict:
     name = Path(path).name
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{name}: not valid JSON ({err})") from None
+    with open(path, "rb") as f:
+        data = strict_json(f.read(), name)
     clean = validate_map(data, source=name)
     if name != f"map_{clean['id']:02d}.json":
         raise ValueError(f"{_label(data, name)}: the file {name} must hold map {name[4:6]}")

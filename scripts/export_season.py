@@ -202,6 +202,9 @@ def main(argv: list[str] | None = None) -> int:
         "--store", type=Path, help="saved fixtures (default exports/seasons/<s>/fixtures)"
     )
     p.add_argument("--check", action="store_true", help="fail if the published files are stale")
+    p.add_argument(
+        "--force", action="store_true", help="replace a season published from another entrants file"
+    )
     p.add_argument("--evaluate", help="module:function standing in for marl_bgs.evaluate")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
@@ -225,6 +228,23 @@ def _write_timing(out: Path, wall: float, playing: float, rating: float, result,
     )
 
 
+def _refuse_other_season(out: Path, spec, force: bool) -> None:
+    """Before any game: a folder holding a season published from another entrants file (a
+    different field, or the same season name reused) is never replaced without --force."""
+    prov = out / "provenance.json"
+    if force or not prov.is_file():
+        return
+    try:
+        published = json.loads(prov.read_text()).get("entrants_file")
+    except (OSError, ValueError, AttributeError) as err:
+        raise SystemExit(f"--out: cannot read {prov} ({err}); pass --force to replace it") from None
+    if published != spec.as_dict():
+        raise SystemExit(
+            f"--out: {out} holds season {spec.season!r} published from another entrants file; "
+            "pass another --out, or --force to replace it"
+        )
+
+
 def _run(args: argparse.Namespace) -> int:
     """Play or resume the season described by the parsed arguments and publish it."""
     if args.refits < 2:
@@ -234,6 +254,7 @@ def _run(args: argparse.Namespace) -> int:
     if spec.season != args.season:
         raise SystemExit(f"--season: {args.season!r} but the entrants file says {spec.season!r}")
     maps = _maps(args.maps)
+    _refuse_other_season(args.out / spec.season, spec, args.force)
     store = args.store or args.out / spec.season / "fixtures"
     evaluate_fn = _import(args.evaluate) if args.evaluate else None
     if getattr(args, "refuse_to_play", False):

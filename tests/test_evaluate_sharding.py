@@ -32,12 +32,12 @@ SCRIPT = textwrap.dedent("""
     play = evaluation._BatchRunner.play
 
     def spy(self, root, seeds, positions):  # how many games each device computed
-        state, trail = play(self, root, seeds, positions)
+        state, trail, bad = play(self, root, seeds, positions)
         games = lambda x, axis: sorted({s.data.shape[axis] for s in x.addressable_shards})
         placed.append({"devices": len(state.metrics.sharding.device_set),
                        "metrics": games(state.metrics, 0),
                        "trail": games(trail, 1) if isinstance(trail, jax.Array) else None})
-        return state, trail
+        return state, trail, bad
 
     evaluation._BatchRunner.play = spy
     kw = dict(maps=[47, 48], seed=7, horizon=40, progress=False)

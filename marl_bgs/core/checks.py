@@ -1,24 +1,147 @@
-"""Small checks shared by every reader of JSON input: each error names the field."""
+"""One checker for every reader of input and every public option: each error names the
+field, and its type says what was wrong.
+
+A value of the wrong type raises `FieldTypeError`, a `TypeError` that is also a
+`ValueError` (so callers that catch `ValueError`, as the CLI and older code do, still
+catch it); a value of the right type that is out of range or unknown raises `ValueError`.
+`where` is the field's path as the user wrote it (`rosters[0][2]`, `--out`, `map_id`).
+"""
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
+
+
+class FieldTypeError(TypeError, ValueError):
+    """A field holds a value of the wrong type."""
+
+
+def _name(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def whole(value: Any, where: str, lo: int, hi: int) -> int:
-    """A whole number within [lo, hi]; booleans and floats are rejected."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{where}: expected a whole number, got {value!r}")
+    """A whole number within [lo, hi] (NumPy integers too); booleans and floats are
+    refused, even 47.0, since a float id or count is a mistake somewhere upstream."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise FieldTypeError(f"{where}: expected a whole number, got {_name(value)}")
+    value = int(value)
     if not lo <= value <= hi:
-        raise ValueError(f"{where}: {value} is out of range [{lo}, {hi}]")
+        raise ValueError(f"{where}: {_name(value)} is out of range [{lo}, {hi}]")
     return value
 
 
-def number(value: Any, where: str) -> float:
-    """A finite number; booleans, strings, NaN and infinities are rejected."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{where}: expected a number, got {value!r}")
+def number(value: Any, where: str, lo: float | None = None, hi: float | None = None) -> float:
+    """A finite number, optionally within [lo, hi]; booleans, strings, NaN and infinities
+    are rejected."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        raise FieldTypeError(f"{where}: expected a number, got {_name(value)}")
+    if isinstance(value, int) and abs(value) > 2**53:
+        raise ValueError(f"{where}: {_name(value)} is too large")
+    value = float(value)
     if not math.isfinite(value):
         raise ValueError(f"{where}: must be finite, got {value!r}")
-    return float(value)
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise ValueError(f"{where}: {value:g} must lie in [{lo:g}, {hi:g}]")
+    return value
+
+
+def boolean(value: Any, where: str) -> bool:
+    """True or False exactly: the string "false" is not False."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise FieldTypeError(f"{where}: expected true or false, got {_name(value)}")
+    return bool(value)
+
+
+def choice(value: Any, where: str, options: Sequence[str]) -> str:
+    """One of the named options."""
+    if not isinstance(value, str):
+        raise FieldTypeError(f"{where}: expected one of {', '.join(options)}, got {_name(value)}")
+    if value not in options:
+        raise ValueError(f"{where}: {value!r} is not one of {', '.join(options)}")
+    return value
+
+
+def sequence(value: Any, where: str, lo: int = 0, hi: int | None = None) -> list:
+    """A list or tuple (not a string, mapping or set) of lo..hi items."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise FieldTypeError(f"{where}: expected a list, got {_name(value)}")
+    if len(value) < lo or (hi is not None and len(value) > hi):
+        span = f"{lo}" if hi == lo else f"{lo} to {hi}" if hi is not None else f"at least {lo}"
+        raise ValueError(f"{where}: expected {span} items, got {len(value)}")
+    return list(value)
+
+
+def one_or_many(value: Any, where: str) -> tuple[list, bool]:
+    """A single value or a non-empty list of them, as (items, was_a_list); each item's
+    own check is the caller's (named `where[i]` for a list)."""
+    if isinstance(value, (list, tuple)):
+        return sequence(value, where, lo=1), True
+    return [value], False
+
+
+def plain_json(value: Any, where: str, max_depth: int = 24, max_items: int = 1_000_000) -> Any:
+    """Refuse a structure too deep or too large to be a file this project reads (a deep
+    nesting would otherwise end in a RecursionError inside a copy or a reader), walking it
+    without recursion."""
+    stack, seen = [(value, 0)], 0
+    while stack:
+        item, depth = stack.pop()
+        seen += 1
+        if depth > max_depth:
+            raise ValueError(f"{where}: nested more than {max_depth} levels deep")
+        if seen > max_items:
+            raise ValueError(f"{where}: more than {max_items} values")
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend((v, depth + 1) for v in item)
+    return value
+
+
+def strict_json(data: bytes | str, where: str, error: type[ValueError] = ValueError) -> Any:
+    """JSON text as a Python document, strictly: UTF-8 only (a UTF-16 file or a byte-order
+    mark is named, not misread), no key twice in one object (else the second would win
+    silently), no NaN or Infinity, no nesting deep enough to exhaust the parser; every
+    refusal is `error` naming `where`."""
+    if isinstance(data, (bytes, bytearray)):
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[:3] == b"\xef\xbb\xbf":
+            raise error(f"{where}: starts with a byte-order mark; save it as UTF-8 without one")
+        try:
+            data = bytes(data).decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise error(f"{where}: not UTF-8 text (byte {err.start})") from None
+
+    class Refused(Exception):  # raised by the hooks below, turned into `error` outside
+        pass
+
+    def no_constants(name: str) -> Any:
+        raise Refused(f"{name} is not allowed (numbers must be finite)")
+
+    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
+        out: dict = {}
+        for key, value in pairs:
+            if key in out:
+                raise Refused(f"the key {_name(key)} appears twice in one object")
+            out[key] = value
+        return out
+
+    try:
+        return json.loads(data, parse_constant=no_constants, object_pairs_hook=no_duplicates)
+    except Refused as why:
+        raise error(f"{where}: {why}") from None
+    except json.JSONDecodeError as err:
+        raise error(
+            f"{where}: not valid JSON ({err.msg} at line {err.lineno}, column {err.colno};"
+            " a truncated file ends early)"
+        ) from None
+    except RecursionError:
+        raise error(f"{where}: nested too deeply") from None
+    except ValueError as err:  # e.g. an integer with thousands of digits
+        raise error(f"{where}: {err}") from None

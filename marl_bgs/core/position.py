@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import classes as C
-from .checks import number, whole
+from .checks import FieldTypeError, number, plain_json, whole
 from .geometry import body_overlap
 from .movement import overlapping_pairs
 from .observe import NUM_MOVES, NUM_TARGETS
@@ -90,6 +90,7 @@ def _resolve_map(raw: Any) -> tuple[Any, list]:
 
 def parse_position(data: Any) -> Position:
     """Validate a position dict and build the fixed-shape state it describes."""
+    plain_json(data, "position")
     _keys(data, TOP_KEYS, TOP_KEYS - {"red_zone_depth"}, "position")
     if data["format"] != POSITION_FORMAT:
         raise ValueError(f"format: expected {POSITION_FORMAT!r}, got {data['format']!r}")
@@ -145,6 +146,8 @@ def parse_position(data: Any) -> Position:
             at = f"{where}.agents[{k}]"
             _keys(agent, AGENT_KEYS, {"class", "x", "y"}, at)
             name = agent["class"]
+            if not isinstance(name, str):
+                raise FieldTypeError(f"{at}.class: expected a class name, got {name!r}"[:200])
             if name not in C.CLASS_INDEX:
                 raise ValueError(f"{at}.class: unknown class {name!r}")
             c = C.CLASS_INDEX[name]

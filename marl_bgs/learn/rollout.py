@@ -23,7 +23,7 @@ import jax.numpy as jnp
 
 from ..core.state import RESULT_A, RESULT_B, RESULT_DRAW, TEAM_SIZE
 from ..env import EnvState, TeamDeathmatch
-from ..systems.base import System
+from ..systems.base import System, check_jax_actions
 from .config import PPOConfig
 from .losses import ValueNorm
 from .networks import Networks, actor_inputs, world_inputs
@@ -72,7 +72,10 @@ class Transition(NamedTuple):
     mask: Any  # (N, 5) slot the learner plays (roster used, not a partner)
 
 
-STAT_NAMES = ("games", "wins", "losses", "draws", "margin", "episode_return", "ticks")
+# Summed over an update's ticks; invalid_actions counts out-of-range actions (from Team B's
+# opponents or Team A's partners: the learner samples only in range), which train() refuses.
+STAT_NAMES = ("games", "wins", "losses", "draws", "margin", "episode_return", "ticks",
+              "invalid_actions")  # fmt: skip
 
 
 def critic_inputs(cfg: PPOConfig, x: Any, world: Any, classes: Any) -> Any:
@@ -197,6 +200,7 @@ class Rollout:
         for i, (system, k) in enumerate(zip(self.scripted, keys, strict=False)):
             game_keys = jax.random.split(k, self.cfg.num_envs)
             acts, mem = jax.vmap(system.act)(game_keys, inputs, opp.scripted[i])
+            acts = check_jax_actions(acts, self.cfg.num_envs, system, "opponent")
             actions = jnp.where((opp.pick == self.first_system + i)[:, None], acts, actions)
             mems.append(mem)
         return Opponents(opp.pick, opp.slot, memory, tuple(mems)), actions
@@ -215,6 +219,7 @@ class Rollout:
         )  # fmt: skip
         keys = jax.random.split(k_act, self.cfg.num_envs)
         theirs, memory = jax.vmap(self.partners.act)(keys, inputs, memory)
+        theirs = check_jax_actions(theirs, self.cfg.num_envs, self.partners, "teammates")
         learner = self.learner_slots[None, :]
         return jnp.where(learner, actions, theirs), mask & learner, memory
 
@@ -249,6 +254,7 @@ class Rollout:
             jnp.where(ended, score[:, 0] - score[:, 1], 0).sum(),
             jnp.where(ended, ep_return, 0.0).sum(),
             jnp.where(ended, after.game.tick, 0).sum(),
+            info["invalid_action"].sum(),
         ]).astype(jnp.float32)  # fmt: skip
         onehot = jax.nn.one_hot(opp.pick, self.num_opponents) * ended[:, None]
         by_opp = jnp.stack([

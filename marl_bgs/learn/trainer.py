@@ -173,7 +173,7 @@ class Learner:
         (params, opts), infos = jax.lax.scan(epoch, carry, jax.random.split(k_perm, cfg.epochs))
         losses = infos.reshape(-1, len(LOSS_NAMES)).mean(0)
         metrics = {n: losses[i] for i, n in enumerate(LOSS_NAMES)}
-        metrics.update({f"games_{n}" if n != "games" else n: stats[i]
+        metrics.update({n if n in ("games", "invalid_actions") else f"games_{n}": stats[i]
                         for i, n in enumerate(STAT_NAMES)})  # fmt: skip
         metrics["mean_reward"] = masked_mean(traj.reward, traj.mask)
         metrics["mean_value"] = masked_mean(traj.value, traj.mask)
@@ -348,6 +348,13 @@ def train(
                "seconds": now - last, "steps_per_s": cfg.steps_per_update / (now - last)}  # fmt: skip
         last = now
         row.update(flat_metrics(metrics, names))
+        if row["invalid_actions"]:
+            raise ValueError(
+                f"training: {row['invalid_actions']:.0f} out-of-range actions in update "
+                f"{row['update']} from the opponents ({', '.join(names[1:]) or 'none'}) or "
+                f"teammates ({', '.join(cfg.teammates) or 'none'}); a System must return "
+                "flat actions 0..197 (nothing of this update was logged or saved)"
+            )
         log.write(row)
         rows.append(row)
         bar.update(1)

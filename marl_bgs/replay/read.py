@@ -10,7 +10,6 @@ events). Each error is a `ReplayError` whose message starts with the field, e.g.
 
 from __future__ import annotations
 
-import json
 import math
 import zlib
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..core import classes as C
+from ..core.checks import strict_json
 from ..core.position import parse_position
 from ..core.state import NUM_SLOTS, RESULT_OPEN, SPAWN_END_NAMES, State
 from ..maps import MAP_FORMAT, MAP_KEYS, MAP_VERSION, parse_obstacles, standard_pads
@@ -90,19 +90,10 @@ def _gunzip(data: bytes) -> bytes:
         raise ReplayError(f"file: decompresses to more than the {MAX_BYTES:,}-byte limit")
     if not inflater.eof:
         raise ReplayError("file: the gzip stream is truncated")
-    return out
-
-
-def _reject_constant(name: str) -> Any:
-    raise ReplayError(f"file: {name} is not allowed (numbers must be finite)")
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
-    out = {}
-    for key, value in pairs:
-        if key in out:
-            raise ReplayError(f"file: the key {_show(key)} appears twice in one object")
-        out[key] = value
+    if inflater.unused_data:
+        raise ReplayError(
+            "file: bytes after the end of the gzip stream (a second member or trailing data)"
+        )
     return out
 
 
@@ -112,23 +103,7 @@ def parse_json(data: bytes) -> Any:
         data = _gunzip(data)
     if len(data) > MAX_BYTES:
         raise ReplayError(f"file: larger than the {MAX_BYTES:,}-byte limit")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise ReplayError(f"file: not UTF-8 text (byte {err.start})") from None
-    try:
-        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
-    except ReplayError:
-        raise
-    except json.JSONDecodeError as err:
-        raise ReplayError(
-            f"file: not valid JSON ({err.msg} at line {err.lineno}, column {err.colno};"
-            " a truncated file ends early)"
-        ) from None
-    except RecursionError:
-        raise ReplayError("file: nested too deeply") from None
-    except ValueError as err:  # e.g. an integer with thousands of digits
-        raise ReplayError(f"file: {err}") from None
+    return strict_json(data, "file", ReplayError)
 
 
 # ---- small typed checks --------------------------------------------------------------------

@@ -101,3 +101,22 @@ def check_host_actions(actions: Any, inputs: TeamInputs) -> np.ndarray:
     if arr.min(initial=0) < 0 or arr.max(initial=0) >= 198:
         raise ValueError("host system: actions must lie in 0..197")
     return arr.astype(np.int32)
+
+
+def check_jax_actions(actions: Any, games: int, system: System, where: str) -> Any:
+    """A JAX System's batched answer checked where it is traced: exactly (games, 5) whole
+    numbers, else a ValueError naming the System (a wrong shape would otherwise be read
+    with clamped indices, copying one slot's action into the next). Values are checked
+    at run time by the env (`info["invalid_action"]`)."""
+    import jax.numpy as jnp
+
+    shape, dtype = getattr(actions, "shape", None), getattr(actions, "dtype", None)
+    if shape != (games, TEAM_SLOTS):
+        raise ValueError(
+            f"{where}: System {system.name!r} returned actions of shape {shape} for {games} "
+            f"games; expected ({TEAM_SLOTS},) flat actions (0..197) per game"
+        )
+    if dtype is None or not jnp.issubdtype(dtype, jnp.integer):
+        raise ValueError(f"{where}: System {system.name!r} returned {dtype} actions; "
+                         "expected whole numbers")  # fmt: skip
+    return actions

@@ -7,7 +7,7 @@ from typing import Any
 import jax
 
 from ..env import AGENTS, EnvState, TeamDeathmatch
-from .base import TEAM_SLOTS, System
+from .base import TEAM_SLOTS, System, check_jax_actions
 
 
 def init_memories(env: TeamDeathmatch, systems: tuple[System, System], key) -> tuple:
@@ -40,6 +40,7 @@ def act_both(
         else:
             keys = jax.random.split(k, env.num_envs)
             acts, mem = jax.vmap(system.act)(keys, inputs, memories[t])
+            acts = check_jax_actions(acts, env.num_envs, system, f"systems[{t}]")
         new_memories.append(mem)
         for s in range(TEAM_SLOTS):
             actions[AGENTS[t * TEAM_SLOTS + s]] = acts[..., s]
