@@ -112,7 +112,7 @@ def _roster_arrays(rosters: Sequence[tuple[Sequence[str], Sequence[str]]]) -> np
         for t, team in enumerate(sequence(pair, f"rosters[{r}]", 2, 2)):
             for k, name in enumerate(sequence(team, f"rosters[{r}][{t}]", 1, TEAM_SIZE)):
                 table[r, t * TEAM_SIZE + k] = C.CLASS_INDEX[
-                    choice(name, f"rosters[{r}][{t}][{k}]", tuple(C.CLASS_INDEX))
+                    choice(name, f"rosters[{r}][{t}][{k}]", tuple(C.CLASS_INDEX), "class")
                 ]
     return table
 

@@ -550,7 +550,7 @@ def evaluate(
     rosters = (OFFICIAL_ROSTER, OFFICIAL_ROSTER) if rosters is None else rosters
     teams = sequence(rosters, "rosters", 2, 2)  # two lists of class names, one per team
     rosters = tuple(
-        tuple(choice(c, f"rosters[{t}][{k}]", CLASS_NAMES) for k, c in enumerate(
+        tuple(choice(c, f"rosters[{t}][{k}]", CLASS_NAMES, "class") for k, c in enumerate(
             sequence(team, f"rosters[{t}]", 1, TEAM_SIZE)))
         for t, team in enumerate(teams)
     )  # fmt: skip

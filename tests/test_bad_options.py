@@ -34,7 +34,7 @@ ENV_OPTIONS = [
     ({"rosters": "mage"}, FieldTypeError, r"rosters: expected a list"),
     ({"rosters": [[["mage"], ["mage"], ["mage"]]]}, ValueError, r"rosters\[0\]: expected 2 items"),
     ({"rosters": [["mage"], []]}, ValueError, r"rosters\[0\]\[1\]: expected 1 to 5 items, got 0"),
-    ({"rosters": [["mage"], ["paladin"]]}, ValueError, r"rosters\[0\]\[1\]\[0\]: 'paladin' is not"),
+    ({"rosters": [["mage"], ["paladin"]]}, ValueError, r"rosters\[0\]\[1\]\[0\]: unknown class 'paladin'; known: mage"),
     ({"rosters": [["mage"], [3]]}, FieldTypeError, r"rosters\[0\]\[1\]: expected a list|"
                                                    r"rosters\[0\]\[1\]\[0\]: expected one of"),
     ({"winning_score": []}, ValueError, r"winning_score: expected at least 1 items"),
@@ -52,7 +52,7 @@ ENV_OPTIONS = [
     ({"red_zone_depth": float("nan")}, ValueError, r"red_zone_depth: must be finite"),
     ({"horizon": 0}, ValueError, r"horizon: 0 is out of range"),
     ({"horizon": "300"}, FieldTypeError, r"horizon: expected a whole number"),
-    ({"metrics": "full"}, ValueError, r"metrics: 'full' is not one of none, priority"),
+    ({"metrics": "full"}, ValueError, r"metrics: unknown value 'full'; known: none, priority"),
     ({"metrics": None}, FieldTypeError, r"metrics: expected one of none, priority, got None"),
 ]  # fmt: skip
 

@@ -59,12 +59,12 @@ def boolean(value: Any, where: str) -> bool:
     return bool(value)
 
 
-def choice(value: Any, where: str, options: Sequence[str]) -> str:
-    """One of the named options."""
+def choice(value: Any, where: str, options: Sequence[str], what: str = "value") -> str:
+    """One of the named options (`what` names their kind in the message: "class")."""
     if not isinstance(value, str):
         raise FieldTypeError(f"{where}: expected one of {', '.join(options)}, got {_name(value)}")
     if value not in options:
-        raise ValueError(f"{where}: {value!r} is not one of {', '.join(options)}")
+        raise ValueError(f"{where}: unknown {what} {_name(value)}; known: {', '.join(options)}")
     return value
 
 
