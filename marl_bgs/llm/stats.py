@@ -14,6 +14,8 @@ so it is the time a tick of the whole batch took).
 
 from __future__ import annotations
 
+from typing import Any
+
 from .schema import FAILURE_KINDS
 
 COUNT_FIELDS: tuple[str, ...] = (
@@ -47,3 +49,50 @@ def check_counts(row: dict) -> None:
             raise AssertionError(f"{name}: {row[name]} != {total}")
     if row["requests"] != row["legal"] + failures:
         raise AssertionError(f"requests: {row['requests']} != legal + failures")
+
+
+def _side_rows(frame: Any, side: str) -> Any:
+    return frame[frame["side"] == side]
+
+
+def side_totals(frame: Any) -> dict:
+    """Per side that an LLM played: its counts summed over agents and games, the share of
+    legal replies, and the mean wall time of a tick (evaluate's `meta["llm"]`)."""
+    out = {}
+    for side in sorted(set(frame["side"])):
+        rows = _side_rows(frame, side)
+        per_game = rows.groupby("game")[list(SIDE_FIELDS)].first()
+        totals: dict[str, Any] = {"system": str(rows["system"].iloc[0])}
+        totals["games"] = int(rows["game"].nunique())
+        totals.update({n: int(rows[n].sum()) for n in COUNT_FIELDS})
+        totals["request_seconds"] = float(rows["request_seconds"].sum())
+        totals["ticks"] = int(per_game["ticks"].sum())
+        totals["tick_seconds"] = float(per_game["tick_seconds"].sum())
+        req, ticks = totals["requests"], totals["ticks"]
+        totals["legal_share"] = totals["legal"] / req if req else None
+        totals["seconds_per_tick"] = totals["tick_seconds"] / ticks if ticks else None
+        totals["seconds_per_request"] = totals["request_seconds"] / req if req else None
+        out[side] = totals
+    return out
+
+
+def replay_llm(frame: Any) -> dict:
+    """One game's rows as the replay's optional `llm` part: per side, its System, ticks,
+    tick time and each agent's counts."""
+    out = {}
+    for side in sorted(set(frame["side"])):
+        rows = _side_rows(frame, side).sort_values("agent")
+        first = rows.iloc[0]
+        agents = []
+        for _, r in rows.iterrows():
+            agent = {"agent": int(r["agent"]), "class": int(r["class"])}
+            agent.update({n: int(r[n]) for n in COUNT_FIELDS})
+            agent.update({n: float(r[n]) for n in TIME_FIELDS})
+            agents.append(agent)
+        out[side] = {
+            "system": str(first["system"]),
+            "ticks": int(first["ticks"]),
+            "tick_seconds": float(first["tick_seconds"]),
+            "agents": agents,
+        }
+    return out
