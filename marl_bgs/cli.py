@@ -74,6 +74,8 @@ def _eval(args: argparse.Namespace) -> int:
         games=args.games,
         seed=args.seed,
         first_seed=args.first_seed,
+        winning_score=args.winning_score,
+        horizon=args.horizon,
         batch_size=args.batch_size,
         progress=not args.quiet,
         devices=args.devices,
@@ -236,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     ev.add_argument("--b", required=True, help="team b's system")
     _common_eval_args(ev, games=200)
     ev.add_argument("--first-seed", type=int, default=0, help="seed number of the first pair")
+    ev.add_argument("--winning-score", type=int, default=20, help="points that win a game")
+    ev.add_argument("--horizon", type=int, default=300, help="ticks before a draw")
     ev.add_argument(
         "--out", help="folder for games.csv, games.parquet and meta.json (and llm.csv, llm.parquet)"
     )
