@@ -18,6 +18,17 @@ SCHEMA_NAME = "marl_bgs_action"
 REPLY_FAILURES = ("cut_off", "empty", "unparsable", "illegal")
 TRANSPORT_FAILURES = ("timeout", "server_error")
 FAILURE_KINDS = REPLY_FAILURES + TRANSPORT_FAILURES
+FAILURE_MEANING = {
+    "cut_off": 'the server stopped at the token limit (finish_reason "length"), whatever the '
+    "text so far",
+    "empty": "no content, or only blank space",
+    "unparsable": "not exactly one JSON object with the two string fields move and combat "
+    "(prose around it, code fences, extra or repeated keys, text after it)",
+    "illegal": "a name that is not on this tick's legal menu, or a pair the mask forbids",
+    "timeout": "no reply within the client's timeout (a socket wait longer than `timeout`)",
+    "server_error": "an HTTP status other than 200, a refused or broken connection, or a "
+    "body that is not a chat completion",
+}
 
 
 class ReplyRejected(ValueError):

@@ -34,6 +34,23 @@ COUNT_FIELDS: tuple[str, ...] = (
 TIME_FIELDS: tuple[str, ...] = ("request_seconds",)  # sum of the agent's request wall times
 SIDE_FIELDS: tuple[str, ...] = ("ticks", "tick_seconds")
 AGENT_COLUMNS: tuple[str, ...] = ("agent", "class") + COUNT_FIELDS + TIME_FIELDS
+MEANING = {
+    "agent": "the agent's slot in its team (0-4)",
+    "class": "its class id (0 Mage ... 4 Priest)",
+    "decisions": "ticks it had to act in an open game (alive or not)",
+    "no_choice": "decisions with one legal choice, taken without a request",
+    "asked": "decisions with a request (more than one legal choice)",
+    "requests": "requests sent, rethinks included",
+    "legal": "replies accepted as legal actions",
+    "fallback": 'decisions that became "stay, no attack" after a failure',
+    "rethinks": "second requests after a rejected reply (rethink=True)",
+    "usage_reported": "replies whose server reported token counts",
+    "prompt_tokens": "prompt tokens the server reported, summed",
+    "completion_tokens": "reply tokens the server reported, summed",
+    "request_seconds": "wall time of its requests, summed",
+    "ticks": "ticks the side acted in while this game was open (same on each agent's row)",
+    "tick_seconds": "wall time of those ticks: every request of the batch's games at once",
+}
 
 
 def check_counts(row: dict) -> None:
