@@ -221,3 +221,23 @@ class FakeChatServer:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve until standard input closes (so a parent process bounds its life): prints the
+    base URL on the first line. `python -m marl_bgs.llm.fake --script legal`."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description="a fake OpenAI-compatible chat server")
+    parser.add_argument("--script", default="legal", choices=BEHAVIOURS)
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds before each reply")
+    args = parser.parse_args(argv)
+    with FakeChatServer(args.script, delay=args.delay) as server:
+        print(server.base_url, flush=True)
+        sys.stdin.read()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
