@@ -3,12 +3,12 @@
 - `format_actor_view(team_inputs, agent)`: the `actor-text-v1` prompt of one agent (view.py).
 - `llm_system(model, base_url, api_key=None, ...)`: a host System asking the model once per
   agent per tick (system.py); `make_system` is the same function under the paper's name.
-- `FakeChatServer`: a scripted server on 127.0.0.1 for tests and benchmarks (fake.py).
+- `marl_bgs.llm.fake.FakeChatServer`: a scripted server on 127.0.0.1 for tests and
+  benchmarks (not imported here, so `python -m marl_bgs.llm.fake` runs it cleanly).
 
 Nothing here imports JAX; `evaluate` runs these Systems tick by tick on the host.
 """
 
-from .fake import FakeChatServer
 from .schema import FAILURE_KINDS
 from .system import LLMSettings, llm_system
 from .view import VIEW_VERSION, Menu, format_actor_view, legal_menu
@@ -17,7 +17,6 @@ make_system = llm_system
 
 __all__ = [
     "FAILURE_KINDS",
-    "FakeChatServer",
     "LLMSettings",
     "Menu",
     "VIEW_VERSION",
