@@ -268,6 +268,7 @@ export function validateReplay(doc) {
     fail("version", `unsupported version ${show(doc.version)} (this viewer knows ${REPLAY_VERSION})`);
   }
   object(doc, "replay", TOP_KEYS, ["llm"]); // llm: optional request counts, not shown
+  if ("llm" in doc && !isObject(doc.llm)) fail("llm", `expected an object, got ${show(doc.llm)}`);
   const ticks = whole(doc.ticks, "ticks", 0, 100000);
   text(doc.title, "title");
   const rules = checkRules(doc.rules);
