@@ -65,6 +65,7 @@ def _maps_arg(text: str):
 
 def _eval(args: argparse.Namespace) -> int:
     from .evaluation import EVAL_FILES, evaluate
+    from .llm.schema import FAILURE_KINDS
     from .outputs import check_new_files
 
     if args.out:  # before any game is played, so that no result is lost at the end
@@ -76,6 +77,8 @@ def _eval(args: argparse.Namespace) -> int:
         games=args.games,
         seed=args.seed,
         first_seed=args.first_seed,
+        winning_score=args.winning_score,
+        horizon=args.horizon,
         batch_size=args.batch_size,
         progress=not args.quiet,
         devices=args.devices,
@@ -89,6 +92,14 @@ def _eval(args: argparse.Namespace) -> int:
         f"{s['wins']:>5} {s['draws']:>5} {s['losses']:>5}  {s['win_rate_decisive']:>20.3f}"
         f"  {s['margin_mean']:+.2f} [{lo:+.2f}, {hi:+.2f}]"
     )
+    for side, t in result.meta.get("llm", {}).items():
+        failed = ", ".join(f"{k} {t[k]}" for k in FAILURE_KINDS if t[k]) or "none"
+        per_tick = t["seconds_per_tick"] or 0.0
+        print(
+            f"{side}: {t['system']}: {t['legal']} of {t['requests']} replies legal "
+            f"(failed: {failed}), {t['prompt_tokens']} prompt and {t['completion_tokens']} "
+            f"reply tokens, {per_tick:.3f} s per tick"
+        )
     if args.out:
         paths = result.save(args.out, force=args.force)
         print("wrote " + ", ".join(str(p) for p in paths.values()))
@@ -224,11 +235,20 @@ def main(argv: list[str] | None = None) -> int:
     play.set_defaults(run=_play)
 
     ev = sub.add_parser("eval", help="evaluate two systems over spawn-swapped pairs of games")
-    ev.add_argument("--a", required=True, help="team a's system (random, tdm-alpha, ...)")
+    ev.add_argument(
+        "--a",
+        required=True,
+        help="team a's system: random, tdm-alpha, ..., or llm:MODEL@http://host:port/v1 "
+        "(an OpenAI-compatible server; API key from $MARL_BGS_LLM_API_KEY)",
+    )
     ev.add_argument("--b", required=True, help="team b's system")
     _common_eval_args(ev, games=200)
     ev.add_argument("--first-seed", type=int, default=0, help="seed number of the first pair")
-    ev.add_argument("--out", help="folder for games.csv, games.parquet and meta.json")
+    ev.add_argument("--winning-score", type=int, default=20, help="points that win a game")
+    ev.add_argument("--horizon", type=int, default=300, help="ticks before a draw")
+    ev.add_argument(
+        "--out", help="folder for games.csv, games.parquet and meta.json (and llm.csv, llm.parquet)"
+    )
     ev.add_argument("--force", action="store_true", help="replace those files if --out has them")
     ev.set_defaults(run=_eval)
 

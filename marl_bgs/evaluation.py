@@ -63,7 +63,8 @@ GAME_COLUMNS = (
 
 # ---- inputs ----------------------------------------------------------------------------------
 def resolve_system(spec: Any, where: str) -> System:
-    """A System from a System, a registered name, a trained run (`{"checkpoint": folder,
+    """A System from a System, a registered name, an LLM (`"llm:MODEL@http://host:port/v1"`,
+    see `marl_bgs.llm`), a trained run (`{"checkpoint": folder,
     "step": n, "greedy": false}`, step and greedy optional), an exported actor
     (`{"weights": "policy.npz", "greedy": false}`), or five of them (one per slot)."""
     if isinstance(spec, System):
@@ -76,6 +77,13 @@ def resolve_system(spec: Any, where: str) -> System:
         from .learn.policy import system_from_spec
 
         return system_from_spec(spec, where)
+    if isinstance(spec, str) and spec.startswith("llm:"):
+        from .llm.system import system_from_spec
+
+        try:
+            return system_from_spec(spec)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"{where}: {err}") from None
     if isinstance(spec, str):
         try:
             return by_name(spec)
@@ -195,6 +203,7 @@ class _BatchRunner:
         self.systems = systems
         self.mesh = mesh
         self.on_host = any(s.on_host for s in systems)
+        self.last_reports: list = [None, None]  # host Systems' `report` of the last batch
         if not self.on_host:
             self._run = jax.jit(self._run_compiled)
         else:
@@ -302,6 +311,10 @@ class _BatchRunner:
             state, accepted, invalid = self._step(state, self._actions_dict(acts))
             trail[t] = np.asarray(accepted)
             bad |= np.asarray(invalid)
+        self.last_reports = [
+            s.report(m) if s.on_host and s.report is not None else None
+            for s, m in zip(self.systems, mems, strict=True)
+        ]
         return state, trail, bad
 
     def play(self, root, seeds: np.ndarray, positions: list[dict]):
@@ -310,6 +323,7 @@ class _BatchRunner:
         import jax
         import jax.numpy as jnp
 
+        self.last_reports = [None, None]
         _, state = self.env.reset_to(jax.random.key(0), positions)
         seeds = jnp.asarray(seeds, jnp.int32)
         if self.mesh is not None:
@@ -341,6 +355,7 @@ def refuse_invalid(bad: np.ndarray, games: Sequence[int], systems) -> None:
 
 _RUNNERS: dict[tuple, _BatchRunner] = {}
 EVAL_FILES = ("games.csv", "games.parquet", "meta.json")  # what `EvalResult.save` writes
+LLM_FILES = ("llm.csv", "llm.parquet")  # ... and these when an LLM side played
 CROSSPLAY_FILES = ("games.csv", "games.parquet", "margins.csv")
 MAX_CACHED_RUNNERS = 16
 
@@ -381,6 +396,10 @@ class EvalResult:
     games: pd.DataFrame
     meta: dict
     actions: dict[int, np.ndarray] = field(default_factory=dict)  # game -> accepted (T, 10, 3)
+    # One row per game, side and LLM agent (empty without an LLM side): request counts by
+    # outcome, tokens and times (marl_bgs.llm.stats); kept apart from `games` so that its
+    # columns stay the same for every System.
+    llm: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def summary(self) -> dict:
         """Team a's wins, draws and losses, and its mean margin with a 95% interval.
@@ -391,10 +410,10 @@ class EvalResult:
         return summarize(self.games)
 
     def save(self, out: str | Path, force: bool = False) -> dict[str, Path]:
-        """Write games.csv, games.parquet and meta.json into the folder `out`; a folder that
-        already holds any of them is refused unless `force` (each file is written whole,
-        then renamed into place)."""
-        out = check_new_files(out, EVAL_FILES, force, "out")
+        """Write games.csv, games.parquet and meta.json into the folder `out`, and llm.csv
+        and llm.parquet when an LLM side played; a folder that already holds any of them
+        is refused unless `force` (each file is written whole, then renamed into place)."""
+        out = check_new_files(out, EVAL_FILES + LLM_FILES, force, "out")
         out.mkdir(parents=True, exist_ok=True)
         paths = {
             kind: out / name
@@ -404,6 +423,13 @@ class EvalResult:
         write_atomic(paths["parquet"], lambda t: self.games.to_parquet(t, index=False))
         meta = json.dumps(self.meta, indent=2, sort_keys=True) + "\n"
         write_atomic(paths["meta"], lambda t: t.write_text(meta))
+        if len(self.llm):
+            paths["llm_csv"], paths["llm_parquet"] = (out / n for n in LLM_FILES)
+            llm = self.llm
+            write_atomic(
+                paths["llm_csv"], lambda t: llm.to_csv(t, index=False, lineterminator="\n")
+            )
+            write_atomic(paths["llm_parquet"], lambda t: llm.to_parquet(t, index=False))
         return paths
 
     def replay(self, game: int):
@@ -436,6 +462,12 @@ class EvalResult:
         final = replay.state_at(-1)
         if [int(v) for v in final.score] != [int(row["points_a"]), int(row["points_b"])]:
             raise RuntimeError(f"game {game}: the re-run does not reproduce the recorded score")
+        if len(self.llm) and (self.llm["game"] == game).any():
+            from dataclasses import replace
+
+            from .llm.stats import replay_llm
+
+            replay = replace(replay, llm=replay_llm(self.llm[self.llm["game"] == game]))
         return replay
 
 
@@ -574,6 +606,7 @@ def evaluate(
     root = jax.random.key(seed)
     all_metrics: list[np.ndarray] = []
     kept: dict[int, np.ndarray] = {}
+    llm_rows: list[dict] = []
     bar = _progress(games, progress, f"{sys_a.name} vs {sys_b.name}")
     for start in range(0, games, env.num_envs):
         batch = list(range(start, min(start + env.num_envs, games)))
@@ -584,6 +617,12 @@ def evaluate(
         )
         refuse_invalid(bad[: len(batch)], batch, (sys_a, sys_b))
         all_metrics.append(metrics[: len(batch)])
+        for team, (system, report) in enumerate(
+            zip((sys_a, sys_b), runner.last_reports, strict=True)
+        ):
+            for i, g in enumerate(batch if report is not None else ()):
+                for row in report[i]:  # padded copies (past len(batch)) are dropped
+                    llm_rows.append({"game": g, "side": "ab"[team], "system": system.name, **row})
         for i, g in enumerate(batch):
             if g in record:
                 ticks = int(metrics[i][PRIORITY_NAMES.index("ticks")])
@@ -609,7 +648,12 @@ def evaluate(
         "counts": summarize(frame),
         "recorded_games": record,
     }
-    return EvalResult(frame, meta, kept)
+    llm = pd.DataFrame(llm_rows)
+    if len(llm):
+        from .llm.stats import side_totals
+
+        meta["llm"] = side_totals(llm)
+    return EvalResult(frame, meta, kept, llm)
 
 
 def _mesh(devices: Any):

@@ -37,6 +37,7 @@ PAGES = [
     "api/game/index.html",
     "api/systems/index.html",
     "api/maps/index.html",
+    "api/llm/index.html",
     "changelog/index.html",
 ]
 

@@ -50,6 +50,7 @@ TOP_KEYS = (
     "format", "version", "title", "ticks", "rules", "map", "start", "systems", "seed", "versions",
     "view", "metrics", "frames", "actions", "sight", "events",
 )  # fmt: skip
+OPTIONAL_KEYS = ("llm",)
 MAX_TICKS = 100_000
 MAX_EVENTS_PER_TICK = 2000
 MAX_SEED = 2**64 - 1
@@ -364,6 +365,34 @@ def _check_versions(raw: Any) -> dict:
     return raw
 
 
+def _check_llm(raw: Any) -> dict:
+    """The optional `llm` part: per side ("a", "b") its System, ticks, tick time and five or
+    fewer agents' counts (the fields of `marl_bgs.llm.stats`)."""
+    from ..llm.stats import COUNT_FIELDS, TIME_FIELDS
+
+    if not isinstance(raw, dict) or not raw:
+        raise ReplayError(f"llm: expected an object of sides, got {_show(raw)}")
+    for side, part in raw.items():
+        where = f"llm.{side}"
+        if side not in ("a", "b"):
+            raise ReplayError(f"{where}: unknown side (expected a or b)")
+        _object(part, where, ("system", "ticks", "tick_seconds", "agents"))
+        _text(part["system"], f"{where}.system")
+        _whole(part["ticks"], f"{where}.ticks", 0, MAX_TICKS)
+        _number(part["tick_seconds"], f"{where}.tick_seconds", 0, 1e9)
+        agents = _list(part["agents"], f"{where}.agents", most=NUM_SLOTS // 2)
+        for i, agent in enumerate(agents):
+            at = f"{where}.agents[{i}]"
+            _object(agent, at, ("agent", "class", *COUNT_FIELDS, *TIME_FIELDS))
+            _whole(agent["agent"], f"{at}.agent", 0, NUM_SLOTS // 2 - 1)
+            _whole(agent["class"], f"{at}.class", -1, len(C.CLASSES) - 1)
+            for name in COUNT_FIELDS:
+                _whole(agent[name], f"{at}.{name}", 0, 2**53)
+            for name in TIME_FIELDS:
+                _number(agent[name], f"{at}.{name}", 0, 1e9)
+    return raw
+
+
 def _check_metrics(raw: Any, frames: dict, actions: np.ndarray, events: list, view) -> dict:
     names = PUBLIC_METRICS if view is not None else PRIORITY_NAMES
     metrics = _object(raw, "metrics", tuple(names))
@@ -420,7 +449,7 @@ def replay_from_document(doc: Any) -> Replay:
             f"version: unsupported version {_show(doc.get('version'))} "
             f"(this reader knows {REPLAY_VERSION})"
         )
-    _object(doc, "replay", TOP_KEYS)
+    _object(doc, "replay", TOP_KEYS, OPTIONAL_KEYS)
     ticks = _whole(doc["ticks"], "ticks", 0, MAX_TICKS)
     title = _text(doc["title"], "title")
     if doc["rules"] != rules_table():
@@ -456,6 +485,7 @@ def replay_from_document(doc: Any) -> Replay:
         title=title,
         view=view,
         visible=visible_bits,
+        llm=_check_llm(doc["llm"]) if "llm" in doc else None,
     )
 
 

@@ -130,6 +130,7 @@ class Replay:
     title: str = ""
     view: str | None = None  # None: the oracle; "a", "b" or an agent name
     visible: np.ndarray | None = None  # (T + 1,) bitmask of agents shown, with a view
+    llm: dict | None = None  # optional: an LLM side's request counts (marl_bgs.llm.stats)
 
     @property
     def ticks(self) -> int:
@@ -171,6 +172,8 @@ class Replay:
             "sight": self.sight.tolist(),
             "events": self.events,
         }
+        if self.llm is not None:  # optional, so replays without an LLM side are unchanged
+            out["llm"] = self.llm
         return out
 
     def to_bytes(self, compress: bool = False) -> bytes:

@@ -4,7 +4,7 @@
   exported (never a placeholder page). The Replay Viewer page is always built: the Home page,
   the clips and the Visual Key need the viewer and the exported replays.
 - `on_files` adds the pages written from the code (rules, classes, atlas, Sight Lab, Visual
-  Key, replays, leaderboard) and copies `web_demo/` and `exports/` into the site as they are,
+  Key, replays, leaderboard, LLM agents) and copies `web_demo/` and `exports/` into the site as they are,
   so nothing is duplicated under `site_src/`.
 - `on_page_markdown` fills the Home page's live game.
 - `on_serve` watches the code and data so `mkdocs serve` rebuilds when they change.
@@ -20,6 +20,7 @@ from mkdocs.structure.files import File, Files
 from marl_bgs.core import classes as C
 from marl_bgs.site import data_pages, leaderboard_page
 from marl_bgs.site.classes_page import class_page, classes_index
+from marl_bgs.site.llm_page import llm_page
 from marl_bgs.site.metrics_page import metrics_page
 from marl_bgs.site.rules_page import rules_page
 
@@ -42,6 +43,7 @@ def _generated(root: Path) -> dict[str, Any]:
         "visual-key.md": lambda: data_pages.visual_key_page(root),
         "replays.md": lambda: data_pages.replays_page(root),
         "reference/metrics.md": metrics_page,
+        "api/llm.md": llm_page,
     }
     for c, spec in enumerate(C.CLASSES):
         pages[f"classes/{spec.name}.md"] = lambda c=c: class_page(c)
@@ -83,6 +85,7 @@ def navigation(root: Path) -> list:
                 {"API: systems": "api/systems.md"},
                 {"API: evaluation": "api/evaluation.md"},
                 {"API: replays": "api/replay.md"},
+                {"API: LLM agents": "api/llm.md"},
                 {"API: maps": "api/maps.md"},
             ]
         },

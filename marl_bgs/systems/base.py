@@ -39,6 +39,9 @@ class System(NamedTuple):
     act: Callable[[Any, TeamInputs, Any], tuple[Any, Any]]
     init: Callable[[Any], Any]  # key -> memory at a game's start
     on_host: bool = False
+    # Host Systems only, optional: from a batch's final memory, one list of row dicts per
+    # game (an LLM System's request counts per agent); `evaluate` gathers them.
+    report: Callable[[Any], list[list[dict]]] | None = None
 
 
 def _no_memory(key: Any) -> Any:

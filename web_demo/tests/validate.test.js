@@ -27,6 +27,8 @@ const cases = [
   [(d) => { d.frames.tick.pop(); }, /^frames\.tick: expected/],
   [(d) => { d.actions[2][0][1] = 11; }, /^actions\[2\]\[0\]\[1\]: 11 is out of range/],
   [(d) => { d.systems = ["x"]; }, /^systems: expected 10 entries/],
+  [(d) => { d.llm = [1]; }, /^llm: expected an object/],
+  [(d) => { d.extra = {}; }, /^replay\.extra: unknown field/],
   [(d) => { d.systems[0] = 5; }, /^systems\[0\]: expected a string/],
   [(d) => { d.extra = 1; }, /^replay\.extra: unknown field/],
   [(d) => { delete d.sight; }, /^replay\.sight: required/],
@@ -36,6 +38,12 @@ const cases = [
   [(d) => { d.view = { of: "c", visible: [] }; }, /^view\.of/],
   [(d) => { d.rules.classes = "x"; }, /^rules\.classes/],
 ];
+
+test("an optional llm part (an LLM side's request counts) is accepted", () => {
+  const d = doc();
+  d.llm = { a: { system: "llm:m", ticks: 3, tick_seconds: 0.5, agents: [] } };
+  assert.equal(validateReplay(d).llm.a.ticks, 3);
+});
 
 for (const [edit, message] of cases) {
   test(`refused: ${message}`, () => {

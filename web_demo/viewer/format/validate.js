@@ -25,6 +25,7 @@ const TOP_KEYS = [
   "format", "version", "title", "ticks", "rules", "map", "start", "systems", "seed",
   "versions", "view", "metrics", "frames", "actions", "sight", "events",
 ];
+// Optional: "llm", an LLM side's request counts (read by Python tools; checked there).
 
 // Per-tick shape and range of each State field (booleans are 0/1).
 export function frameFields(rules) {
@@ -266,7 +267,8 @@ export function validateReplay(doc) {
   if (doc.version !== REPLAY_VERSION) {
     fail("version", `unsupported version ${show(doc.version)} (this viewer knows ${REPLAY_VERSION})`);
   }
-  object(doc, "replay", TOP_KEYS);
+  object(doc, "replay", TOP_KEYS, ["llm"]); // llm: optional request counts, not shown
+  if ("llm" in doc && !isObject(doc.llm)) fail("llm", `expected an object, got ${show(doc.llm)}`);
   const ticks = whole(doc.ticks, "ticks", 0, 100000);
   text(doc.title, "title");
   const rules = checkRules(doc.rules);
