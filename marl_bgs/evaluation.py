@@ -287,10 +287,15 @@ class _BatchRunner:
         _, state, _, _, info = self.env.step(None, state, actions)
         return state, info["accepted"], info["invalid_action"]
 
-    def _run_on_host(self, root, seeds, state):
+    def _run_on_host(self, root, seeds, state, real: int | None = None):
+        """The loop with host Systems in it. Only the first `real` games (the rest pad a
+        short last batch and are dropped) are shown to host Systems, so that an LLM or a
+        human is never asked about a copy; theirs stay put in the padding."""
         import jax.numpy as jnp
 
         mems = self._init_memories(root, seeds)
+        n = seeds.shape[0]
+        real = n if real is None else real
         trail = np.full((self.env.horizon, seeds.shape[0], NUM_SLOTS, 3), -1, np.int32)
         bad = np.zeros((seeds.shape[0], NUM_SLOTS), bool)
         for t in range(self.env.horizon):
@@ -300,8 +305,9 @@ class _BatchRunner:
             acts = []
             for team, system in enumerate(self.systems):
                 if system.on_host:
-                    host_inputs = type(inputs[team])(*(np.asarray(x) for x in inputs[team]))
+                    host_inputs = type(inputs[team])(*(np.asarray(x)[:real] for x in inputs[team]))
                     a, mems[team] = system.act(None, host_inputs, mems[team])
+                    a = np.concatenate([a, np.zeros((n - real, TEAM_SIZE), np.int32)])
                     acts.append(self._placed(jnp.asarray(a)))
                 else:
                     a, mems[team] = self._acts[team](
@@ -317,9 +323,10 @@ class _BatchRunner:
         ]
         return state, trail, bad
 
-    def play(self, root, seeds: np.ndarray, positions: list[dict]):
+    def play(self, root, seeds: np.ndarray, positions: list[dict], real: int | None = None):
         """The batch's final env state, accepted-action trail and (games, 10) flags of
-        out-of-range actions, where they were computed."""
+        out-of-range actions, where they were computed (`real`: how many of the games are
+        not padding; host Systems play only those)."""
         import jax
         import jax.numpy as jnp
 
@@ -330,11 +337,11 @@ class _BatchRunner:
             root = replicate(root, self.mesh)
             seeds, state = self._placed((seeds, state))
         if self.on_host:
-            return self._run_on_host(root, seeds, state)
+            return self._run_on_host(root, seeds, state, real)
         return self._run(root, seeds, state)
 
-    def run(self, root, seeds: np.ndarray, positions: list[dict]):
-        state, trail, bad = self.play(root, seeds, positions)
+    def run(self, root, seeds: np.ndarray, positions: list[dict], real: int | None = None):
+        state, trail, bad = self.play(root, seeds, positions, real)
         return np.asarray(state.metrics), np.asarray(trail), np.asarray(bad)
 
 
@@ -613,7 +620,7 @@ def evaluate(
         padded = batch + [batch[-1]] * (env.num_envs - len(batch))
         seeds = np.asarray([schedule.game(g)[1] for g in padded])
         metrics, trail, bad = runner.run(
-            root, seeds, _positions(schedule, padded, rosters, horizon, winning_score)
+            root, seeds, _positions(schedule, padded, rosters, horizon, winning_score), len(batch)
         )
         refuse_invalid(bad[: len(batch)], batch, (sys_a, sys_b))
         all_metrics.append(metrics[: len(batch)])

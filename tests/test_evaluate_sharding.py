@@ -31,8 +31,8 @@ SCRIPT = textwrap.dedent("""
     placed = []
     play = evaluation._BatchRunner.play
 
-    def spy(self, root, seeds, positions):  # how many games each device computed
-        state, trail, bad = play(self, root, seeds, positions)
+    def spy(self, root, seeds, positions, real=None):  # how many games each device computed
+        state, trail, bad = play(self, root, seeds, positions, real)
         games = lambda x, axis: sorted({s.data.shape[axis] for s in x.addressable_shards})
         placed.append({"devices": len(state.metrics.sharding.device_set),
                        "metrics": games(state.metrics, 0),

@@ -131,3 +131,15 @@ def test_cli_refuses_a_bad_llm_spec(capsys):
     assert "team_a: system: 'llm:only-a-model' needs a model and a server" in (
         capsys.readouterr().err
     )
+
+
+def test_padded_games_of_a_short_batch_are_never_asked():
+    """4 games in batches of 3: the second batch pads 1 game to 3; the model is asked only
+    about the real one, so the server's requests are exactly those counted."""
+    with FakeChatServer(mostly_legal) as server:
+        system = llm_system("fake-model", server.base_url)
+        kw = {**SHORT, "games": 4, "horizon": 8}
+        result = marl_bgs.evaluate(system, "tdm-alpha", batch_size=3, **kw)
+        requests = len(server.requests)
+    assert sorted(result.llm["game"].unique().tolist()) == [0, 1, 2, 3]
+    assert int(result.llm["requests"].sum()) == requests > 0

@@ -56,6 +56,8 @@ def test_legal_replies(content, action):
         ('{"move":"east","move":"stay","combat":"no_combat"}', "stop", "unparsable"),
         ('{"move":3,"combat":"no_combat"}', "stop", "unparsable"),
         ('["east","no_combat"]', "stop", "unparsable"),
+        ("[" * 100_000, "stop", "unparsable"),  # deep nesting: RecursionError in the parser
+        ('{"move":' + "1" * 5000 + "}", "stop", "unparsable"),  # an int over the digit limit
         ('{"move":"teleport","combat":"no_combat"}', "stop", "illegal"),
         ('{"move":"East","combat":"no_combat"}', "stop", "illegal"),
         ('{"move":"east","combat":"enemy_3_basic"}', "stop", "illegal"),

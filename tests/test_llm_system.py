@@ -257,6 +257,8 @@ def test_bad_options_name_the_field():
         (dict(model="m", base_url="127.0.0.1:8001"), ValueError, "^base_url:"),
         (dict(model="m", base_url=None), TypeError, "^base_url:"),
         (dict(model="m", base_url=url, api_key=3), TypeError, "^api_key:"),
+        (dict(model="m", base_url=url, api_key="sk-1\r\nX-Evil: 1"), ValueError, "^api_key:"),
+        (dict(model="m", base_url=url, api_key="clé"), ValueError, "^api_key:"),
         (dict(model="m", base_url=url, temperature=-1), ValueError, "^temperature:"),
         (dict(model="m", base_url=url, concurrency=0), ValueError, "^concurrency:"),
         (dict(model="m", base_url=url, timeout=0), ValueError, "^timeout:"),
@@ -291,3 +293,12 @@ def test_an_unreachable_server_is_a_server_error(inputs):
     actions, memory = system.act(None, inputs, system.init(None))
     t = totals(system.report(memory))
     assert t["server_error"] == t["requests"] > 0 and (actions == 0).all()
+
+
+def test_a_hostile_completion_body_is_a_server_error():
+    from marl_bgs.llm.client import ChatError, _read_completion
+
+    for raw in (b"[" * 100_000, b'{"choices": 3}', b"\xff", b'{"choices": [{"message": 1}]}'):
+        with pytest.raises(ChatError) as err:
+            _read_completion(raw, 0.0)
+        assert err.value.kind == "server_error"

@@ -93,6 +93,7 @@ GLOBAL_FIELDS: tuple[tuple[str, int], ...] = (
 )
 BOX_FIELDS: tuple[tuple[str, int], ...] = (("valid", 1), ("low", 2), ("high", 2), ("radius", 1))
 WALL_FIELDS: tuple[tuple[str, int], ...] = (("valid", 1), ("corners", 8))
+OOC_CAP = 10  # ticks out of combat are shown up to this many (then 1.0)
 UNIT_WIDTH = sum(n for _, n in UNIT_FIELDS)
 GLOBAL_WIDTH = sum(n for _, n in GLOBAL_FIELDS)
 BOX_WIDTH = sum(n for _, n in BOX_FIELDS)
@@ -204,7 +205,9 @@ def observations(xp: Any, state: State, m: MapArrays, sight: Sight) -> Any:
                 ..., None
             ],
             (per_row(state.ultimate_cooldown) == 0).astype(F32)[..., None],
-            (xp.minimum(per_row(state.out_of_combat), 10).astype(F32) * F32(0.1))[..., None],
+            (xp.minimum(per_row(state.out_of_combat), OOC_CAP).astype(F32) * F32(1.0 / OOC_CAP))[
+                ..., None
+            ],
             own_sight.astype(F32)[..., None],
             home.astype(F32)[..., None],
             has_last.astype(F32)[..., None],

@@ -117,7 +117,7 @@ def _read_completion(raw: bytes, seconds: float) -> ChatReply:
         message = choice["message"]
         content = message.get("content")
         finish = choice.get("finish_reason")
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError):
         raise ChatError("server_error", "the response is not a chat completion") from None
     usage = doc.get("usage") if isinstance(doc.get("usage"), dict) else {}
     return ChatReply(

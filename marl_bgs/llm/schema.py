@@ -79,8 +79,9 @@ def parse_reply(content: Any, finish_reason: Any, menu: Menu) -> int:
         value = json.loads(content, object_pairs_hook=_no_duplicates)
     except ReplyRejected:
         raise
-    except (json.JSONDecodeError, RecursionError) as err:
-        raise ReplyRejected("unparsable", f"the reply is not one JSON object ({err.msg})") from None
+    except (ValueError, RecursionError) as err:  # bad JSON, deep nesting, a huge integer
+        why = getattr(err, "msg", type(err).__name__)
+        raise ReplyRejected("unparsable", f"the reply is not one JSON object ({why})") from None
     if not isinstance(value, dict) or set(value) != {"move", "combat"}:
         raise ReplyRejected("unparsable", 'the reply must be {"move": ..., "combat": ...} only')
     move, combat = value["move"], value["combat"]

@@ -101,6 +101,10 @@ def make_settings(model: Any, base_url: Any, api_key: Any = None, **options: Any
     check_base_url(base_url)
     if api_key is not None and not isinstance(api_key, str):
         raise TypeError("api_key: expected a string or None")
+    if api_key is not None and (
+        not api_key.isprintable() or not all(32 < ord(c) < 127 for c in api_key)
+    ):  # it goes into an HTTP header: printable ASCII, no spaces or line breaks
+        raise ValueError("api_key: only printable ASCII without spaces may go in the header")
     known = set(LLMSettings.__dataclass_fields__) - {"model", "base_url", "api_key"}
     for key in options:
         if key not in known:

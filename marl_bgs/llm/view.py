@@ -23,7 +23,7 @@ import numpy as np
 from ..core import classes as C
 from ..core.movement import MOVE_DIRECTIONS
 from ..core.observe import NUM_JOINT, NUM_MOVES, NUM_TARGETS, NUM_ULTIMATE
-from ..core.state import MAX_OBSTACLES, NUM_SLOTS, TEAM_SIZE
+from ..core.state import ARENA_HEIGHT, ARENA_WIDTH, MAX_OBSTACLES, NUM_SLOTS, TEAM_SIZE
 from ..core.views import (
     BOX_FIELDS,
     BOX_WIDTH,
@@ -31,6 +31,7 @@ from ..core.views import (
     HORIZON_HALF,
     MAX_TURNED_WALLS,
     OBS_WIDTH,
+    OOC_CAP,
     UNIT_FIELDS,
     UNIT_WIDTH,
     WALL_FIELDS,
@@ -40,8 +41,7 @@ from ..core.views import (
 from ..systems.base import TeamInputs
 
 VIEW_VERSION = "actor-text-v1"
-ARENA_X, ARENA_Y = 20.0, 10.0  # the observation's position scales (views.py divides by these)
-OOC_CAP = 10  # views.py caps ticks out of combat at 10
+ARENA_X, ARENA_Y = ARENA_WIDTH, ARENA_HEIGHT  # the observation's position scales
 NO_COMBAT, ULTIMATE = "no_combat", "ultimate"
 
 
