@@ -136,14 +136,24 @@ def _crossplay(args: argparse.Namespace) -> int:
 
 
 def _view(args: argparse.Namespace) -> int:
+    from .core.checks import choice, whole
     from .replay import load_replay
+    from .replay.view import VIEWS
     from .serve import start_server, viewer_url
 
     path = Path(args.replay)
+    port = whole(args.port, "--port", 0, 65535)
+    if args.view is not None:
+        choice(args.view, "--view", ("oracle", *VIEWS))
     if not path.is_file():
         raise ValueError(f"replay: no file at {path}")
-    load_replay(path)  # a bad file is refused here, with the reader's message
-    server = start_server(path, args.port)
+    replay = load_replay(path)  # a bad file is refused here, with the reader's message
+    if args.tick is not None:
+        whole(args.tick, "--tick", 0, replay.ticks)
+    try:
+        server = start_server(path, port)
+    except OSError as err:
+        raise ValueError(f"--port: cannot listen on 127.0.0.1:{port} ({err.strerror})") from None
     url = viewer_url(server.server_address[1], path, args.tick, args.view)
     return _serve(server, f"serving the replay viewer at {url}  (Ctrl-C stops)", url, args)
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .core.checks import choice, sequence, whole
+from .core.checks import FieldTypeError, choice, sequence, whole
 from .core.classes import CLASS_NAMES
 from .core.events import agent_name
 from .core.position import OFFICIAL_ROSTER, starting_position
@@ -695,6 +695,13 @@ def crossplay(
     against the column System, with W-D-L in a second frame's `wdl` column. `devices`:
     as in `evaluate`.
     """
+    if isinstance(systems, (str, System)) or not isinstance(systems, (list, tuple)):
+        raise FieldTypeError(f"systems: expected a list of Systems or names, got {systems!r}")
+    if len(systems) < (1 if include_self else 2):
+        raise ValueError(
+            f"systems: cross-play needs at least two Systems (or include_self=True), got "
+            f"{len(systems)}"
+        )
     resolved = [resolve_system(s, f"systems[{i}]") for i, s in enumerate(systems)]
     names = [s.name for s in resolved]
     if len(set(names)) != len(names):

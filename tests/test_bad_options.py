@@ -10,7 +10,9 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import re
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -190,3 +192,44 @@ def test_strict_json_takes_its_error_type():
     with pytest.raises(ReplayError, match=r"^here: the key 'k'"):
         strict_json('{"k": 1, "k": 2}', "here", ReplayError)
     assert strict_json(json.dumps({"k": [1, 2.5]}).encode(), "here") == {"k": [1, 2.5]}
+
+
+REPLAY = sorted((Path(__file__).resolve().parent.parent / "exports" / "replays").glob("*.json*"))[0]
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--port", "70000"], r"--port: 70000 is out of range \[0, 65535\]"),
+    (["--port", "-1"], r"--port: -1 is out of range"),
+    (["--tick", "-5"], r"--tick: -5 is out of range"),
+    (["--tick", "100000"], r"--tick: 100000 is out of range"),
+    (["--view", "zz"], r"--view: unknown value 'zz'; known: oracle, a, b, a0"),
+])  # fmt: skip
+def test_view_refuses_bad_options(extra, message, capsys):
+    from marl_bgs import cli
+
+    assert cli.main(["view", str(REPLAY), "--no-browser", *extra]) == 2
+    assert re.search(message, capsys.readouterr().err)
+
+
+def test_view_names_a_busy_port(capsys):
+    import socket
+
+    from marl_bgs import cli
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert cli.main(["view", str(REPLAY), "--no-browser", "--port", str(port)]) == 2
+    assert f"--port: cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def test_crossplay_needs_two_systems(capsys):
+    from marl_bgs import cli, crossplay
+
+    with pytest.raises(ValueError, match=r"systems: cross-play needs at least two Systems"):
+        crossplay(["random"])
+    with pytest.raises(TypeError, match=r"systems: expected a list"):
+        crossplay("random")
+    assert cli.main(["crossplay", "--systems", "random", "--quiet"]) == 2
+    assert "systems: cross-play needs at least two" in capsys.readouterr().err
