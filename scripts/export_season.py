@@ -208,9 +208,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--evaluate", help="module:function standing in for marl_bgs.evaluate")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
-    if args.check:
-        return _check(args)
-    return _run(args)
+    try:
+        return _check(args) if args.check else _run(args)
+    except ValueError as err:  # a bad entrants file, entrant or option: one line, exit 2
+        print(f"export_season: error: {err}", file=sys.stderr)
+        return 2
 
 
 def _write_timing(out: Path, wall: float, playing: float, rating: float, result, extra) -> None:

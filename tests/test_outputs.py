@@ -115,3 +115,29 @@ def test_export_season_never_replaces_another_entrants_files_season(tmp_path):
 
 def no_games(*args, **kwargs):
     raise AssertionError("export_season played a game before checking --out")
+
+
+def broken_loader(**kwargs):
+    raise RuntimeError("checkpoint shards missing")
+
+
+def test_export_season_names_the_entrant_whose_loader_fails(tmp_path):
+    spec = {
+        "format": "marl-bgs/entrants", "version": 1, "season": "trial",
+        "entrants": [
+            {"name": "Random", "type": "scripted", "load": {"system": "random"}},
+            {"name": "Broken One", "type": "learned",
+             "load": {"entry_point": "tests.test_outputs:broken_loader"}},
+        ],
+    }  # fmt: skip
+    entrants = tmp_path / "trial.json"
+    entrants.write_text(json.dumps(spec))
+    done = subprocess.run(
+        [sys.executable, "scripts/export_season.py", "--season", "trial", "--entrants",
+         str(entrants), "--out", str(tmp_path / "out"), "--no-progress"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    assert "entrant 'Broken One': load.entry_point: tests.test_outputs:broken_loader raised " \
+           "RuntimeError: checkpoint shards missing" in done.stderr  # fmt: skip

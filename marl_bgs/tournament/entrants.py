@@ -221,7 +221,12 @@ def build_system(entrant: Entrant):
     func = getattr(module, func_name, None)
     if not callable(func):
         raise ValueError(f"{where}.entry_point: {module_name} has no function {func_name!r}")
-    system = func(**entrant.load.get("kwargs", {}))
+    try:
+        system = func(**entrant.load.get("kwargs", {}))
+    except Exception as err:  # the entrant's own code: say whose loader failed, and how
+        raise ValueError(
+            f"{where}.entry_point: {entrant.load['entry_point']} raised {type(err).__name__}: {err}"
+        ) from err
     if not isinstance(system, System):
         raise ValueError(
             f"{where}.entry_point: {entrant.load['entry_point']} returned "
