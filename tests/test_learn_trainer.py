@@ -109,9 +109,9 @@ def test_a_curriculum_walks_its_stages_and_resumes_bit_identically(tmp_path):
 @pytest.mark.parametrize("algo", ["rec-ippo", "ff-mappo"])
 def test_the_loss_replays_what_the_rollout_played(algo):
     """The PPO epochs recompute the rollout's logits and values from the stored inputs
-    (feedforward: the whole sequence in one pass; recurrent: the input layers over the
-    whole sequence, then the GRU step by step). Before any step, the replayed
-    log-probabilities and values are the ones the rollout recorded."""
+    (feedforward: the whole sequence in one pass; recurrent: step by step, with the memory
+    resets of the games). Before any step, the replayed log-probabilities and values are the
+    ones the rollout recorded."""
     more = ["rollout_len=6", "stage=none", "maps=[0]", 'roster=["mage", "priest"]', "horizon=4"]
     cfg = load_config(None, [*TINY, *more], algo=algo)
     learner = learner_for(cfg)

@@ -78,88 +78,47 @@ class Torso(nn.Module):
 
 
 class Recurrent(nn.Module):
-    """Dense -> GRU -> Dense, memory zeroed where `reset`.
-
-    Split in two so that a whole sequence's input layer (the widest matrix, 789 x hidden)
-    runs as one large product before the time loop, which then steps only the GRU:
-    `embed` (any leading axes) and `core` (one step); `__call__` is the two in turn.
-    """
+    """Dense -> GRU -> Dense, memory zeroed where `reset`."""
 
     hidden: int
 
-    def setup(self) -> None:  # the names linen's compact form gave, so parameters match
-        self.Dense_0 = nn.Dense(self.hidden)
-        self.GRUCell_0 = nn.GRUCell(self.hidden)
-        self.Dense_1 = nn.Dense(self.hidden)
-
-    def embed(self, x):
-        return nn.relu(self.Dense_0(x))
-
-    def core(self, memory, e, reset):
-        memory = jnp.where(reset[..., None], 0.0, memory)
-        memory, y = self.GRUCell_0(memory, e)
-        return memory, nn.relu(self.Dense_1(y))
-
+    @nn.compact
     def __call__(self, memory, x, reset):
-        return self.core(memory, self.embed(x), reset)
+        memory = jnp.where(reset[..., None], 0.0, memory)
+        x = nn.relu(nn.Dense(self.hidden)(x))
+        memory, y = nn.GRUCell(self.hidden)(memory, x)
+        return memory, nn.relu(nn.Dense(self.hidden)(y))
 
 
-class _Body(nn.Module):
-    """The GRU block or the feedforward torso, with the `embed` / `core` split."""
+class Actor(nn.Module):
+    """Logits over the 198 joint actions, masked to the legal ones."""
 
     hidden: int
     recurrent: bool
 
-    def setup(self) -> None:
-        if self.recurrent:
-            self.Recurrent_0 = Recurrent(self.hidden)
-        else:
-            self.Torso_0 = Torso(self.hidden)
-
-    def body_embed(self, x):
-        """The part of a step that needs no memory (feedforward: nothing)."""
-        return self.Recurrent_0.embed(x) if self.recurrent else x
-
-    def body_core(self, memory, e, reset):
-        if self.recurrent:
-            return self.Recurrent_0.core(memory, e, reset)
-        return memory, self.Torso_0(e)
-
-
-class Actor(_Body):
-    """Logits over the 198 joint actions, masked to the legal ones."""
-
-    def setup(self) -> None:
-        super().setup()
-        self.Dense_0 = nn.Dense(NUM_JOINT, kernel_init=nn.initializers.orthogonal(0.01))
-
-    def embed(self, x):
-        return self.body_embed(x)
-
-    def core(self, memory, e, avail, reset):
-        memory, h = self.body_core(memory, e, reset)
-        return memory, mask_logits(self.Dense_0(h), avail)
-
+    @nn.compact
     def __call__(self, memory, x, avail, reset):
-        return self.core(memory, self.embed(x), avail, reset)
+        if self.recurrent:
+            memory, h = Recurrent(self.hidden)(memory, x, reset)
+        else:
+            h = Torso(self.hidden)(x)
+        logits = nn.Dense(NUM_JOINT, kernel_init=nn.initializers.orthogonal(0.01))(h)
+        return memory, mask_logits(logits, avail)
 
 
-class Critic(_Body):
+class Critic(nn.Module):
     """One value per agent (its input decides: local view or world state)."""
 
-    def setup(self) -> None:
-        super().setup()
-        self.Dense_0 = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0))
+    hidden: int
+    recurrent: bool
 
-    def embed(self, x):
-        return self.body_embed(x)
-
-    def core(self, memory, e, reset):
-        memory, h = self.body_core(memory, e, reset)
-        return memory, self.Dense_0(h)[..., 0]
-
+    @nn.compact
     def __call__(self, memory, x, reset):
-        return self.core(memory, self.embed(x), reset)
+        if self.recurrent:
+            memory, h = Recurrent(self.hidden)(memory, x, reset)
+        else:
+            h = Torso(self.hidden)(x)
+        return memory, nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0))(h)[..., 0]
 
 
 class Networks(NamedTuple):
