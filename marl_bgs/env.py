@@ -39,6 +39,8 @@ from .core.checks import boolean, choice, number, one_or_many, sequence, whole
 from .core.events import agent_name
 from .core.geometry import first_index
 from .core.observe import (
+    HEAD_LIMITS,
+    HEAD_NAMES,
     NUM_JOINT,
     NUM_MOVES,
     NUM_TARGETS,
@@ -132,10 +134,6 @@ def _rosters(rosters: Any) -> tuple:
 
 
 MAX_NUM_ENVS = 1 << 20  # far beyond any device's memory at this state size; a typo guard
-
-
-HEAD_LIMITS = (NUM_MOVES, NUM_TARGETS, 2)  # each head's number of values
-HEAD_NAMES = ("move", "target", "ultimate")
 
 
 def _as_heads(x: Any, lead: tuple[int, ...], where: str) -> Any:
@@ -263,7 +261,7 @@ class TeamDeathmatch:
         box, discrete, multi = self.space_types
         self.observation_spaces = {a: box(OBS_LOW, OBS_HIGH, (OBS_WIDTH,)) for a in AGENTS}
         self.action_spaces = {a: discrete(NUM_JOINT) for a in AGENTS}
-        self.head_spaces = {a: multi((NUM_MOVES, NUM_TARGETS, 2)) for a in AGENTS}
+        self.head_spaces = {a: multi(HEAD_LIMITS) for a in AGENTS}
 
     @staticmethod
     def _capacity(obstacles: list[list[dict]], asked: tuple[int, int] | None) -> tuple[int, int]:

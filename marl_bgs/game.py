@@ -15,6 +15,8 @@ import numpy as np
 from .core.checks import plain_json
 from .core.events import agent_name, tick_events
 from .core.observe import (
+    HEAD_LIMITS,
+    HEAD_NAMES,
     NUM_MOVES,
     NUM_TARGETS,
     compute_sight,
@@ -30,8 +32,7 @@ from .core.views import MIRROR_MOVE, observations
 from .systems.base import TeamInputs
 
 _FLAT = np.arange(NUM_MOVES * NUM_TARGETS * 2)
-_HEAD_LIMITS = np.asarray([NUM_MOVES, NUM_TARGETS, 2])
-_HEAD_NAMES = ("move", "target", "ultimate")
+_HEAD_LIMITS = np.asarray(HEAD_LIMITS)
 
 
 def _checked_slots(slots) -> np.ndarray:
@@ -46,7 +47,7 @@ def _checked_slots(slots) -> np.ndarray:
     if bad.any():
         slot, head = (int(i) for i in np.argwhere(bad)[0])
         raise ValueError(
-            f"slots[{slot}] ({agent_name(slot)}): {_HEAD_NAMES[head]} {int(arr[slot, head])} "
+            f"slots[{slot}] ({agent_name(slot)}): {HEAD_NAMES[head]} {int(arr[slot, head])} "
             f"is outside 0..{_HEAD_LIMITS[head] - 1}"
         )
     return arr.astype(np.int32, copy=False)
@@ -160,7 +161,7 @@ class Game:
         if not isinstance(actions, (list, tuple)) or len(actions) != 2:
             raise ValueError("actions: expected a list of two lists, one per team")
         out = np.zeros((NUM_SLOTS, 3), np.int32)
-        limits = (NUM_MOVES, NUM_TARGETS, 2)
+        limits = HEAD_LIMITS
         for t, team_actions in enumerate(actions):
             if not isinstance(team_actions, (list, tuple)) or len(team_actions) != self.sizes[t]:
                 raise ValueError(

@@ -68,6 +68,11 @@ READERS = {
 }  # fmt: skip
 
 
+# The same examples on every run, and no example database written into the checkout.
+REPEATABLE = dict(deadline=None, derandomize=True, database=None,
+                  suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+
+
 def _clean(reader, doc):
     try:
         reader(doc)
@@ -76,13 +81,7 @@ def _clean(reader, doc):
 
 
 @pytest.mark.parametrize("name", sorted(READERS))
-@settings(
-    max_examples=100,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+@settings(max_examples=100, **REPEATABLE)
 @given(junk=JUNK)
 def test_junk_documents_are_refused_cleanly(name, junk):
     reader, _ = READERS[name]
@@ -90,13 +89,7 @@ def test_junk_documents_are_refused_cleanly(name, junk):
 
 
 @pytest.mark.parametrize("name", sorted(READERS))
-@settings(
-    max_examples=200,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+@settings(max_examples=200, **REPEATABLE)
 @given(data=st.data(), junk=JUNK)
 def test_one_value_swapped_for_junk_is_refused_cleanly(name, data, junk):
     reader, good = READERS[name]

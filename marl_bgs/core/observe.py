@@ -19,6 +19,8 @@ from .state import NUM_SLOTS, TEAM_SIZE, MapArrays, State, team_of_slot
 NUM_MOVES = 9
 NUM_TARGETS = 11
 NUM_ULTIMATE = 2
+HEAD_LIMITS = (NUM_MOVES, NUM_TARGETS, NUM_ULTIMATE)  # values of each action head
+HEAD_NAMES = ("move", "target", "ultimate")
 NUM_JOINT = NUM_MOVES * NUM_TARGETS * NUM_ULTIMATE  # 198
 _STAY = np.arange(NUM_MOVES)[None, :] == 0  # (1, 9): move 0, stay
 
