@@ -35,7 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .core import classes as C
-from .core.checks import boolean, choice, number, one_or_many, sequence, whole
+from .core.checks import FieldTypeError, boolean, choice, number, one_or_many, sequence, whole
 from .core.events import agent_name
 from .core.geometry import first_index
 from .core.observe import (
@@ -433,7 +433,8 @@ class TeamDeathmatch:
             try:
                 parsed = parse_position(p)
             except ValueError as err:
-                raise ValueError(f"{where}: {err}") from None
+                kind = FieldTypeError if isinstance(err, TypeError) else ValueError
+                raise kind(f"{where}: {err}") from None
             m = pack_map(parsed.obstacles, f"{where}.map", self._room)
             map_id = parsed.map_ref if isinstance(parsed.map_ref, int) else -1
             states.append(self._authored(parsed.state, m, np.int32(map_id)))

@@ -10,8 +10,8 @@ standing room sealed off. Held-out maps (validation and test) must also differ i
 every curriculum and training map. Obstacles are judged by the engine's own geometry
 (`body_overlap`, `sight_blocked`) on the engine's milli-unit grid, using NumPy only.
 
-Inline obstacle lists in positions are checked by `parse_obstacles` alone: they need not be
-mirrored or connected.
+Inline obstacle lists (positions, replays, `reset_to`) pass the same obstacle validator,
+`check_obstacles`, with the same limits; only mirroring and connectedness are not asked.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .core.checks import number, strict_json
+from .core.checks import FieldTypeError, number, strict_json
 from .core.geometry import body_overlap
 from .core.state import (
     ARENA_HEIGHT,
@@ -70,6 +70,7 @@ MAP_IDS = tuple(range(NUM_MAPS))
 TRAINING_MAPS = SPLITS["curriculum"] + SPLITS["training"]  # every map a learner may train on
 HELD_OUT_MAPS = SPLITS["validation"] + SPLITS["test"]
 
+MAX_THETA = math.pi  # walls turn by at most half a circle either way
 MAX_TILTED_WALLS = 8  # walls whose theta is not a multiple of pi/2, per map
 MAX_NAME_LENGTH = 40
 MIRROR_X = to_milli(ARENA_WIDTH)  # x -> MIRROR_X - x mirrors about x = 10 in milli-units
@@ -95,43 +96,83 @@ def maps_dir() -> Path:
     raise FileNotFoundError("no map folder found (expected marl_bgs/_map_files or maps/)")
 
 
-def parse_obstacles(raw: Any, where: str = "map.obstacles") -> list[dict]:
-    """Check obstacles in the map-file format and return them as clean dicts."""
+def _parse_obstacle(ob: Any, at: str) -> dict:
+    """One obstacle's keys and numbers, checked for type and range, as a clean dict."""
+    if not isinstance(ob, dict):
+        raise FieldTypeError(f"{at}: expected an object")
+    kind = ob.get("kind")
+    if kind == "pillar":
+        allowed, required = PILLAR_KEYS, PILLAR_KEYS
+    elif kind == "wall":
+        allowed, required = WALL_KEYS, WALL_KEYS - {"theta"}
+    else:
+        raise ValueError(f"{at}.kind: must be 'pillar' or 'wall', got {kind!r}")
+    unknown = set(ob) - allowed
+    if unknown:
+        raise ValueError(f"{at}: unknown key {sorted(unknown)[0]!r} for a {kind}")
+    missing = required - set(ob)
+    if missing:
+        raise ValueError(f"{at}: missing {sorted(missing)[0]!r}")
+    clean: dict[str, Any] = {"kind": kind}
+    for key in sorted(allowed - {"kind"}):
+        if key in ob:
+            clean[key] = number(ob[key], f"{at}.{key}")
+    if kind == "wall":
+        clean.setdefault("theta", 0.0)
+        if abs(clean["theta"]) > MAX_THETA:
+            raise ValueError(
+                f"{at}.theta: {clean['theta']!r} must lie in [-pi, pi] (a turn of more than "
+                "half a circle is the same wall turned less)"
+            )
+    for key in ("radius", "width", "height"):
+        if key in clean and clean[key] <= 0:
+            raise ValueError(f"{at}.{key}: must be positive, got {clean[key]}")
+    if not (0.0 <= clean["x"] <= ARENA_WIDTH and 0.0 <= clean["y"] <= ARENA_HEIGHT):
+        raise ValueError(f"{at}: centre ({clean['x']}, {clean['y']}) lies outside the arena")
+    return clean
+
+
+def _inline_fault(where: str):
+    def fail_at(i: int, ob: Any, reason: str):
+        raise ValueError(f"{where}[{i}]: {reason}")
+
+    return fail_at
+
+
+def check_obstacles(raw: Any, where: str = "map.obstacles", fail_at=None) -> list[dict]:
+    """The one obstacle validator: numbered map files, authored positions, replays and
+    `reset_to` all pass their obstacles through it, so all share the same limits.
+
+    Each obstacle must have the map-file keys, finite numbers on the 0.001 grid, a
+    positive size, a wall's theta within [-pi, pi], and lie wholly inside the arena (which
+    also keeps sizes small enough for the integer geometry); a list holds at most 32
+    obstacles and 8 walls whose theta is not a multiple of pi/2, and no obstacle may cover
+    a spawn pad (a body respawning there would start inside it). Mirror symmetry and
+    reachability are asked of numbered map files only (`validate_map`).
+
+    `fail_at(i, obstacle, reason)` raises the error for obstacle i; by default a ValueError
+    naming `where[i]`, and type errors in a field keep their type (`FieldTypeError`).
+    """
+    inline = fail_at is None
+    fail_at = _inline_fault(where) if inline else fail_at
     if not isinstance(raw, list):
-        raise ValueError(f"{where}: expected a list of obstacles")
+        raise FieldTypeError(f"{where}: expected a list of obstacles")
     if len(raw) > MAX_OBSTACLES:
         raise ValueError(f"{where}: {len(raw)} obstacles, at most {MAX_OBSTACLES} allowed")
-    out = []
-    for i, ob in enumerate(raw):
+    obstacles = []
+    for i, item in enumerate(raw):
         at = f"{where}[{i}]"
-        if not isinstance(ob, dict):
-            raise ValueError(f"{at}: expected an object")
-        kind = ob.get("kind")
-        if kind == "pillar":
-            allowed, required = PILLAR_KEYS, PILLAR_KEYS
-        elif kind == "wall":
-            allowed, required = WALL_KEYS, WALL_KEYS - {"theta"}
-        else:
-            raise ValueError(f"{at}.kind: must be 'pillar' or 'wall', got {kind!r}")
-        unknown = set(ob) - allowed
-        if unknown:
-            raise ValueError(f"{at}: unknown key {sorted(unknown)[0]!r} for a {kind}")
-        missing = required - set(ob)
-        if missing:
-            raise ValueError(f"{at}: missing {sorted(missing)[0]!r}")
-        clean: dict[str, Any] = {"kind": kind}
-        for key in sorted(allowed - {"kind"}):
-            if key in ob:
-                clean[key] = number(ob[key], f"{at}.{key}")
-        if kind == "wall":
-            clean.setdefault("theta", 0.0)
-        for key in ("radius", "width", "height"):
-            if key in clean and clean[key] <= 0:
-                raise ValueError(f"{at}.{key}: must be positive, got {clean[key]}")
-        if not (0.0 <= clean["x"] <= ARENA_WIDTH and 0.0 <= clean["y"] <= ARENA_HEIGHT):
-            raise ValueError(f"{at}: centre ({clean['x']}, {clean['y']}) lies outside the arena")
-        out.append(clean)
-    return out
+        try:
+            ob = _parse_obstacle(item, at)
+        except ValueError as err:
+            if inline:
+                raise
+            fail_at(i, item, str(err).removeprefix(at).lstrip(".:").strip())
+        _check_extent(i, ob, fail_at)
+        obstacles.append(ob)
+    _check_tilted(obstacles, fail_at)
+    _check_pads(obstacles, fail_at)
+    return obstacles
 
 
 # ----------------------------------------------------------------------------------------
@@ -331,28 +372,26 @@ def _check_header(data: Any, fail) -> None:
         fail(f"{len(data['obstacles'])} obstacles, at most {MAX_OBSTACLES} allowed")
 
 
-def _check_obstacle(i: int, raw: Any, fail_at) -> dict:
-    try:
-        (ob,) = parse_obstacles([raw], "@")
-    except ValueError as err:
-        reason = str(err).removeprefix("@[0]").lstrip(".:").strip()
-        fail_at(i, raw, reason)
+def _check_extent(i: int, ob: dict, fail_at) -> None:
     for key in ("x", "y", "radius", "width", "height"):
         if key in ob and not _three_decimals(ob[key]):
-            fail_at(i, raw, f"{key} {ob[key]!r} has more than three decimals (the grid is 0.001)")
+            fail_at(i, ob, f"{key} {ob[key]!r} has more than three decimals (the grid is 0.001)")
     x0, y0, x1, y1 = obstacle_bounds(ob)
     if x0 < -TOLERANCE or y0 < -TOLERANCE:
-        fail_at(i, raw, f"reaches outside the arena (down to x {x0:.4f}, y {y0:.4f})")
+        fail_at(i, ob, f"reaches outside the arena (down to x {x0:.4f}, y {y0:.4f})")
     if x1 > ARENA_WIDTH + TOLERANCE or y1 > ARENA_HEIGHT + TOLERANCE:
-        fail_at(i, raw, f"reaches outside the arena (up to x {x1:.4f}, y {y1:.4f})")
-    return ob
+        fail_at(i, ob, f"reaches outside the arena (up to x {x1:.4f}, y {y1:.4f})")
 
 
 def _check_pads(obstacles: list[dict], fail_at) -> None:
+    if not obstacles:
+        return
     pads = standard_pads()
     points = np.asarray(
         [[to_milli(x), to_milli(y)] for end in SPAWN_END_NAMES for x, y in pads[end]], np.int32
     )
+    if not np.asarray(body_overlap(np, points, map_arrays(obstacles)).any).any():
+        return  # one test for all obstacles; only a hit is traced to its obstacle
     names = [f"{end} spawn pad at ({x:g}, {y:g})" for end in SPAWN_END_NAMES for x, y in pads[end]]
     for i, ob in enumerate(obstacles):
         hit = np.asarray(body_overlap(np, points, map_arrays([ob])).any)
@@ -444,7 +483,7 @@ def _training_layouts() -> dict[int, list[dict]]:
             continue
         try:
             with open(path, encoding="utf-8") as f:
-                out[map_id] = parse_obstacles(json.load(f).get("obstacles"))
+                out[map_id] = check_obstacles(json.load(f).get("obstacles"))
         except (ValueError, AttributeError, OSError):
             continue  # a broken training map reports its own error when it is loaded
     return out
@@ -480,10 +519,8 @@ def validate_map(data: Any, source: str | None = None, check_layouts: bool = Tru
         raise ValueError(f"{label}: {_describe(i, ob)}: {reason}")
 
     _check_header(data, fail)
-    obstacles = [_check_obstacle(i, ob, fail_at) for i, ob in enumerate(data["obstacles"])]
-    _check_tilted(obstacles, fail_at)
+    obstacles = check_obstacles(data["obstacles"], "obstacles", fail_at)
     _check_symmetry(obstacles, fail_at)
-    _check_pads(obstacles, fail_at)
     reason = reach_problem(obstacles)
     if reason:
         fail(reason)

@@ -409,7 +409,7 @@ def test_file_errors_name_the_file(tmp_path, monkeypatch):
 
 def test_inline_obstacles_need_no_symmetry():
     inline = [pillar(6.0, 5.0), wall(3.0, 2.0, 1.0, 0.5, 0.3)]
-    assert len(M.parse_obstacles(inline)) == 2
+    assert len(M.check_obstacles(inline)) == 2
     position = starting_position({"obstacles": inline})
     assert Game(position).obstacles
 

@@ -78,11 +78,11 @@ def _keys(obj: Any, allowed: set, required: set, where: str) -> None:
 
 
 def _resolve_map(raw: Any) -> tuple[Any, list]:
-    from ..maps import load_map, parse_obstacles
+    from ..maps import check_obstacles, load_map
 
     if isinstance(raw, dict):
         _keys(raw, {"obstacles"}, {"obstacles"}, "map")
-        return {"obstacles": parse_obstacles(raw["obstacles"], "map.obstacles")}, None
+        return {"obstacles": check_obstacles(raw["obstacles"], "map.obstacles")}, None
     if isinstance(raw, bool) or not isinstance(raw, int):
         raise ValueError(f"map: expected a map id or {{'obstacles': [...]}}, got {raw!r}")
     return raw, load_map(raw)["obstacles"]

@@ -21,7 +21,7 @@ from ..core import classes as C
 from ..core.checks import strict_json
 from ..core.position import parse_position
 from ..core.state import NUM_SLOTS, RESULT_OPEN, SPAWN_END_NAMES, State
-from ..maps import MAP_FORMAT, MAP_KEYS, MAP_VERSION, parse_obstacles, standard_pads
+from ..maps import MAP_FORMAT, MAP_KEYS, MAP_VERSION, check_obstacles, standard_pads
 from ..metrics import PRIORITY_NAMES
 from .metrics import metrics_from_content
 from .schema import (
@@ -200,7 +200,7 @@ def _check_map(raw: Any) -> dict:
     if "spawn_pads" in data and data["spawn_pads"] != standard_pads():
         raise ReplayError("map.spawn_pads: must be the standard pads")
     try:
-        obstacles = parse_obstacles(data["obstacles"], "map.obstacles")
+        obstacles = check_obstacles(data["obstacles"], "map.obstacles")
     except ValueError as err:
         raise ReplayError(str(err)) from None
     return {**data, "obstacles": obstacles}
