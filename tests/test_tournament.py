@@ -412,3 +412,53 @@ def test_real_games_export_identically_twice(tmp_path):
     for name in sorted(p.name for p in outs[0].iterdir()):
         if name != "timing.json":
             assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
+
+
+def _spoil_record(edit):
+    def spoil(path):
+        record = json.loads(path.read_text())
+        edit(record)
+        path.write_text(json.dumps(record))
+
+    return spoil
+
+
+def _spoil_games(edit):
+    def spoil(path):
+        edit(pd.read_parquet(path)).to_parquet(path, index=False)
+
+    return spoil
+
+
+STORE_SPOILS = [
+    ("json", lambda p: p.write_text("{not json"), r"000-\S+\.json: not valid JSON"),
+    ("json", lambda p: p.write_text("[]"), r"000-\S+\.json: not a saved fixture record"),
+    ("json", lambda p: p.write_text('{"key": 1, "key": 2, "meta": {}}'), r"the key 'key' appears twice"),
+    ("json", _spoil_record(lambda r: r.update(meta=[])), r"not a saved fixture record"),
+    ("json", _spoil_record(lambda r: r.update(seconds=-1)), r"\.json: seconds: -1 must be at least 0"),
+    ("json", _spoil_record(lambda r: r.update(seconds="5")), r"\.json: seconds: expected a number"),
+    ("parquet", lambda p: p.write_bytes(b"PAR1 not really"), r"000-\S+\.parquet: not a readable Parquet file"),
+    ("parquet", lambda p: p.write_bytes(p.read_bytes()[: p.stat().st_size // 2]), r"\.parquet: not a readable Parquet"),
+    ("parquet", _spoil_games(lambda g: g.iloc[:2]), r"\.parquet: holds 2 games, fixture 0 has 4"),
+    ("parquet", _spoil_games(lambda g: g.drop(columns="stage")), r"\.parquet: column 'stage' is missing"),
+    ("parquet", _spoil_games(lambda g: g.assign(entrant_b="Star")), r"\.parquet: column 'entrant_b' is not 'Mid'"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("suffix,spoil,message", STORE_SPOILS)
+def test_resume_refuses_a_corrupt_saved_fixture_naming_the_file(tmp_path, suffix, spoil, message):
+    spec = parse_entrants(_spec())
+    run_season(spec, [47], 4, seed=2, store=tmp_path, evaluate_fn=fake_evaluate, progress=False)
+    (path,) = tmp_path.glob(f"000-*.{suffix}")
+    spoil(path)
+    with pytest.raises(ValueError, match=message):
+        run_season(
+            spec, [47], 4, seed=2, store=tmp_path, resume=True, evaluate_fn=fake_evaluate,
+            progress=False,
+        )  # fmt: skip
+
+
+def test_saved_fixtures_leave_no_temporary_files(tmp_path):
+    spec = parse_entrants(_spec())
+    run_season(spec, [47], 4, seed=2, store=tmp_path, evaluate_fn=fake_evaluate, progress=False)
+    assert sorted(p.suffix for p in tmp_path.iterdir()) == [".json"] * 3 + [".parquet"] * 3

@@ -48,6 +48,10 @@ def number(value: Any, where: str, lo: float | None = None, hi: float | None = N
     if not math.isfinite(value):
         raise ValueError(f"{where}: must be finite, got {value!r}")
     if (lo is not None and value < lo) or (hi is not None and value > hi):
+        if hi is None:
+            raise ValueError(f"{where}: {value:g} must be at least {lo:g}")
+        if lo is None:
+            raise ValueError(f"{where}: {value:g} must be at most {hi:g}")
         raise ValueError(f"{where}: {value:g} must lie in [{lo:g}, {hi:g}]")
     return value
 

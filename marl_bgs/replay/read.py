@@ -250,6 +250,17 @@ def _check_frame_logic(frames: dict, ticks: int, visible: np.ndarray | None) -> 
     ghost = frames["alive"].astype(bool) & ~present
     if ghost.any():
         raise ReplayError(f"{_at('alive', _first(ghost))}: an empty slot cannot be alive")
+    alive = frames["alive"].astype(bool)
+    unhurt_dead = ~alive & (frames["health"] != 0)  # hidden agents also read dead, health 0
+    if unhurt_dead.any():
+        raise ReplayError(f"{_at('health', _first(unhurt_dead))}: a dead agent has no health")
+    lifeless = alive & (frames["health"] <= 0)
+    if lifeless.any():
+        raise ReplayError(f"{_at('health', _first(lifeless))}: a living agent has health above 0")
+    falling = np.diff(frames["score"], axis=0) < 0
+    if falling.any():
+        t, team = _first(falling)
+        raise ReplayError(f"frames.score[{t + 1}][{team}]: a score never goes down")
     if visible is None:
         return
     for name in HIDDEN_VALUE:

@@ -17,6 +17,8 @@ from typing import Any
 
 import pandas as pd
 
+from ..core.checks import number, strict_json
+from ..outputs import write_atomic
 from .entrants import Entrant, SeasonSpec, _resolved, build_system
 from .ratings import fit_btd
 from .schedule import (
@@ -84,23 +86,78 @@ class _Store:
         return self.folder / f"{stem}.parquet", self.folder / f"{stem}.json"
 
     def load(self, fixture, a, b, key) -> tuple[pd.DataFrame, dict, float | None] | None:
+        """The saved games of this fixture, None when none are saved for this key; a saved
+        file that cannot be read, or whose games are not this fixture's, is refused naming
+        the file (a resume never mixes in games it cannot vouch for)."""
         if self.folder is None:
             return None
         games_path, meta_path = self._paths(fixture, a, b)
         if not (games_path.exists() and meta_path.exists()):
             return None
-        stored = json.loads(meta_path.read_text())
-        if stored.get("key") != key:
+        stored = _read_record(meta_path)
+        if stored["key"] != key:
             return None
-        return pd.read_parquet(games_path), stored["meta"], stored.get("seconds")
+        games = _read_games(games_path)
+        _check_games(games, fixture, a, b, games_path)
+        return games, stored["meta"], stored.get("seconds")
 
     def save(self, fixture, a, b, key, games: pd.DataFrame, meta: dict, seconds: float) -> None:
+        """The games first, then the record that vouches for them, each written whole."""
         if self.folder is None:
             return
         games_path, meta_path = self._paths(fixture, a, b)
-        games.to_parquet(games_path, index=False)
+        write_atomic(games_path, lambda t: games.to_parquet(t, index=False))
         record = {"key": key, "meta": meta, "seconds": round(seconds, 2)}
-        meta_path.write_text(json.dumps(record, indent=2, sort_keys=True))
+        text = json.dumps(record, indent=2, sort_keys=True)
+        write_atomic(meta_path, lambda t: t.write_text(text))
+
+
+_DELETE = "delete it and its partner file to play the fixture again"
+
+
+def _read_record(path: Path) -> dict:
+    try:
+        stored = strict_json(path.read_bytes(), str(path))
+    except OSError as err:
+        raise ValueError(f"{path}: cannot be read ({err.strerror})") from None
+    if (
+        not isinstance(stored, dict)
+        or "key" not in stored
+        or not isinstance(stored.get("meta"), dict)
+    ):
+        raise ValueError(f"{path}: not a saved fixture record (needs key and meta); {_DELETE}")
+    seconds = stored.get("seconds")
+    if seconds is not None:
+        number(seconds, f"{path}: seconds", 0.0)
+    return stored
+
+
+def _read_games(path: Path) -> pd.DataFrame:
+    import pyarrow as pa
+
+    try:
+        return pd.read_parquet(path)
+    except (OSError, ValueError, pa.ArrowException) as err:
+        reason = str(err).splitlines()[0][:120] if str(err) else type(err).__name__
+        raise ValueError(f"{path}: not a readable Parquet file ({reason}); {_DELETE}") from None
+
+
+def _check_games(games: pd.DataFrame, fixture: Fixture, a: Entrant, b: Entrant, path: Path) -> None:
+    if len(games) != fixture.games:
+        raise ValueError(
+            f"{path}: holds {len(games)} games, fixture {fixture.index} has {fixture.games}; {_DELETE}"
+        )
+    want = {
+        "stage": fixture.stage,
+        "fixture": fixture.index,
+        "entrant_a": a.name,
+        "entrant_b": b.name,
+    }
+    for column, value in want.items():
+        if column not in games.columns:
+            raise ValueError(f"{path}: column {column!r} is missing; {_DELETE}")
+        if not (games[column] == value).all():
+            raise ValueError(f"{path}: column {column!r} is not {value!r} in every game; {_DELETE}")
 
 
 def _evaluate_default() -> EvaluateFn:
