@@ -198,23 +198,23 @@ HOSTILE_EDITS = [
     (_set("frames/health/3/1", 10**7), r"^frames\.health\[3\]\[1\]: 10000000 is out of range"),
     (_set("frames/cls/0/2", 9), r"^frames\.cls\[0\]\[2\]"),
     (_set("frames/pos/4/0/1", 10_500), r"^frames\.pos\[4\]\[0\]: above the arena"),
-    (_set("frames/pos/4/0", [1, 2, 3]), r"^frames\.pos\[4\]\[0\]: expected 2 entries"),
+    (_set("frames/pos/4/0", [1, 2, 3]), r"^frames\.pos\[4\]\[0\]: expected 2 items"),
     (_set("frames/alive/2/4", 1), r"^frames\.alive\[2\]\[4\]: an empty slot"),
     (_set("frames/tick/5", 9), r"^frames\.tick\[5\]"),
     (_set("frames/alive/3/0", 0), r"^frames\.health\[3\]\[0\]: a dead agent has no health"),
     (_set("frames/health/3/0", 0), r"^frames\.health\[3\]\[0\]: a living agent has health"),
     (_set("frames/score/5/1", 3), r"^frames\.score\[6\]\[1\]: a score never goes down"),
-    (_set("frames/score", [[0, 0]] * 3), r"^frames\.score: expected 13 entries"),
+    (_set("frames/score", [[0, 0]] * 3), r"^frames\.score: expected 13 items"),
     (_set("frames/shield", KeyError), r"^frames\.shield: required"),
     (_set("frames/colour", []), r"^frames\.colour: unknown field"),
     (_set("actions/2/0/0", 9), r"^actions\[2\]\[0\]\[0\]: 9 is above 8"),
     (_set("actions/2/0/1", -1), r"^actions\[2\]\[0\]\[1\]: -1 is out of range"),
-    (_set("actions/11", []), r"^actions\[11\]: expected 10 entries"),
+    (_set("actions/11", []), r"^actions\[11\]: expected 10 items"),
     (_set("sight/0/0", 4096), r"^sight\[0\]\[0\]"),
     (_set("systems/4", "ghost"), r"^systems\[4\]: an empty slot"),
     (_set("systems/0", ["x"]), r"^systems\[0\]: expected a string"),
     (_set("title", "x" * 201), r"^title: longer than 200"),
-    (_set("ticks", 11), r"^frames\.tick: expected 12 entries"),
+    (_set("ticks", 11), r"^frames\.tick: expected 12 items"),
     (_set("metrics/kills_a", 99), r"^metrics\.kills_a: 99 disagrees"),
     (_set("metrics/points_b", KeyError), r"^metrics\.points_b: required"),
     (_set("seed/root", -1), r"^seed\.root"),
@@ -223,7 +223,7 @@ HOSTILE_EDITS = [
     (_set("start/teams/0/agents/0/class", "dragon"), r"^start: teams\[0\]\.agents\[0\]\.class"),
     (_set("map/obstacles/0/radius", -1), r"^map\.obstacles\[0\]\.radius"),
     (_set("map/format", "x"), r"^map\.format"),
-    (_set("events", []), r"^events: expected 12 entries"),
+    (_set("events", []), r"^events: expected 12 items"),
     (_set("events/0", [{"kind": "meteor"}]), r"^events\[0\]\[0\]\.kind: unknown event kind"),
     (
         _set("events/0", [{"kind": "respawn", "target": "c7", "at": [1, 1]}]),
@@ -427,3 +427,13 @@ def test_viewer_node_tests_pass():
         [node, "--test", "web_demo/tests/"], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+
+
+def test_a_wrong_type_in_a_replay_is_also_a_type_error(small_doc):
+    from marl_bgs.core.checks import FieldTypeError
+
+    doc = copy.deepcopy(small_doc)
+    doc["title"] = 5
+    with pytest.raises(FieldTypeError, match=r"^title: expected a string, got 5") as caught:
+        load_replay(dump(doc))
+    assert isinstance(caught.value, ReplayError) and isinstance(caught.value, TypeError)

@@ -26,13 +26,18 @@ def _name(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def whole(value: Any, where: str, lo: int, hi: int) -> int:
-    """A whole number within [lo, hi] (NumPy integers too); booleans and floats are
-    refused, even 47.0, since a float id or count is a mistake somewhere upstream."""
+def whole(value: Any, where: str, lo: int | None = None, hi: int | None = None) -> int:
+    """A whole number within [lo, hi] (either bound may be left open; NumPy integers too);
+    booleans and floats are refused, even 47.0, since a float id or count is a mistake
+    somewhere upstream."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise FieldTypeError(f"{where}: expected a whole number, got {_name(value)}")
     value = int(value)
-    if not lo <= value <= hi:
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        if hi is None:
+            raise ValueError(f"{where}: {_name(value)} must be at least {lo}")
+        if lo is None:
+            raise ValueError(f"{where}: {_name(value)} must be at most {hi}")
         raise ValueError(f"{where}: {_name(value)} is out of range [{lo}, {hi}]")
     return value
 
@@ -80,6 +85,31 @@ def sequence(value: Any, where: str, lo: int = 0, hi: int | None = None) -> list
         span = f"{lo}" if hi == lo else f"{lo} to {hi}" if hi is not None else f"at least {lo}"
         raise ValueError(f"{where}: expected {span} items, got {len(value)}")
     return list(value)
+
+
+def string(value: Any, where: str, most: int | None = None) -> str:
+    """A string of at most `most` characters."""
+    if not isinstance(value, str):
+        raise FieldTypeError(f"{where}: expected a string, got {_name(value)}")
+    if most is not None and len(value) > most:
+        raise ValueError(f"{where}: longer than {most} characters")
+    return value
+
+
+def fields(
+    value: Any, where: str, required: Sequence[str], optional: Sequence[str] = (), word="key"
+) -> dict:
+    """An object (dict) holding every `required` key and no key outside `required` and
+    `optional`; `word` names a key in messages ("key", or "field" in replays)."""
+    if not isinstance(value, dict):
+        raise FieldTypeError(f"{where}: expected an object, got {_name(value)}")
+    for key in value:
+        if key not in required and key not in optional:
+            raise ValueError(f"{where}.{key}: unknown {word}")
+    for key in required:
+        if key not in value:
+            raise ValueError(f"{where}.{key}: required")
+    return value
 
 
 def one_or_many(value: Any, where: str) -> tuple[list, bool]:

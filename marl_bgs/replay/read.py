@@ -10,15 +10,17 @@ events). Each error is a `ReplayError` whose message starts with the field, e.g.
 
 from __future__ import annotations
 
-import math
+import functools
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..core import checks
 from ..core import classes as C
-from ..core.checks import strict_json
+from ..core.checks import FieldTypeError, strict_json
 from ..core.position import parse_position
 from ..core.state import NUM_SLOTS, RESULT_OPEN, SPAWN_END_NAMES, State
 from ..maps import MAP_FORMAT, MAP_KEYS, MAP_VERSION, check_obstacles, standard_pads
@@ -43,6 +45,7 @@ from .schema import (
     VIEWS,
     Replay,
     ReplayError,
+    ReplayTypeError,
     rules_table,
 )
 
@@ -107,53 +110,44 @@ def parse_json(data: bytes) -> Any:
     return strict_json(data, "file", ReplayError)
 
 
-# ---- small typed checks --------------------------------------------------------------------
+# ---- small typed checks: the project's one checker, raising ReplayError -------------------
 
 
-def _whole(value: Any, where: str, lo: int, hi: int) -> int:
-    if type(value) is not int:
-        raise ReplayError(f"{where}: expected a whole number, got {_show(value)}")
-    if not lo <= value <= hi:
-        raise ReplayError(f"{where}: {value} is out of range [{lo}, {hi}]")
-    return value
+def _replay_errors(check: Callable) -> Callable:
+    """A `core.checks` check whose refusals are ReplayErrors (a wrong type is a
+    `ReplayTypeError`, still a TypeError), with the same messages as everywhere else."""
+
+    @functools.wraps(check)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return check(*args, **kwargs)
+        except FieldTypeError as err:
+            raise ReplayTypeError(str(err)) from None
+        except ValueError as err:
+            raise ReplayError(str(err)) from None
+
+    return run
 
 
-def _number(value: Any, where: str, lo: float, hi: float) -> float:
-    if type(value) not in (int, float) or not math.isfinite(value):
-        raise ReplayError(f"{where}: expected a finite number, got {_show(value)}")
-    if not lo <= value <= hi:
-        raise ReplayError(f"{where}: {value} is out of range [{lo}, {hi}]")
-    return float(value)
+_whole = _replay_errors(checks.whole)
+_number = _replay_errors(checks.number)
+_string = _replay_errors(checks.string)
+_fields = _replay_errors(checks.fields)
+_sequence = _replay_errors(checks.sequence)
 
 
 def _text(value: Any, where: str, limit: int = MAX_TEXT) -> str:
-    if not isinstance(value, str):
-        raise ReplayError(f"{where}: expected a string, got {_show(value)}")
-    if len(value) > limit:
-        raise ReplayError(f"{where}: longer than {limit} characters")
-    return value
+    return _string(value, where, limit)
 
 
 def _object(value: Any, where: str, required: tuple, optional: tuple = ()) -> dict:
-    if not isinstance(value, dict):
-        raise ReplayError(f"{where}: expected an object, got {_show(value)}")
-    for key in value:
-        if key not in required and key not in optional:
-            raise ReplayError(f"{where}.{key}: unknown field")
-    for key in required:
-        if key not in value:
-            raise ReplayError(f"{where}.{key}: required")
-    return value
+    return _fields(value, where, required, optional, word="field")
 
 
 def _list(value: Any, where: str, length: int | None = None, most: int | None = None) -> list:
-    if not isinstance(value, list):
-        raise ReplayError(f"{where}: expected a list, got {_show(value)}")
-    if length is not None and len(value) != length:
-        raise ReplayError(f"{where}: expected {length} entries, got {len(value)}")
-    if most is not None and len(value) > most:
-        raise ReplayError(f"{where}: more than {most} entries")
-    return value
+    if length is not None:
+        return _sequence(value, where, length, length)
+    return _sequence(value, where, 0, most)
 
 
 def _int_array(value: Any, where: str, shape: tuple[int, ...], lo: int, hi: int) -> np.ndarray:

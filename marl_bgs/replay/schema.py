@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..core import classes as C
+from ..core.checks import FieldTypeError
 from ..core.position import MAX_HORIZON, MAX_WINNING_SCORE
 from ..core.state import MILLI, NUM_SLOTS, TEAM_SIZE, State
 
@@ -111,6 +112,10 @@ def rules_table() -> dict:
 
 class ReplayError(ValueError):
     """A replay that cannot be read; the message starts with the offending field."""
+
+
+class ReplayTypeError(ReplayError, FieldTypeError):
+    """A replay field holding a value of the wrong type (also a TypeError)."""
 
 
 @dataclass(frozen=True)
