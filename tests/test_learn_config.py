@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from marl_bgs.core.checks import FieldTypeError
 from marl_bgs.learn.config import (
     CONFIG_CLASSES,
     FFMAPPOConfig,
@@ -99,3 +100,29 @@ def test_opponent_shares_follow_section_s6_2():
     no_pool = cfg.replace(pool_size=0)
     assert no_pool.opponent_names() == ("self", "tdm-alpha", "tdm-beta")
     assert no_pool.opponent_weights() == pytest.approx((0.95, 0.025, 0.025))
+
+
+TYPED_SETTINGS = [
+    ("num_envs=64.0", FieldTypeError, r"config\.num_envs: expected a whole number, got 64\.0"),
+    ("num_envs=lots", FieldTypeError, r"config\.num_envs: expected a whole number, got 'lots'"),
+    ("hidden=0", ValueError, r"config\.hidden: 0 is out of range \[1, 65536\]"),
+    ("total_steps=0", ValueError, r"config\.total_steps: 0 must be at least 1"),
+    ("gamma=1.5", ValueError, r"config\.gamma: 1\.5 must lie in \[0, 1\]"),
+    ("ent_coef=-1", ValueError, r"config\.ent_coef: -1 must be at least 0"),
+    ("gamma=fast", FieldTypeError, r"config\.gamma: expected a number, got 'fast'"),
+    (
+        "value_norm=maybe",
+        FieldTypeError,
+        r"config\.value_norm: expected true or false, got 'maybe'",
+    ),
+    ("critic=global", ValueError, r"config\.critic: unknown critic 'global'; known: local, world"),
+    ("reward_form=both", ValueError, r"config\.reward_form: unknown reward form 'both'"),
+    ("algo=dqn", ValueError, r"config\.algo: unknown algorithm 'dqn'"),
+    ("scripted_opponents=5", FieldTypeError, r"config\.scripted_opponents: expected a list, got 5"),
+]
+
+
+@pytest.mark.parametrize("override, kind, message", TYPED_SETTINGS)
+def test_bad_settings_raise_the_checkers_types(override, kind, message):
+    with pytest.raises(kind, match=message):
+        load_config(None, [override], algo="rec-ippo")

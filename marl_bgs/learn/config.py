@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import tomllib
 import typing
 from collections.abc import Sequence
@@ -21,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.checks import FieldTypeError, boolean, choice, number, whole
 from ..core.position import MAX_HORIZON, MAX_WINNING_SCORE, OFFICIAL_ROSTER
 from ..maps import CURRICULUM, HELD_OUT_MAPS, NUM_MAPS, SPLITS, split_of
 from ..systems.registry import BUILDERS
@@ -272,37 +272,25 @@ CONFIG_CLASSES: dict[str, type[PPOConfig]] = {
 
 
 # ---- checks ------------------------------------------------------------------------------
-def _fail(name: str, why: str) -> None:
-    raise ValueError(f"config.{name}: {why}")
+def _fail(name: str, why: str, kind: type[ValueError] = ValueError) -> None:
+    raise kind(f"config.{name}: {why}")
 
 
 def _whole(cfg: PPOConfig, name: str, low: int, high: int | None = None) -> None:
-    v = getattr(cfg, name)
-    if isinstance(v, bool) or not isinstance(v, int):
-        _fail(name, f"expected a whole number, got {v!r}")
-    if v < low or (high is not None and v > high):
-        _fail(name, f"{v} must lie in [{low}, {high if high is not None else 'inf'}]")
+    whole(getattr(cfg, name), f"config.{name}", low, high)
 
 
 def _real(cfg: PPOConfig, name: str, low: float | None = None, high: float | None = None):
-    v = getattr(cfg, name)
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        _fail(name, f"expected a finite number, got {v!r}")
-    if (low is not None and v < low) or (high is not None and v > high):
-        _fail(name, f"{v} must lie in [{low}, {high}]")
+    number(getattr(cfg, name), f"config.{name}", low, high)
 
 
 def check_config(cfg: PPOConfig) -> None:
     """Refuse impossible settings, naming the field (ValueError)."""
-    if cfg.algo not in ALGOS:
-        _fail("algo", f"unknown algorithm {cfg.algo!r}; known: {', '.join(ALGOS)}")
+    choice(cfg.algo, "config.algo", tuple(ALGOS), "algorithm")
     for name in ("recurrent", "value_norm", "normalize_advantages"):
-        if not isinstance(getattr(cfg, name), bool):
-            _fail(name, f"expected true or false, got {getattr(cfg, name)!r}")
-    if cfg.critic not in CRITICS:
-        _fail("critic", f"{cfg.critic!r} must be one of {', '.join(CRITICS)}")
-    if cfg.reward_form not in REWARD_FORMS:
-        _fail("reward_form", f"{cfg.reward_form!r} must be one of {', '.join(REWARD_FORMS)}")
+        boolean(getattr(cfg, name), f"config.{name}")
+    choice(cfg.critic, "config.critic", tuple(CRITICS), "critic")
+    choice(cfg.reward_form, "config.reward_form", tuple(REWARD_FORMS), "reward form")
     _whole(cfg, "hidden", 1, 65536)
     _whole(cfg, "num_envs", 1, 1 << 20)
     _whole(cfg, "rollout_len", 1, 100_000)
@@ -328,14 +316,14 @@ def check_config(cfg: PPOConfig) -> None:
     if sum(getattr(cfg, n) for n in shares) <= 0:
         _fail("opponent_self", "the opponent shares are all 0")
     if not isinstance(cfg.scripted_opponents, tuple):
-        _fail("scripted_opponents", "expected a list of System names")
+        _fail("scripted_opponents", "expected a list of System names", FieldTypeError)
     for name in cfg.scripted_opponents:
         if name not in BUILDERS:
             _fail("scripted_opponents", f"unknown System {name!r}; known: {', '.join(BUILDERS)}")
     if cfg.opponent_scripted > 0 and not cfg.scripted_opponents:
         _fail("scripted_opponents", "opponent_scripted > 0 needs at least one System name")
     if not isinstance(cfg.fixed_opponents, tuple):
-        _fail("fixed_opponents", "expected a list of run folders or .npz files")
+        _fail("fixed_opponents", "expected a list of run folders or .npz files", FieldTypeError)
     for path in cfg.fixed_opponents:
         if not isinstance(path, str) or not path.strip():
             _fail("fixed_opponents", f"expected a run folder or .npz file, got {path!r}")
@@ -353,7 +341,7 @@ def check_config(cfg: PPOConfig) -> None:
     if cfg.teammates and all(e for e in cfg.teammates):
         _fail("teammates", "every slot is a System: the learner needs at least one slot")
     if not isinstance(cfg.maps, tuple) or not cfg.maps:
-        _fail("maps", "expected a split name or a non-empty list of map ids")
+        _fail("maps", "expected a split name or a non-empty list of map ids", FieldTypeError)
     for m in cfg.maps:
         if isinstance(m, bool) or not isinstance(m, int) or not 0 <= m < NUM_MAPS:
             _fail("maps", f"{m!r} is not a map id (0-{NUM_MAPS - 1})")
@@ -362,7 +350,7 @@ def check_config(cfg: PPOConfig) -> None:
     if cfg.stage is not None:
         _whole(cfg, "stage", 0, len(CURRICULUM) - 1)
     if not isinstance(cfg.curriculum, tuple):
-        _fail("curriculum", "expected a list of curriculum stage numbers")
+        _fail("curriculum", "expected a list of curriculum stage numbers", FieldTypeError)
     for k in cfg.curriculum:
         if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < len(CURRICULUM):
             _fail("curriculum", f"{k!r} is not a curriculum stage (0-{len(CURRICULUM) - 1})")
@@ -389,7 +377,7 @@ def check_config(cfg: PPOConfig) -> None:
     _whole(cfg, "keep_checkpoints", 1, 10_000)
     _real(cfg, "validate_every", 0.0, 1.0)
     if not isinstance(cfg.validation_opponents, tuple):
-        _fail("validation_opponents", "expected a list of System names")
+        _fail("validation_opponents", "expected a list of System names", FieldTypeError)
     if cfg.validate_every > 0 and not cfg.validation_opponents:
         _fail("validation_opponents", "validation needs at least one System name")
     for name in cfg.validation_opponents:
@@ -429,7 +417,7 @@ def _coerce(name: str, hint: Any, value: Any) -> Any:
         if isinstance(value, str):
             value = [v.strip() for v in value.split(",") if v.strip()]
         if not isinstance(value, (list, tuple)):
-            _fail(name, f"expected a list, got {value!r}")
+            _fail(name, f"expected a list, got {value!r}", FieldTypeError)
         return tuple(_coerce(name, args[0], v) for v in value)
     if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
         if value is None or (isinstance(value, str) and value.lower() in ("none", "null", "")):
@@ -440,31 +428,29 @@ def _coerce(name: str, hint: Any, value: Any) -> Any:
         if isinstance(value, str) and value.lower() in ("true", "false"):
             return value.lower() == "true"
         if not isinstance(value, bool):
-            _fail(name, f"expected true or false, got {value!r}")
+            _fail(name, f"expected true or false, got {value!r}", FieldTypeError)
         return value
     if hint is int:
         if isinstance(value, str):
             try:
                 value = int(value.replace("_", ""))
             except ValueError:
-                _fail(name, f"expected a whole number, got {value!r}")
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int):
-            _fail(name, f"expected a whole number, got {value!r}")
+                _fail(name, f"expected a whole number, got {value!r}", FieldTypeError)
+        if isinstance(value, bool) or not isinstance(value, int):  # even 64.0: never rounded
+            _fail(name, f"expected a whole number, got {value!r}", FieldTypeError)
         return value
     if hint is float:
         if isinstance(value, str):
             try:
                 value = float(value)
             except ValueError:
-                _fail(name, f"expected a number, got {value!r}")
+                _fail(name, f"expected a number, got {value!r}", FieldTypeError)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            _fail(name, f"expected a number, got {value!r}")
+            _fail(name, f"expected a number, got {value!r}", FieldTypeError)
         return float(value)
     if hint is str:
         if not isinstance(value, str):
-            _fail(name, f"expected a string, got {value!r}")
+            _fail(name, f"expected a string, got {value!r}", FieldTypeError)
         return value
     raise TypeError(f"config.{name}: unsupported field type {hint!r}")  # a bug in this file
 
