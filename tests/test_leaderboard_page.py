@@ -339,7 +339,16 @@ def test_bad_data_errors_name_the_file_and_field(root):
     board = _board(root)
     board["table"][1]["elo"] = "high"
     (folder / "leaderboard.json").write_text(json.dumps(board))
-    with pytest.raises(ValueError, match=r"leaderboard\.json\.table\[1\]\.elo: expected a number"):
+    with pytest.raises(TypeError, match=r"leaderboard\.json\.table\[1\]\.elo: expected a number"):
+        L.pages(root)["leaderboard/index.md"]()  # a wrong type: FieldTypeError, also a ValueError
+    board["table"][1]["elo"] = float("nan")
+    (folder / "leaderboard.json").write_text(json.dumps(board))
+    with pytest.raises(ValueError, match=r"leaderboard\.json: NaN is not allowed"):
+        L.pages(root)["leaderboard/index.md"]()
+    board["table"][1]["elo"] = 1000.0
+    text = json.dumps(board).replace('"format"', '"format": "x", "format"', 1)
+    (folder / "leaderboard.json").write_text(text)
+    with pytest.raises(ValueError, match=r"leaderboard\.json: the key 'format' appears twice"):
         L.pages(root)["leaderboard/index.md"]()
     board["format"] = "something-else"
     (folder / "leaderboard.json").write_text(json.dumps(board))

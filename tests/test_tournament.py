@@ -462,3 +462,23 @@ def test_saved_fixtures_leave_no_temporary_files(tmp_path):
     spec = parse_entrants(_spec())
     run_season(spec, [47], 4, seed=2, store=tmp_path, evaluate_fn=fake_evaluate, progress=False)
     assert sorted(p.suffix for p in tmp_path.iterdir()) == [".json"] * 3 + [".parquet"] * 3
+
+
+def test_entrants_files_are_read_strictly(tmp_path):
+    from marl_bgs.core.checks import FieldTypeError
+
+    path = tmp_path / "entrants.json"
+    path.write_text(json.dumps(_spec()).replace('"season"', '"season": "x", "season"', 1))
+    with pytest.raises(
+        ValueError, match=r"entrants file .*entrants\.json: the key 'season' appears twice"
+    ):
+        load_entrants(path)
+    path.write_text(json.dumps({**_spec(), "field_size": 4.0}))
+    with pytest.raises(FieldTypeError, match=r"^field_size: expected a whole number, got 4\.0"):
+        load_entrants(path)
+    path.write_text(json.dumps({**_spec(), "entrants": "all"}))
+    with pytest.raises(FieldTypeError, match=r"^entrants: expected a list of entrants"):
+        load_entrants(path)
+    path.write_bytes(b"\xff\xfe{}")
+    with pytest.raises(ValueError, match=r"byte-order mark"):
+        load_entrants(path)

@@ -96,13 +96,19 @@ def string(value: Any, where: str, most: int | None = None) -> str:
     return value
 
 
+def mapping(value: Any, where: str) -> dict:
+    """An object (a dict)."""
+    if not isinstance(value, dict):
+        raise FieldTypeError(f"{where}: expected an object, got {_name(value)}")
+    return value
+
+
 def fields(
     value: Any, where: str, required: Sequence[str], optional: Sequence[str] = (), word="key"
 ) -> dict:
     """An object (dict) holding every `required` key and no key outside `required` and
     `optional`; `word` names a key in messages ("key", or "field" in replays)."""
-    if not isinstance(value, dict):
-        raise FieldTypeError(f"{where}: expected an object, got {_name(value)}")
+    mapping(value, where)
     for key in value:
         if key not in required and key not in optional:
             raise ValueError(f"{where}.{key}: unknown {word}")

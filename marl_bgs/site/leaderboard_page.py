@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from ..core import checks
 from ..systems.registry import BUILDERS
 from ..tournament.entrants import NAME_PATTERN, SEASON_PATTERN, TYPES
 
@@ -67,7 +68,8 @@ FILE_TEXT = {  # what each exported file holds, for the downloads list
 
 # ---- reading the exported files --------------------------------------------------------------
 class Node:
-    """A value read from a JSON file with its path, so every error names the field."""
+    """A value read from a JSON file with its path, so every error names the field; the
+    typed reads are the project's one checker (`core.checks`)."""
 
     def __init__(self, value: Any, where: str) -> None:
         self.value = value
@@ -82,48 +84,34 @@ class Node:
             if not 0 <= key < len(items):
                 raise ValueError(f"{self.where}: no item {key} in a list of {len(items)}")
             return items[key]
-        if not isinstance(self.value, dict):
-            self._fail("an object")
-        if key not in self.value:
+        if key not in self.keys():
             raise ValueError(f"{self.where}.{key}: missing")
         return Node(self.value[key], f"{self.where}.{key}")
 
     def get(self, key: str) -> Node | None:
-        if not isinstance(self.value, dict):
-            self._fail("an object")
-        return self[key] if key in self.value else None
+        return self[key] if key in self.keys() else None
 
     def list(self) -> list[Node]:
-        if not isinstance(self.value, list):
-            self._fail("a list")
-        return [Node(v, f"{self.where}[{k}]") for k, v in enumerate(self.value)]
+        items = checks.sequence(self.value, self.where)
+        return [Node(v, f"{self.where}[{k}]") for k, v in enumerate(items)]
 
     def keys(self) -> list[str]:
-        if not isinstance(self.value, dict):
-            self._fail("an object")
-        return list(self.value)
+        return list(checks.mapping(self.value, self.where))
 
     def is_null(self) -> bool:
         return self.value is None
 
     def num(self) -> float:
-        v = self.value
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            self._fail("a number")
-        return float(v)
+        return checks.number(self.value, self.where)
 
     def opt_num(self) -> float | None:
         return None if self.value is None else self.num()
 
     def int(self) -> int:
-        if isinstance(self.value, bool) or not isinstance(self.value, int):
-            self._fail("a whole number")
-        return self.value
+        return checks.whole(self.value, self.where)
 
     def str(self) -> str:
-        if not isinstance(self.value, str):
-            self._fail("text")
-        return self.value
+        return checks.string(self.value, self.where)
 
     def text(self) -> str:
         """The string, safe to place anywhere in Markdown or HTML."""
@@ -155,11 +143,7 @@ def season_dirs(root: Path) -> list[Path]:
 def _read(path: Path, rel: str, fmt: str | None) -> Node:
     if not path.is_file():
         raise FileNotFoundError(f"{rel}: missing; run `python {SCRIPT}` to write it")
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{rel}: not valid JSON ({err})") from None
-    node = Node(data, rel)
+    node = Node(checks.strict_json(path.read_bytes(), rel), rel)
     if fmt is not None and node["format"].value != fmt:
         node["format"]._fail(repr(fmt))
     return node

@@ -20,11 +20,12 @@ working directory for a document given to `parse_entrants`); `kwargs` are passed
 from __future__ import annotations
 
 import importlib
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ..core.checks import FieldTypeError, strict_json, string, whole
 
 ENTRANTS_FORMAT = "marl-bgs/entrants"
 ENTRANTS_VERSION = 1
@@ -76,13 +77,13 @@ class SeasonSpec:
         }
 
 
-def _fail(where: str, message: str) -> None:
-    raise ValueError(f"{where}: {message}")
+def _fail(where: str, message: str, kind: type[ValueError] = ValueError) -> None:
+    raise kind(f"{where}: {message}")
 
 
 def _entrant(raw: Any, where: str, base: Path | None = None) -> Entrant:
     if not isinstance(raw, dict):
-        _fail(where, f"expected an object, got {type(raw).__name__}")
+        _fail(where, f"expected an object, got {type(raw).__name__}", FieldTypeError)
     extra = sorted(set(raw) - {"name", "type", "load", "description"})
     if extra:
         _fail(where, f"unknown field(s) {extra}")
@@ -133,7 +134,7 @@ def parse_entrants(data: Any, base: Path | None = None) -> SeasonSpec:
     """Validate an entrants document; errors name the offending field. `base` is the folder
     relative checkpoint and weights paths are read from (default: the working directory)."""
     if not isinstance(data, dict):
-        _fail("entrants file", f"expected a JSON object, got {type(data).__name__}")
+        _fail("entrants file", f"expected a JSON object, got {type(data).__name__}", FieldTypeError)
     if data.get("format") != ENTRANTS_FORMAT:
         _fail("format", f"expected {ENTRANTS_FORMAT!r}, got {data.get('format')!r}")
     if data.get("version") != ENTRANTS_VERSION:
@@ -147,17 +148,13 @@ def parse_entrants(data: Any, base: Path | None = None) -> SeasonSpec:
     season = data.get("season")
     if not isinstance(season, str) or not SEASON_PATTERN.match(season):
         _fail("season", f"expected lower-case letters, digits, '-' or '_', got {season!r}")
-    description = data.get("description", "")
-    if not isinstance(description, str):
-        _fail("description", f"expected text, got {description!r}")
-    size = data.get("field_size", DEFAULT_FIELD_SIZE)
-    if isinstance(size, bool) or not isinstance(size, int) or size < 2:
-        _fail("field_size", f"expected a whole number >= 2, got {size!r}")
+    description = string(data.get("description", ""), "description", 10_000)
+    size = whole(data.get("field_size", DEFAULT_FIELD_SIZE), "field_size", 2, 1000)
     lists = {}
     for key in ("entrants", "challengers"):
         raw = data.get(key, [] if key == "challengers" else None)
         if not isinstance(raw, list):
-            _fail(key, f"expected a list of entrants, got {raw!r}")
+            _fail(key, f"expected a list of entrants, got {raw!r}", FieldTypeError)
         lists[key] = tuple(_entrant(e, f"{key}[{i}]", base) for i, e in enumerate(raw))
     if len(lists["entrants"]) < 2:
         _fail("entrants", "a round robin needs at least two entrants")
@@ -177,11 +174,12 @@ def load_entrants(path: str | Path) -> SeasonSpec:
     folder)."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text())
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise ValueError(f"entrants file: {path} does not exist") from None
-    except json.JSONDecodeError as err:
-        raise ValueError(f"entrants file: {path} is not valid JSON ({err})") from None
+    except OSError as err:
+        raise ValueError(f"entrants file: {path} cannot be read ({err.strerror})") from None
+    data = strict_json(raw, f"entrants file {path}")
     return parse_entrants(data, path.parent)
 
 
