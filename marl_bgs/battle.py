@@ -32,6 +32,7 @@ import numpy as np
 from .browser import SPEC_KEYS as GAME_KEYS
 from .browser import _position_of
 from .core import classes as C
+from .core.checks import whole
 from .core.position import MAX_HORIZON, MAX_WINNING_SCORE
 from .core.state import LEFT, NUM_SLOTS, SPAWN_END_NAMES, TEAM_SIZE, State
 from .core.tick import TickInfo
@@ -137,12 +138,7 @@ def catalog(labels: list[str] | None = None) -> dict:
 
 
 def _whole(spec: dict, key: str, default: int, lo: int, hi: int) -> int:
-    value = spec.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{key}: expected a whole number, got {value!r}")
-    if not lo <= value <= hi:
-        raise ValueError(f"{key}: {value} is outside {lo}..{hi}")
-    return value
+    return whole(spec.get(key, default), key, lo, hi)
 
 
 def _position(spec: dict) -> dict:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .core.checks import whole
 from .core.position import starting_position
 from .core.state import LEFT, TEAM_SIZE
 from .game import MIRROR_FLAT, Game
@@ -54,9 +55,7 @@ def _position_of(spec: dict) -> dict:
     if not isinstance(ends, list) or len(ends) != 2:
         raise ValueError("spawn_ends: expected two of 'left' and 'right'")
     for key, default in (("winning_score", 20), ("horizon", 300)):
-        value = spec.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"{key}: expected a whole number, got {value!r}")
+        whole(spec.get(key, default), key)
     return starting_position(
         spec.get("map", 47),
         tuple(rosters),
@@ -71,9 +70,7 @@ def new_game(spec_json: str) -> int:
     `{"position": <marl-bgs/position>}` (either may add `"seed"` for the random System);
     returns its id. Bad fields raise ValueError naming the field."""
     spec = _spec(spec_json)
-    seed = spec.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed: expected a whole number >= 0, got {seed!r}")
+    seed = whole(spec.get("seed", 0), "seed", 0)
     game = Game(_position_of(spec))
     _next_id[0] += 1
     _games[_next_id[0]] = {"game": game, "rng": np.random.default_rng(seed), "memory": {}}

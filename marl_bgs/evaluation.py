@@ -114,13 +114,8 @@ def resolve_maps(maps: Any) -> tuple[int, ...]:
         raise ValueError(f"maps: expected a split name, a map id or a list of ids, got {maps!r}")
     out = []
     for i, m in enumerate(ids):
-        if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 0 <= m < NUM_MAPS:
-            raise ValueError(f"maps[{i}]: {m!r} is not a map id (0-{NUM_MAPS - 1})")
-        out.append(int(m))
+        out.append(whole(m, f"maps[{i}]", 0, NUM_MAPS - 1))
     return tuple(out)
-
-
-_whole = whole  # the one checker's (FieldTypeError for a wrong type, ValueError for range)
 
 
 @dataclass(frozen=True)
@@ -579,12 +574,12 @@ def evaluate(
     sys_a = resolve_system(team_a, "team_a")
     sys_b = resolve_system(team_b, "team_b")
     map_ids = resolve_maps(maps)
-    games = _whole(games, "games", 2, MAX_GAMES)
+    games = whole(games, "games", 2, MAX_GAMES)
     if games % 2:
         raise ValueError(f"games: {games} is odd; games come in spawn-swapped pairs")
-    seed = _whole(seed, "seed", 0, 2**31 - 1)
-    first_seed = _whole(first_seed, "first_seed", 0, 2**31 - 1 - games // 2)
-    batch_size = _whole(batch_size, "batch_size", 1, 65_536)
+    seed = whole(seed, "seed", 0, 2**31 - 1)
+    first_seed = whole(first_seed, "first_seed", 0, 2**31 - 1 - games // 2)
+    batch_size = whole(batch_size, "batch_size", 1, 65_536)
     mesh = _mesh(devices)
     rosters = (OFFICIAL_ROSTER, OFFICIAL_ROSTER) if rosters is None else rosters
     teams = sequence(rosters, "rosters", 2, 2)  # two lists of class names, one per team
@@ -593,7 +588,7 @@ def evaluate(
             sequence(team, f"rosters[{t}]", 1, TEAM_SIZE)))
         for t, team in enumerate(teams)
     )  # fmt: skip
-    record = sorted({_whole(g, "record[]", 0, games - 1) for g in record})
+    record = sorted({whole(g, "record[]", 0, games - 1) for g in record})
     schedule = Schedule(map_ids, games, first_seed)
     from .core.position import parse_position
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .core.checks import FieldTypeError, number, strict_json
+from .core.checks import FieldTypeError, number, strict_json, whole
 from .core.geometry import body_overlap
 from .core.state import (
     ARENA_HEIGHT,
@@ -556,8 +556,7 @@ def map_path(map_id: int) -> Path:
 
 def load_map(map_id: int) -> dict:
     """The map file with this id, validated; raises ValueError for an unknown id."""
-    if isinstance(map_id, bool) or not isinstance(map_id, int):
-        raise ValueError(f"map: expected a map id (integer), got {map_id!r}")
+    map_id = whole(map_id, "map")
     path = map_path(map_id)
     if not path.is_file():
         raise ValueError(f"map: no map with id {map_id}")
@@ -643,13 +642,9 @@ def validate_stages(stages: Sequence[Stage], allow_held_out: bool = False) -> tu
             ("horizon", stage.horizon, 1, MAX_HORIZON),
         )
         for key, value, lo, hi in checks:
-            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-                raise ValueError(f"{at}.{key}: expected a whole number {lo}-{hi}, got {value!r}")
-        weight = stage.weight
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)):
-            raise ValueError(f"{at}.weight: expected a positive number, got {weight!r}")
-        if not math.isfinite(weight) or weight <= 0:
-            raise ValueError(f"{at}.weight: expected a positive number, got {weight!r}")
+            whole(value, f"{at}.{key}", lo, hi)
+        if number(stage.weight, f"{at}.weight") <= 0:
+            raise ValueError(f"{at}.weight: expected a positive number, got {stage.weight!r}")
     return tuple(stages)
 
 
@@ -673,11 +668,7 @@ def stage_at(
     Stages share the progress interval in proportion to their weights; progress 1 gives the
     last stage. Pass your own list of `Stage` to use another curriculum.
     """
-    if isinstance(progress, bool) or not isinstance(progress, (int, float, np.floating)):
-        raise ValueError(f"progress: expected a number in [0, 1], got {progress!r}")
-    progress = float(progress)
-    if not math.isfinite(progress) or not 0.0 <= progress <= 1.0:
-        raise ValueError(f"progress: expected a number in [0, 1], got {progress!r}")
+    progress = number(progress, "progress", 0.0, 1.0)
     stages = validate_stages(stages, allow_held_out=allow_held_out)
     for stage, (_, end) in zip(stages, stage_bounds(stages), strict=True):
         if progress < end:

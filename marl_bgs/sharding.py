@@ -18,16 +18,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
+from .core.checks import whole
 
 AXIS = "games"
 
 
 def device_count(devices: Any, field: str = "devices") -> int:
     """`devices` checked without touching JAX: a whole number, 0 meaning every device."""
-    if isinstance(devices, bool) or not isinstance(devices, (int, np.integer)) or devices < 0:
-        raise ValueError(f"{field}: expected a whole number >= 0 (0: all devices), got {devices!r}")
-    return int(devices)
+    return whole(devices, f"{field} (0: all devices)", 0)
 
 
 def game_mesh(devices: int = 0, *, field: str = "devices", local: bool = False):

@@ -87,7 +87,8 @@ EVAL_OPTIONS = [
     ({"winning_score": []}, FieldTypeError, r"winning_score: expected a whole number, got \[\]"),
     ({"horizon": 10**400}, ValueError, r"horizon: 1000000.*\.\.\. is out of range"),
     ({"maps": None}, ValueError, r"maps: expected a split name, a map id or a list of ids"),
-    ({"maps": [47.0]}, ValueError, r"maps\[0\]: 47\.0 is not a map id"),
+    ({"maps": [47.0]}, FieldTypeError, r"maps\[0\]: expected a whole number, got 47\.0"),
+    ({"maps": [47, 52]}, ValueError, r"maps\[1\]: 52 is out of range \[0, 51\]"),
 ]  # fmt: skip
 
 

@@ -180,7 +180,7 @@ def test_load_map_returns_private_copies():
     assert M.load_map(12)["obstacles"]
     with pytest.raises(ValueError, match="no map with id 99"):
         M.load_map(99)
-    with pytest.raises(ValueError, match="expected a map id"):
+    with pytest.raises(TypeError, match="map: expected a whole number, got True"):
         M.load_map(True)
 
 
@@ -463,12 +463,14 @@ def test_custom_stages():
         M.stage_at(0.5, [])
     cases = [
         (M.Stage("x", (), 1, 5), r"curriculum\[0\] \('x'\).maps: expected at least one map"),
-        (M.Stage("x", (0,), 0, 5), "team_size: expected a whole number 1-5, got 0"),
-        (M.Stage("x", (0,), 6, 5), "team_size: expected a whole number 1-5, got 6"),
+        (M.Stage("x", (0,), 0, 5), r"team_size: 0 is out of range \[1, 5\]"),
+        (M.Stage("x", (0,), 6, 5), r"team_size: 6 is out of range \[1, 5\]"),
         (M.Stage("x", (60,), 1, 5), "maps: no map with id 60"),
         (M.Stage("x", (47,), 1, 5), "map 47 is a held-out test map"),
-        (M.Stage("x", (0,), 1, 0), "winning_score: expected a whole number"),
-        (M.Stage("x", (0,), 1, 5, horizon=0), "horizon: expected a whole number"),
+        (M.Stage("x", (0,), 1, 0), "winning_score: 0 is out of range"),
+        (M.Stage("x", (0,), 1.0, 5), "team_size: expected a whole number, got 1.0"),
+        (M.Stage("x", (0,), 1, 5, horizon=0), "horizon: 0 is out of range"),
+        (M.Stage("x", (0,), 1, 5, weight="2"), "weight: expected a number"),
         (M.Stage("x", (0,), 1, 5, weight=0), "weight: expected a positive number"),
         (M.Stage("", (0,), 1, 5), "name: expected a non-empty string"),
     ]

@@ -17,6 +17,8 @@ import time
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
+from ..core.checks import number
+
 MAX_RESPONSE_BYTES = 4_000_000  # a chat completion of a few tokens is far smaller
 
 
@@ -69,7 +71,7 @@ class ChatClient:
         self.scheme, self.host, self.port, self.prefix = check_base_url(base_url)
         if api_key is not None and not isinstance(api_key, str):
             raise TypeError("api_key: expected a string or None")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        if not number(timeout, "timeout") > 0:
             raise ValueError(f"timeout: expected seconds > 0, got {timeout!r}")
         self.base_url = base_url
         self.api_key = api_key

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.checks import number, whole
 from ..core.state import TEAM_SIZE
 from ..systems.base import System, TeamInputs, check_host_actions
 from .client import ChatClient, ChatError, ChatReply
@@ -63,22 +64,6 @@ class LLMSettings:
     extra_body: dict = field(default_factory=dict)
 
 
-def _number(value: Any, name: str, low: float, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name}: expected a number, got {value!r}")
-    if not low <= value <= high:
-        raise ValueError(f"{name}: {value!r} must lie in [{low:g}, {high:g}]")
-    return float(value)
-
-
-def _whole(value: Any, name: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name}: expected a whole number, got {value!r}")
-    if not low <= value <= high:
-        raise ValueError(f"{name}: {value} must lie in [{low}, {high}]")
-    return int(value)
-
-
 def _slots(slots: Any) -> tuple[int, ...]:
     if slots is None:
         return tuple(range(TEAM_SIZE))
@@ -86,7 +71,7 @@ def _slots(slots: Any) -> tuple[int, ...]:
         slots = [slots]
     if not isinstance(slots, (list, tuple)) or not slots:
         raise TypeError(f"slots: expected a list of slot numbers 0-{TEAM_SIZE - 1}, got {slots!r}")
-    out = [_whole(s, f"slots[{i}]", 0, TEAM_SIZE - 1) for i, s in enumerate(slots)]
+    out = [whole(s, f"slots[{i}]", 0, TEAM_SIZE - 1) for i, s in enumerate(slots)]
     if len(set(out)) != len(out):
         raise ValueError(f"slots: {list(slots)} repeats a slot")
     return tuple(sorted(out))
@@ -112,18 +97,18 @@ def make_settings(model: Any, base_url: Any, api_key: Any = None, **options: Any
     o = dict(options)
     out: dict[str, Any] = {}
     out["slots"] = _slots(o.get("slots"))
-    out["temperature"] = _number(o.get("temperature", 0.0), "temperature", 0.0, 2.0)
-    out["top_p"] = _number(o.get("top_p", 1.0), "top_p", 0.0, 1.0)
+    out["temperature"] = number(o.get("temperature", 0.0), "temperature", 0.0, 2.0)
+    out["top_p"] = number(o.get("top_p", 1.0), "top_p", 0.0, 1.0)
     seed = o.get("seed", 0)
-    out["seed"] = None if seed is None else _whole(seed, "seed", 0, 2**63 - 1)
-    out["max_tokens"] = _whole(o.get("max_tokens", 64), "max_tokens", 1, 1_000_000)
-    out["timeout"] = _number(o.get("timeout", 60.0), "timeout", 0.001, 86_400.0)
-    out["concurrency"] = _whole(o.get("concurrency", 16), "concurrency", 1, MAX_CONCURRENCY)
+    out["seed"] = None if seed is None else whole(seed, "seed", 0, 2**63 - 1)
+    out["max_tokens"] = whole(o.get("max_tokens", 64), "max_tokens", 1, 1_000_000)
+    out["timeout"] = number(o.get("timeout", 60.0), "timeout", 0.001, 86_400.0)
+    out["concurrency"] = whole(o.get("concurrency", 16), "concurrency", 1, MAX_CONCURRENCY)
     prompt = o.get("system_prompt")
     if prompt is not None and not isinstance(prompt, str):
         raise TypeError(f"system_prompt: expected text or None, got {type(prompt).__name__}")
     out["system_prompt"] = prompt
-    out["history"] = _whole(o.get("history", 0), "history", 0, 10_000)
+    out["history"] = whole(o.get("history", 0), "history", 0, 10_000)
     rethink = o.get("rethink", False)
     if not isinstance(rethink, bool):
         raise TypeError(f"rethink: expected True or False, got {rethink!r}")

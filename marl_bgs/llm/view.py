@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..core import classes as C
+from ..core.checks import whole
 from ..core.movement import MOVE_DIRECTIONS
 from ..core.observe import NUM_JOINT, NUM_MOVES, NUM_TARGETS, NUM_ULTIMATE
 from ..core.state import ARENA_HEIGHT, ARENA_WIDTH, MAX_OBSTACLES, NUM_SLOTS, TEAM_SIZE
@@ -145,10 +146,7 @@ def _check(inputs: Any, agent: Any) -> None:
         raise TypeError(
             f"team_inputs: expected TeamInputs of one game, got {type(inputs).__name__}"
         )
-    if isinstance(agent, bool) or not isinstance(agent, (int, np.integer)):
-        raise TypeError(f"agent: expected a slot number 0-{TEAM_SIZE - 1}, got {agent!r}")
-    if not 0 <= agent < TEAM_SIZE:
-        raise ValueError(f"agent: {agent} is not a slot (0-{TEAM_SIZE - 1})")
+    agent = whole(agent, "agent", 0, TEAM_SIZE - 1)
     shapes = {
         "obs": (np.shape(inputs.obs), (TEAM_SIZE, OBS_WIDTH)),
         "avail": (np.shape(inputs.avail), (TEAM_SIZE, NUM_JOINT)),

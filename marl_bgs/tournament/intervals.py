@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..core.checks import one_or_many, whole
 from .ratings import DEFAULT_PRIOR_GAMES, Fit, PairCounts, fit_counts, outcome_codes
 
 DEFAULT_REFITS = 5000
@@ -141,13 +142,10 @@ def bootstrap(
     `games` needs columns entrant_a, entrant_b, result ('a'/'draw'/'b'), map_id, seed_number.
     `seed` is a whole number or a list of them (NumPy's `default_rng` takes either).
     """
-    if isinstance(refits, bool) or not isinstance(refits, int) or refits < 0:
-        raise ValueError(f"refits: expected a whole number >= 0, got {refits!r}")
-    seeds = list(seed) if isinstance(seed, (list, tuple)) else [seed]
-    if not seeds or any(
-        isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0 for x in seeds
-    ):
-        raise ValueError(f"seed: expected a whole number >= 0 or a list of them, got {seed!r}")
+    whole(refits, "refits", 0)
+    seeds, many = one_or_many(seed, "seed")
+    for i, x in enumerate(seeds):
+        whole(x, f"seed[{i}]" if many else "seed", 0)
     if not 0 < level < 1:
         raise ValueError(f"level: expected a share between 0 and 1, got {level!r}")
     units = pair_units(games, entrants)

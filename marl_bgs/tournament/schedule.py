@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
+from ..core.checks import whole
+
 ROUND_ROBIN = "round-robin"
 CHALLENGE = "challenge"
 DEFAULT_GAMES_PER_MAP = 40
@@ -41,8 +43,7 @@ class Fixture:
 
 
 def check_games_per_map(games_per_map: int) -> int:
-    if isinstance(games_per_map, bool) or not isinstance(games_per_map, int):
-        raise ValueError(f"games_per_map: expected a whole number, got {games_per_map!r}")
+    whole(games_per_map, "games_per_map")
     if games_per_map < 2 or games_per_map % 2:
         raise ValueError(
             f"games_per_map: {games_per_map} must be even and >= 2 (games come in "

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..core.checks import number, strict_json
+from ..core.checks import number, strict_json, whole
 from ..outputs import write_atomic
 from .entrants import Entrant, SeasonSpec, _resolved, build_system
 from .ratings import fit_btd
@@ -235,8 +235,7 @@ def run_season(
 
     from ..sharding import device_count
 
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
-        raise ValueError(f"seed: expected a whole number in [0, 2^31), got {seed!r}")
+    whole(seed, "seed", 0, 2**31 - 1)
     device_count(devices)  # a bad value fails before any game, even when all are resumed
     evaluate_fn = evaluate_fn or _evaluate_default()
     maps = tuple(int(m) for m in maps)
