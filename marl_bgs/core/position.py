@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import classes as C
-from .checks import FieldTypeError, number, plain_json, whole
+from .checks import FieldTypeError, fields, number, plain_json, whole
 from .geometry import body_overlap
 from .movement import overlapping_pairs
 from .observe import NUM_MOVES, NUM_TARGETS
@@ -67,14 +67,7 @@ def _milli(value: float, where: str) -> int:
 
 
 def _keys(obj: Any, allowed: set, required: set, where: str) -> None:
-    if not isinstance(obj, dict):
-        raise ValueError(f"{where}: expected an object")
-    unknown = sorted(set(obj) - allowed)
-    if unknown:
-        raise ValueError(f"{where}.{unknown[0]}: unknown key")
-    missing = sorted(required - set(obj))
-    if missing:
-        raise ValueError(f"{where}.{missing[0]}: required")
+    fields(obj, where, sorted(required), sorted(allowed - required))
 
 
 def _resolve_map(raw: Any) -> tuple[Any, list]:
