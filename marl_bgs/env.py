@@ -69,7 +69,8 @@ from .core.state import (
 from .core.tick import step as tick_step
 from .core.views import MAX_TURNED_WALLS, MIRROR_MOVE, OBS_HIGH, OBS_LOW, OBS_WIDTH, observations
 from .maps import load_map
-from .metrics import PRIORITY_NAMES, priority_update
+from .metrics import PRIORITY_NAMES, priority_start, priority_update
+from .metrics.full import FULL_WIDTH, full_start, full_update
 from .spaces import Box, Discrete, MultiDiscrete
 from .systems.base import TeamInputs
 
@@ -88,7 +89,10 @@ class EnvState(NamedTuple):
     sight: Sight  # sight of the current state: the next tick's start-of-tick sight
     new_game: Any  # () bool: the game was just (re)started and has not ticked yet
     games_started: Any  # () int32 games started in this slot (an episode counter)
-    metrics: Any  # (16,) int32 priority metrics so far (metrics="priority"), else (0,)
+    # (16,) int32 priority metrics so far (metrics="priority"); with metrics="full" they are
+    # followed by the full accumulator (metrics.full.FULL_WIDTH: its columns, then scratch;
+    # `metrics.full.full_values(metrics[..., 16:])` gives the columns); else (0,)
+    metrics: Any
 
 
 # Compiled once per env like JaxMARL's base class does (the env itself is the static part).
@@ -133,6 +137,7 @@ def _rosters(rosters: Any) -> tuple:
     return tuple((tuple(a), tuple(b)) for a, b in pairs)
 
 
+METRIC_LEVELS = ("none", "priority", "full")
 MAX_NUM_ENVS = 1 << 20  # far beyond any device's memory at this state size; a typo guard
 
 
@@ -253,9 +258,11 @@ class TeamDeathmatch:
         self.red_zone_depth = int(round(depth * 1000))
         self.num_envs = None if num_envs is None else whole(num_envs, "num_envs", 1, MAX_NUM_ENVS)
         self.swap_spawns = boolean(swap_spawns, "swap_spawns")
-        choice(metrics, "metrics", ("none", "priority"))
+        choice(metrics, "metrics", METRIC_LEVELS)
         self.metrics = metrics
-        self._metric_width = len(PRIORITY_NAMES) if metrics == "priority" else 0
+        self._metric_width = {"none": 0, "priority": len(PRIORITY_NAMES)}.get(
+            metrics, len(PRIORITY_NAMES) + FULL_WIDTH
+        )
         self.agents = list(AGENTS)
         self.num_agents = NUM_SLOTS
         box, discrete, multi = self.space_types
@@ -385,8 +392,10 @@ class TeamDeathmatch:
     def _fresh_metrics(self, game: State):
         if not self._metric_width:
             return jnp.zeros(0, jnp.int32)
-        head = jnp.stack([game.result, game.score[0], game.score[1]]).astype(jnp.int32)
-        return jnp.concatenate([head, jnp.zeros(12, jnp.int32), game.tick[None].astype(jnp.int32)])
+        priority = priority_start(jnp, game)
+        if self.metrics == "priority":
+            return priority
+        return jnp.concatenate([priority, full_start(jnp, priority)])
 
     def _obs_one(self, s: EnvState):
         return observations(jnp, s.game, s.map, s.sight)
@@ -488,12 +497,20 @@ class TeamDeathmatch:
         was_open = s.game.result == RESULT_OPEN
         invalid = jnp.any((heads < 0) | (heads >= limits), axis=-1) & was_open
         heads = jnp.clip(heads, 0, limits - 1)
-        game, info = tick_step(jnp, s.game, self._to_absolute(s.game, heads), s.map, s.sight)
+        raw = self._to_absolute(s.game, heads)
+        game, info = tick_step(jnp, s.game, raw, s.map, s.sight)
         game = jax.tree.map(lambda new, old: jnp.where(was_open, new, old), game, s.game)
         sight = compute_sight(jnp, game, s.map)
         metrics = s.metrics
         if self._metric_width:
-            metrics = priority_update(jnp, s.metrics, info, game, was_open)
+            p = len(PRIORITY_NAMES)
+            metrics = priority_update(jnp, s.metrics[:p], info, game, was_open)
+            if self.metrics == "full":
+                full = full_update(
+                    jnp, s.metrics[p:], metrics, s.game, raw, info, game, s.sight.dist_sq,
+                    was_open,
+                )  # fmt: skip
+                metrics = jnp.concatenate([metrics, full])
         new = s._replace(game=game, sight=sight, new_game=jnp.asarray(False), metrics=metrics)
         ended = was_open & (game.result != RESULT_OPEN)
         team = jnp.asarray(TEAM_OF)

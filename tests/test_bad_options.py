@@ -54,7 +54,7 @@ ENV_OPTIONS = [
     ({"red_zone_depth": float("nan")}, ValueError, r"red_zone_depth: must be finite"),
     ({"horizon": 0}, ValueError, r"horizon: 0 is out of range"),
     ({"horizon": "300"}, FieldTypeError, r"horizon: expected a whole number"),
-    ({"metrics": "full"}, ValueError, r"metrics: unknown value 'full'; known: none, priority"),
+    ({"metrics": "all"}, ValueError, r"metrics: unknown value 'all'; known: none, priority, full"),
     ({"metrics": None}, FieldTypeError, r"metrics: expected one of none, priority, got None"),
 ]  # fmt: skip
 

@@ -55,6 +55,13 @@ METRIC_DESCRIPTIONS: dict[str, str] = {
 }
 
 
+def priority_start(xp: Any, game: State) -> Any:
+    """The metrics of a game before its first tick here: its result, score and tick (an
+    authored position may start mid-game), everything else 0."""
+    head = xp.stack([game.result, game.score[0], game.score[1]]).astype(xp.int32)
+    return xp.concatenate([head, xp.zeros(12, xp.int32), game.tick[None].astype(xp.int32)])
+
+
 def priority_update(xp: Any, metrics: Any, info: Any, after: State, counted: Any) -> Any:
     """Add one tick's record to the running metrics (16,); `counted` is False for a tick
     played after the game had ended (it adds nothing)."""
