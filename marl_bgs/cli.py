@@ -64,12 +64,12 @@ def _maps_arg(text: str):
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from .evaluation import EVAL_FILES, evaluate
+    from .evaluation import EVAL_FILES, FULL_FILES, LLM_FILES, evaluate
     from .llm.schema import FAILURE_KINDS
     from .outputs import check_new_files
 
     if args.out:  # before any game is played, so that no result is lost at the end
-        check_new_files(args.out, EVAL_FILES, args.force, "--out")
+        check_new_files(args.out, EVAL_FILES + LLM_FILES + FULL_FILES, args.force, "--out")
     result = evaluate(
         args.a,
         args.b,
@@ -82,6 +82,7 @@ def _eval(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         progress=not args.quiet,
         devices=args.devices,
+        metrics=args.metrics,
     )
     s = result.summary()
     lo, hi = s["margin_ci95"]
@@ -260,6 +261,12 @@ def main(argv: list[str] | None = None) -> int:
         "--out", help="folder for games.csv, games.parquet and meta.json (and llm.csv, llm.parquet)"
     )
     ev.add_argument("--force", action="store_true", help="replace those files if --out has them")
+    ev.add_argument(
+        "--metrics",
+        choices=("priority", "full"),
+        default="priority",
+        help="full: also the 2,994 who-did-what-to-whom columns per game (full.parquet)",
+    )
     ev.set_defaults(run=_eval)
 
     cp = sub.add_parser("crossplay", help="every pair of systems, as W-D-L and margin matrices")

@@ -358,22 +358,27 @@ def refuse_invalid(bad: np.ndarray, games: Sequence[int], systems) -> None:
 _RUNNERS: dict[tuple, _BatchRunner] = {}
 EVAL_FILES = ("games.csv", "games.parquet", "meta.json")  # what `EvalResult.save` writes
 LLM_FILES = ("llm.csv", "llm.parquet")  # ... and these when an LLM side played
+FULL_FILES = ("full.parquet",)  # ... and this with full metrics (too wide for CSV)
 CROSSPLAY_FILES = ("games.csv", "games.parquet", "margins.csv")
 MAX_CACHED_RUNNERS = 16
 
 
-def runner_key(systems, map_ids, num_envs, rosters, winning_score, horizon, mesh=None) -> tuple:
+def runner_key(
+    systems, map_ids, num_envs, rosters, winning_score, horizon, mesh=None, metrics="priority"
+) -> tuple:
     """The runner cache's key (`mesh`: None for one device, else its devices' ids)."""
     devices = None if mesh is None else tuple(int(d.id) for d in mesh.devices.flat)
-    return (systems, map_ids, num_envs, rosters, winning_score, horizon, devices)
+    return (systems, map_ids, num_envs, rosters, winning_score, horizon, devices, metrics)
 
 
-def _runner(systems, map_ids, num_envs, rosters, winning_score, horizon, mesh=None) -> _BatchRunner:
-    """A runner per (Systems, maps, batch size, ..., devices), kept so that its compilation
-    is reused."""
+def _runner(
+    systems, map_ids, num_envs, rosters, winning_score, horizon, mesh=None, metrics="priority"
+) -> _BatchRunner:
+    """A runner per (Systems, maps, batch size, ..., devices, metrics level), kept so that
+    its compilation is reused."""
     from .env import make
 
-    key = runner_key(systems, map_ids, num_envs, rosters, winning_score, horizon, mesh)
+    key = runner_key(systems, map_ids, num_envs, rosters, winning_score, horizon, mesh, metrics)
     if key not in _RUNNERS:
         if len(_RUNNERS) >= MAX_CACHED_RUNNERS:
             _RUNNERS.pop(next(iter(_RUNNERS)))
@@ -384,7 +389,7 @@ def _runner(systems, map_ids, num_envs, rosters, winning_score, horizon, mesh=No
             rosters=[rosters],
             winning_score=winning_score,
             horizon=horizon,
-            metrics="priority",
+            metrics=metrics,
         )
         _RUNNERS[key] = _BatchRunner(env, systems, mesh)
     return _RUNNERS[key]
@@ -402,6 +407,9 @@ class EvalResult:
     # outcome, tokens and times (marl_bgs.llm.stats); kept apart from `games` so that its
     # columns stay the same for every System.
     llm: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # One row per game of full metrics (`metrics="full"`): `game`, then the columns of
+    # `marl_bgs.metrics.full.FULL_NAMES`; empty at the priority level.
+    full: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def summary(self) -> dict:
         """Team a's wins, draws and losses, and its mean margin with a 95% interval.
@@ -415,7 +423,7 @@ class EvalResult:
         """Write games.csv, games.parquet and meta.json into the folder `out`, and llm.csv
         and llm.parquet when an LLM side played; a folder that already holds any of them
         is refused unless `force` (each file is written whole, then renamed into place)."""
-        out = check_new_files(out, EVAL_FILES + LLM_FILES, force, "out")
+        out = check_new_files(out, EVAL_FILES + LLM_FILES + FULL_FILES, force, "out")
         out.mkdir(parents=True, exist_ok=True)
         paths = {
             kind: out / name
@@ -432,6 +440,10 @@ class EvalResult:
                 paths["llm_csv"], lambda t: llm.to_csv(t, index=False, lineterminator="\n")
             )
             write_atomic(paths["llm_parquet"], lambda t: llm.to_parquet(t, index=False))
+        if len(self.full):
+            paths["full"] = out / FULL_FILES[0]
+            full = self.full
+            write_atomic(paths["full"], lambda t: full.to_parquet(t, index=False))
         return paths
 
     def replay(self, game: int):
@@ -554,6 +566,7 @@ def evaluate(
     record: Sequence[int] = (),
     progress: bool = True,
     devices: int = 1,
+    metrics: str = "priority",
 ) -> EvalResult:
     """Play `games` games (an even number: spawn-swapped pairs) of team a against team b.
 
@@ -568,6 +581,9 @@ def evaluate(
     device's. A batch that does not split evenly is padded up to the next multiple of the
     device count with copies of its last game, whose results are dropped, as evaluate
     already does for a short last batch (so `batch_size` 6 on 4 devices plays 8 at once).
+
+    `metrics="full"` also records the full metrics of every game (`result.full`: 2,994
+    who-did-what-to-whom columns, see `marl_bgs.metrics.full`); the games are the same.
     """
     import jax
 
@@ -580,6 +596,7 @@ def evaluate(
     seed = whole(seed, "seed", 0, 2**31 - 1)
     first_seed = whole(first_seed, "first_seed", 0, 2**31 - 1 - games // 2)
     batch_size = whole(batch_size, "batch_size", 1, 65_536)
+    metrics_level = choice(metrics, "metrics", ("priority", "full"))
     mesh = _mesh(devices)
     rosters = (OFFICIAL_ROSTER, OFFICIAL_ROSTER) if rosters is None else rosters
     teams = sequence(rosters, "rosters", 2, 2)  # two lists of class names, one per team
@@ -603,6 +620,7 @@ def evaluate(
         winning_score,
         horizon,
         mesh,
+        metrics_level,
     )
     env = runner.env
     root = jax.random.key(seed)
@@ -635,6 +653,13 @@ def evaluate(
         schedule, np.concatenate(all_metrics), range(games), (sys_a.name, sys_b.name), rosters
     )
     frame = pd.DataFrame(rows, columns=list(GAME_COLUMNS))
+    full = pd.DataFrame()
+    if metrics_level == "full":
+        from .metrics.full import FULL_NAMES, full_values
+
+        values = full_values(np.concatenate(all_metrics)[:, len(PRIORITY_NAMES) :])
+        full = pd.DataFrame(values, columns=list(FULL_NAMES))
+        full.insert(0, "game", np.arange(games))
     meta = {
         "format": EVAL_FORMAT,
         "version": EVAL_VERSION,
@@ -649,13 +674,14 @@ def evaluate(
         "System, 1 = team b's), use 0 = memory start (no tick), 1 = actions",
         "counts": summarize(frame),
         "recorded_games": record,
+        "metrics": metrics_level,
     }
     llm = pd.DataFrame(llm_rows)
     if len(llm):
         from .llm.stats import side_totals
 
         meta["llm"] = side_totals(llm)
-    return EvalResult(frame, meta, kept, llm)
+    return EvalResult(frame, meta, kept, llm, full)
 
 
 def _mesh(devices: Any):

@@ -120,7 +120,8 @@ def _per_team(f: Facts, values: Any) -> Any:
 
 
 def _isqrt(xp: Any, d: Any) -> Any:
-    """floor(sqrt(d)) of whole numbers below 2^31, exactly (the float estimate is mended by
+    """floor(sqrt(d)) of whole numbers up to 2^30 (squared distances in the arena stay
+    below 10^9), exactly (the float estimate is mended by
     one integer step each way), so both engines agree."""
     r = xp.floor(xp.sqrt(d.astype(xp.float32))).astype(xp.int32)
     r = xp.where((r + 1) * (r + 1) <= d, r + 1, r)
