@@ -55,7 +55,7 @@ ENV_OPTIONS = [
     ({"horizon": 0}, ValueError, r"horizon: 0 is out of range"),
     ({"horizon": "300"}, FieldTypeError, r"horizon: expected a whole number"),
     ({"metrics": "all"}, ValueError, r"metrics: unknown value 'all'; known: none, priority, full"),
-    ({"metrics": None}, FieldTypeError, r"metrics: expected one of none, priority, got None"),
+    ({"metrics": None}, FieldTypeError, r"metrics: expected one of none, priority, full, got None"),
 ]  # fmt: skip
 
 

@@ -29,7 +29,7 @@ async function fetchBytes(url) {
 // Python's exceptions reach JS as PythonError with the whole traceback; keep the last line.
 function pythonMessage(err) {
   const lines = String(err && err.message ? err.message : err).trim().split("\n");
-  return lines[lines.length - 1].replace(/^\w+Error: /, "");
+  return lines[lines.length - 1].replace(/^[\w.]+Error: /, "");
 }
 
 /**
