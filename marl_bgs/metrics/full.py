@@ -98,7 +98,6 @@ TO = _labels("to_", SLOT_NAMES)
 OF = _labels("of_", SLOT_NAMES)
 AT = _labels("", SLOT_NAMES)
 ON = _labels("on_", SLOT_NAMES) + ("on_none",)
-TEAM_AT = TEAMS
 
 
 def _all(*sizes: int) -> np.ndarray:
@@ -374,8 +373,6 @@ def _priest_ultimate(f: Facts) -> Any:
 
 # ---- the table ----------------------------------------------------------------------------
 
-_ENEMY_PAIRS = _ENEMY
-_ALLY_PAIRS = _ALLY
 _TEAMMATES = _ALLY & ~np.eye(NUM_SLOTS, dtype=bool)
 _UPPER = np.triu(_TEAMMATES)  # each unordered pair of teammates once
 
@@ -413,18 +410,18 @@ TOPICS: tuple[Topic, ...] = (
     _topic(S2, "damage_done", "Damage done",
            "Damage (milli-HP) each agent's Basic or Ultimate dealt to each enemy, including "
            "the part beyond the enemy's remaining health.",
-           [BY, TO, ABILITIES], _damage_done, _pairs_kept(_ENEMY_PAIRS, 2), pairs=True),
+           [BY, TO, ABILITIES], _damage_done, _pairs_kept(_ENEMY, 2), pairs=True),
     _topic(S2, "damage_received", "Damage received",
            "Damage (milli-HP) each agent took, and the part beyond its remaining health.",
            [AT, ("total", "beyond_health")], _damage_received),
     _topic(S2, "damage_to_affected", "Damage to enemies under a harmful effect",
            "Damage (milli-HP) each agent dealt to each enemy while that enemy was under each "
            "harmful effect (from the start of the tick).",
-           [BY, TO, HARMFUL_NAMES], _damage_to_affected, _pairs_kept(_ENEMY_PAIRS, 6), pairs=True),
+           [BY, TO, HARMFUL_NAMES], _damage_to_affected, _pairs_kept(_ENEMY, 6), pairs=True),
     _topic(S2, "healing_done", "Healing done",
            "Ability healing (milli-HP, after the Healing cut) each agent gave each ally, "
            "itself included, by Basic or Ultimate.",
-           [BY, TO, ABILITIES], _healing_done, _pairs_kept(_ALLY_PAIRS, 2), pairs=True),
+           [BY, TO, ABILITIES], _healing_done, _pairs_kept(_ALLY, 2), pairs=True),
     _topic(S2, "healing_received", "Healing received",
            "Ability healing and out-of-combat (resting) healing each agent received, milli-HP.",
            [AT, ("ability", "resting")], _healing_received),
@@ -432,22 +429,22 @@ TOPICS: tuple[Topic, ...] = (
            "Ability healing above maximum health (milli-HP), by healer when it alone healed "
            "that ally on the tick, else under `by_shared`.",
            [BY + ("by_shared",), TO], _excess_healing,
-           np.concatenate([_ALLY_PAIRS, np.ones((1, NUM_SLOTS), bool)]), pairs=True),
+           np.concatenate([_ALLY, np.ones((1, NUM_SLOTS), bool)]), pairs=True),
     _topic(S2, "healing_to_affected", "Healing to allies under a harmful effect",
            "Ability healing (milli-HP) each agent gave each ally while that ally was under "
            "each harmful effect.",
-           [BY, TO, HARMFUL_NAMES], _healing_to_affected, _pairs_kept(_ALLY_PAIRS, 6), pairs=True),
+           [BY, TO, HARMFUL_NAMES], _healing_to_affected, _pairs_kept(_ALLY, 6), pairs=True),
     _topic(S2, "healing_saves", "Healing saves",
            "Ticks on which a heal kept an ally alive: without that healer's heal the ally's "
            "health would have reached 0.",
-           [BY, TO], _healing_saves, _ALLY_PAIRS, pairs=True),
+           [BY, TO], _healing_saves, _ALLY, pairs=True),
     _topic(S3, "kill_contributions", "Kill contributions",
            "`kill`: the agent damaged the enemy on the tick it died (every such agent is "
            "credited); `assist`: it damaged the enemy earlier in that life but not then.",
-           [BY, OF, ("kill", "assist")], _kill_contributions, _pairs_kept(_ENEMY_PAIRS, 2), pairs=True),
+           [BY, OF, ("kill", "assist")], _kill_contributions, _pairs_kept(_ENEMY, 2), pairs=True),
     _topic(S3, "kills_of_affected", "Kills of enemies under a harmful effect",
            "Kills (as in kill_contributions) of an enemy that was under each harmful effect.",
-           [BY, OF, HARMFUL_NAMES], _kills_of_affected, _pairs_kept(_ENEMY_PAIRS, 6), pairs=True),
+           [BY, OF, HARMFUL_NAMES], _kills_of_affected, _pairs_kept(_ENEMY, 6), pairs=True),
     _topic(S3, "deaths", "Deaths and time dead",
            "Per agent: deaths, ticks spent dead, and deaths in its own Red Zone.",
            [AT, ("deaths", "ticks_dead", "red_zone_deaths")], _deaths),
@@ -461,11 +458,11 @@ TOPICS: tuple[Topic, ...] = (
     _topic(S4, "coordination", "Team coordination",
            "Per team: ticks on which two or more of its agents damaged the same enemy, and "
            "kills of enemies that two or more of its agents had damaged in their life.",
-           [TEAM_AT, ("focus_ticks", "kills_with_helpers")], _coordination),
+           [TEAMS, ("focus_ticks", "kills_with_helpers")], _coordination),
     _topic(S4, "formation", "Team formation",
            "Per pair of teammates, while both live: the summed distance between their centres "
            "(milli-units; divide by `ticks` for the mean) and the ticks they were both alive.",
-           [_labels("", SLOT_NAMES), _labels("and_", SLOT_NAMES), ("distance", "ticks")],
+           [AT, _labels("and_", SLOT_NAMES), ("distance", "ticks")],
            _formation, _pairs_kept(_UPPER, 2), pairs=True),
     _topic(S4, "aura_coverage", "Aura coverage",
            "Living ticks each agent stood inside a teammate's (or its own) aura, by emitter "
@@ -473,11 +470,11 @@ TOPICS: tuple[Topic, ...] = (
            "its living ticks.",
            [AT, _labels("of_", SLOT_NAMES) + ("any_mage", "any_warrior", "alive")],
            _aura_coverage,
-           np.concatenate([_ALLY_PAIRS, np.ones((NUM_SLOTS, 3), bool)], axis=1), pairs=True),
+           np.concatenate([_ALLY, np.ones((NUM_SLOTS, 3), bool)], axis=1), pairs=True),
     _topic(S4, "aura_payoff", "Aura damage added or blocked",
            "Per team: damage (milli-HP) its Mage auras added to its hits, and damage its "
            "Warrior auras kept off its agents.",
-           [TEAM_AT, ("mage_added", "warrior_blocked")], _aura_payoff),
+           [TEAMS, ("mage_added", "warrior_blocked")], _aura_payoff),
     _topic(S5, "status_applications", "Status applications",
            "Effects each agent applied to each agent (itself included), per effect, counted "
            "on the tick they were applied.",
@@ -493,14 +490,14 @@ TOPICS: tuple[Topic, ...] = (
            "Per agent: Bursts cast, then damage (milli-HP) it dealt to each enemy while its "
            "Burst was active.",
            [AT, ("casts",) + _labels("to_", SLOT_NAMES)], _mage_burst,
-           np.concatenate([np.ones((NUM_SLOTS, 1), bool), _ENEMY_PAIRS], axis=1), pairs=True),
+           np.concatenate([np.ones((NUM_SLOTS, 1), bool), _ENEMY], axis=1), pairs=True),
     _topic(S6, "warrior_charge", "Warrior Charge",
            "Per agent: Charges cast and the distance they carried it (milli-units).",
            [AT, ("casts", "distance")], _warrior_charge),
     _topic(S6, "hunter_trap", "Hunter Trap",
            "Traps each agent set on each enemy, and hits that broke a Trap (by whom, on whom).",
            [BY, TO, ("set", "broken")], _hunter_trap,
-           np.stack([_ENEMY_PAIRS, _ENEMY_PAIRS], axis=2), pairs=True),
+           np.stack([_ENEMY, _ENEMY], axis=2), pairs=True),
     _topic(S6, "rogue_poison", "Rogue Poison",
            "Per agent: ability healing and resting healing (milli-HP) the Healing cut of "
            "Crippling Poison took from it.",
