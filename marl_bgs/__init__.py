@@ -7,11 +7,20 @@ from .game import Game
 
 __version__ = "0.1.0"
 
-__all__ = ["Game", "make", "evaluate", "crossplay", "__version__"]
+__all__ = [
+    "Game",
+    "make",
+    "evaluate",
+    "crossplay",
+    "system_metrics",
+    "team_measures",
+    "__version__",
+]
 
 
 def __getattr__(name: str):
-    """`make`, `evaluate` and `crossplay` import JAX, so they load on first use."""
+    """`make`, `evaluate` and `crossplay` import JAX, and the metrics readers pandas, so
+    they load on first use."""
     if name == "make":
         from .env import make
 
@@ -20,4 +29,12 @@ def __getattr__(name: str):
         from . import evaluation as module  # not "evaluate": the function keeps that name
 
         return getattr(module, name)
+    if name == "system_metrics":  # pandas, not JAX
+        from .metrics.system import system_metrics
+
+        return system_metrics
+    if name == "team_measures":
+        from .metrics.team import team_measures
+
+        return team_measures
     raise AttributeError(f"module 'marl_bgs' has no attribute {name!r}")
