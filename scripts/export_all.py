@@ -26,6 +26,11 @@ STEPS: tuple[tuple[str, list[str]], ...] = (
     ("replays", ["scripts/export_replays.py"]),
     ("clips for the rules, class and key pages", ["scripts/export_clips.py"]),
     ("season 0 leaderboard", ["scripts/export_season.py", "--season", "season0", "--resume"]),
+    # Reads the committed full_metrics.parquet (scripts/replay_season_full.py); plays nothing.
+    (
+        "season 0 full metrics: Metrics Explorer data and team measures",
+        ["scripts/export_team_measures.py", "--season", "season0"],
+    ),
     # Fetched into the ignored exports/browser/ (never committed); skipped without npm.
     (
         "browser engine (Pyodide, NumPy, engine wheel)",

@@ -315,3 +315,40 @@ def test_play_page_loads_the_engine_when_asked_and_plays(page, site_url):
     page.wait_for_selector(f"{root}[data-state=over]")
     assert page.locator(".bgp-download").count() == 1
     assert page.watch.errors == [] and page.watch.outside == []
+
+
+def test_metrics_explorer_shows_sorts_and_filters_the_files_numbers(page, site_url):
+    base, site = site_url
+    data = json.loads((site / "exports/seasons/season0/metrics/explorer.json").read_text())
+    page.goto(f"{base}metrics-explorer/", wait_until="load")
+    page.wait_for_selector(".mbg-ex-table tbody tr")
+    page.select_option(".mbg-ex-topic-pick", "damage_done")
+    topic = next(t for t in data["topics"] if t["name"] == "damage_done")
+    columns = [n for n in data["columns"] if n.startswith("damage_done.")]
+    assert len(columns) == topic["columns"] == 100
+    page.uncheck(".mbg-ex-hide-zero")  # every column of the topic, zero or not
+    assert page.locator(".mbg-ex-table tbody tr").count() == 100
+    # A cell holds the file's value for that entrant and column.
+    name, k = "damage_done.by_a1.to_b2.ultimate", 1
+    entrant = data["entrants"][k]
+    cell = page.locator(f'tr[data-column="{name}"] td[data-entrant="{entrant["name"]}"]')
+    value = entrant["value"][data["columns"].index(name)]
+    assert cell.inner_text().split("\n")[0].replace(",", "") == f"{value:.1f}"
+    # Sorting by that entrant, largest first.
+    page.click(f'.mbg-ex-sort[data-key="{k}"]')
+    shown = page.eval_on_selector_all(
+        ".mbg-ex-table tbody tr", "rs => rs.map(r => r.dataset.column)"
+    )
+    want = sorted(columns, key=lambda n: -entrant["value"][data["columns"].index(n)])
+    assert [entrant["value"][data["columns"].index(n)] for n in shown] == [
+        entrant["value"][data["columns"].index(n)] for n in want
+    ]
+    # Filtering by words, and dropping an entrant removes its column.
+    page.fill(".mbg-ex-filter", "by_a4 ultimate")
+    assert page.locator(".mbg-ex-table tbody tr").count() == 5
+    page.uncheck(f'.mbg-ex-entrants input[value="{k}"]')
+    assert page.locator(f'td[data-entrant="{entrant["name"]}"]').count() == 0
+    assert "Damage done." in page.inner_text(".mbg-ex-about")
+    page.locator(".mbg-explorer").scroll_into_view_if_needed()
+    _shot(page, "metrics_explorer")
+    assert page.watch.errors == [] and page.watch.outside == []

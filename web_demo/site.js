@@ -1,6 +1,6 @@
 // Site-wide glue, loaded once as a module. Material's instant navigation swaps pages without
 // re-running scripts, so every interactive element is (re)initialised on each emission of
-// Material's `document$` stream: Sight Labs, BattleClients and replay viewers.
+// Material's `document$` stream: Sight Labs, BattleClients, replay viewers and Metrics Explorers.
 //
 // Replay viewers: every `<div class="mbg-viewer" data-src=...>` is mounted by the viewer's own
 // `mountAll` (web_demo/viewer/embed.js). The function it returns destroys those viewers; it is
@@ -136,7 +136,15 @@ async function mountPlays() {
   }
 }
 
+// Metrics Explorers: every `.mbg-explorer[data-src]` (web_demo/metrics/explorer.js).
+async function mountExplorers() {
+  if (!document.querySelector(".mbg-explorer[data-src]")) return;
+  const { mountExplorers: mount } = await import("./metrics/explorer.js");
+  await mount(document);
+}
+
 function initialise() {
+  mountExplorers().catch((err) => console.error("Metrics Explorer:", err));
   mountLabs().catch((err) => console.error("Sight Lab:", err));
   mountPlays().catch((err) => console.error("BattleClient:", err));
   mountViewers().catch((err) => console.error("viewer:", err));

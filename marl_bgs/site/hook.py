@@ -4,7 +4,7 @@
   exported (never a placeholder page). The Replay Viewer page is always built: the Home page,
   the clips and the Visual Key need the viewer and the exported replays.
 - `on_files` adds the pages written from the code (rules, classes, atlas, Sight Lab, Visual
-  Key, replays, leaderboard, LLM agents) and copies `web_demo/` and `exports/` into the site as they are,
+  Key, replays, leaderboard, Metrics Explorer, full metrics, LLM agents) and copies `web_demo/` and `exports/` into the site as they are,
   so nothing is duplicated under `site_src/`.
 - `on_page_markdown` fills the Home page's live game.
 - `on_serve` watches the code and data so `mkdocs serve` rebuilds when they change.
@@ -18,10 +18,10 @@ from typing import Any
 from mkdocs.structure.files import File, Files
 
 from marl_bgs.core import classes as C
-from marl_bgs.site import data_pages, leaderboard_page
+from marl_bgs.site import data_pages, explorer_page, leaderboard_page
 from marl_bgs.site.classes_page import class_page, classes_index
 from marl_bgs.site.llm_page import llm_page
-from marl_bgs.site.metrics_page import metrics_page
+from marl_bgs.site.metrics_page import full_metrics_page, metrics_page
 from marl_bgs.site.rules_page import rules_page
 
 STATIC_DIRS = ("web_demo", "exports")
@@ -43,11 +43,15 @@ def _generated(root: Path) -> dict[str, Any]:
         "visual-key.md": lambda: data_pages.visual_key_page(root),
         "replays.md": lambda: data_pages.replays_page(root),
         "reference/metrics.md": metrics_page,
+        "reference/full-metrics.md": lambda: full_metrics_page(
+            explorer_page.newest_with_metrics(root) is not None
+        ),
         "api/llm.md": llm_page,
     }
     for c, spec in enumerate(C.CLASSES):
         pages[f"classes/{spec.name}.md"] = lambda c=c: class_page(c)
     pages.update(leaderboard_page.pages(root))
+    pages.update(explorer_page.pages(root))
     return pages
 
 
@@ -72,6 +76,7 @@ def navigation(root: Path) -> list:
     ]
     nav.append({"Replay Viewer": "replays.md"})
     nav += leaderboard_page.nav(root)  # only when a season has been exported
+    nav += explorer_page.nav(root)  # only when a season's full metrics are published
     nav += [
         {"Visual Key": "visual-key.md"},
         {
@@ -79,6 +84,7 @@ def navigation(root: Path) -> list:
                 {"Observation layout": "reference/observations.md"},
                 {"Replay format": "reference/replay-format.md"},
                 {"Priority metrics": "reference/metrics.md"},
+                {"Full metrics": "reference/full-metrics.md"},
                 {"Scripted opponents": "reference/scripted-opponents.md"},
                 {"API: make and the environment": "api/env.md"},
                 {"API: Game": "api/game.md"},

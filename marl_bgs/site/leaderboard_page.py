@@ -57,6 +57,10 @@ FILE_TEXT = {  # what each exported file holds, for the downloads list
     "provenance.json": "versions, seeds, the entrants file, the schedule and the game counts",
     "timing.json": "how long the export that played the games took (rewritten only by a run "
     "that plays games)",
+    "full_metrics.parquet": "every game's 2,994 full-metrics columns (who did what to whom), "
+    "from scripts/replay_season_full.py",
+    "full_metrics.json": "how full_metrics.parquet was made: command, versions, and that every "
+    "game repeated exactly",
     "matchup_heatmap.svg": "figure: score share of each pairing",
     "matchup_heatmap.png": "figure: score share of each pairing (bitmap)",
     "per_map_forest.svg": "figure: per-map ratings with intervals",

@@ -1,0 +1,148 @@
+"""The Metrics Explorer page, written at build time from `exports/seasons/<season>/metrics/`.
+
+`scripts/export_team_measures.py` computes everything (every entrant's full metrics from its
+own side with intervals, the team measures and their rank tests, the figure); this page lays
+out the team measures and mounts the interactive explorer (`web_demo/metrics/explorer.js`),
+which reads `explorer.json`. Strings from the files go through `leaderboard_page.text`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import quote
+
+from ..core import checks
+from .leaderboard_page import Node, fixed, p_value, season_dirs, season_title, text
+
+PAGE = "metrics-explorer.md"
+FOLDER = "metrics"
+MEASURES = "team_measures.json"
+EXPLORER = "explorer.json"
+MEASURES_FORMAT = "marl-bgs/team-measures"
+SCRIPT = "scripts/export_team_measures.py"
+
+
+def newest_with_metrics(root: Path) -> Path | None:
+    """The newest exported season folder that has published full metrics, if any."""
+    found = [f for f in season_dirs(root) if (f / FOLDER / MEASURES).is_file()]
+    return found[-1] if found else None
+
+
+def _read(path: Path, rel: str) -> Node:
+    node = Node(checks.strict_json(path.read_bytes(), rel), rel)
+    if node["format"].value != MEASURES_FORMAT:
+        node["format"]._fail(repr(MEASURES_FORMAT))
+    return node
+
+
+def _num(v: float | None) -> str:
+    if v is None:
+        return "–"
+    digits = 2 if abs(v) < 10 else 1 if abs(v) < 1000 else 0
+    return f"{v:,.{digits}f}"
+
+
+def _measures_table(doc: Node) -> str:
+    entrants = doc["entrants"].list()
+    head = ["group", "measure", "unit"] + [e["name"].text() for e in entrants]
+    head += ["rho", "exact p", "Holm"]
+    lines = ["| " + " | ".join(head) + " |", "|---|---|---|" + "---:|" * (len(head) - 3)]
+    for m in doc["measures"].list():
+        key = m["measure"].str()
+        cells = [m["group"].text(), m["title"].text(), m["unit"].text()]
+        for e in entrants:
+            v = e["values"][key]
+            value, low, high = (v[i].opt_num() for i in range(3))
+            cells.append(f"{_num(value)}<br><small>[{_num(low)}, {_num(high)}]</small>")
+        rho = m["rho"].opt_num()
+        cells += [
+            "–" if rho is None else f"{rho:+.2f}",
+            p_value(m["p"].opt_num()),
+            fixed(m["holm"].opt_num(), 3) if m["holm"].opt_num() is not None else "–",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _notes(doc: Node) -> str:
+    items = [
+        f"- **{m['title'].text()}**: {m['note'].text()}"
+        for m in doc["measures"].list()
+        if m["note"].str()
+    ]
+    return "\n".join(items)
+
+
+def explorer_page(folder: Path, root: Path) -> str:
+    """Markdown of the Metrics Explorer for one season folder."""
+    rel = folder.relative_to(root).as_posix()
+    doc = _read(folder / FOLDER / MEASURES, f"{rel}/{FOLDER}/{MEASURES}")
+    title = text(season_title(folder.name))
+    base = rel  # Markdown links are relative to the page's source, at the docs root
+    files = " · ".join(
+        f"[{name}]({base}/{FOLDER}/{quote(name)})"
+        for name in sorted(p.name for p in (folder / FOLDER).iterdir() if p.is_file())
+    )
+    n = len(doc["entrants"].list())
+    return "\n".join(
+        [
+            "# Metrics Explorer",
+            "",
+            f"<!-- Written at build time by marl_bgs/site/explorer_page.py from {rel}/{FOLDER}/. -->",
+            "",
+            f"Every {title} game was played again with full metrics (every game repeated "
+            "exactly), and each entrant's games are read here from its own side: its team is "
+            "*a*, its opponents *b*. Counts are pooled over its games and shown per 100 ticks, "
+            "because games differ in length. Brackets give 95% intervals from resampling "
+            "spawn-swapped pairs within each opponent and map. What every column counts: "
+            "[Full metrics](reference/full-metrics.md).",
+            "",
+            "## Explore the columns",
+            "",
+            "Pick a topic and the entrants to compare; click a column heading to sort. Each "
+            "row's small plot puts the entrants side by side with their intervals.",
+            "",
+            # Raw HTML is not rewritten by MkDocs: relative to the page's URL, /metrics-explorer/.
+            f'<div class="mbg-explorer" data-src="../{rel}/{FOLDER}/{EXPLORER}">'
+            "Loading the Metrics Explorer…</div>",
+            "",
+            "## Team measures against Elo",
+            "",
+            "Which teamwork goes with strength? Each measure is derived from the columns "
+            f"(`marl_bgs.team_measures`). rho is Spearman's rank correlation with Elo over the "
+            f"{n} entrants, and its exact p is the share of all orderings of their ratings that "
+            "correlate at least as strongly (two-sided). With so few entrants the smallest "
+            "possible p is large, and Holm's correction over all the measures tested together "
+            "is the bar for claiming any single trend; read the rest as exploratory.",
+            "",
+            f"![Six team measures against Elo, one panel each]({base}/{FOLDER}/team_measures.svg)",
+            "",
+            _measures_table(doc),
+            "",
+            "Where our columns cannot give the paper's exact definition, the measure says what "
+            "it is instead:",
+            "",
+            _notes(doc),
+            "",
+            "## Reproduce",
+            "",
+            "```bash",
+            f".venv/bin/python scripts/replay_season_full.py --season {folder.name}   # plays every game again",
+            f".venv/bin/python {SCRIPT} --season {folder.name}   # these files, from the replay",
+            "```",
+            "",
+            f"Files: {files}",
+            "",
+        ]
+    )
+
+
+def pages(root: Path) -> dict[str, Callable[[], str]]:
+    """The Explorer page when a season's full metrics are published; {} otherwise."""
+    folder = newest_with_metrics(root)
+    return {} if folder is None else {PAGE: lambda: explorer_page(folder, root)}
+
+
+def nav(root: Path) -> list[dict]:
+    return [] if newest_with_metrics(root) is None else [{"Metrics Explorer": PAGE}]
