@@ -7,8 +7,10 @@ import { prepareObstacles, renderFrame } from "./render.js";
 import {
   advance, createTimeline, faster, seek, setSpeed, slower, stepBy, togglePlay,
 } from "./timeline.js";
+import { totalsCache } from "./totals.js";
 import {
-  buildLayout, describeEvent, fillAgents, fillLog, fillMetrics, fillViews, viewLabel,
+  buildLayout, describeEvent, fillAgents, fillLog, fillMetrics, fillTotalEffects, fillTotals,
+  fillViews, viewLabel,
 } from "./ui.js";
 import { formatHash, shareUrl, checkSource, parseHash } from "./urlstate.js";
 import {
@@ -47,6 +49,9 @@ export function mountViewer(container, options = {}) {
   let frameRequest = null;
   let lastTime = null;
   let destroyed = false;
+  let totals = null; // this replay's running totals, summed on first use
+  let totalsKind = "damage";
+  let totalsEffect = null; // null: every effect
 
   const on = (target, type, fn, opts) => {
     target.addEventListener(type, fn, opts);
@@ -87,7 +92,26 @@ export function mountViewer(container, options = {}) {
     fillAgents(ui.agents, agents);
     fillLog(ui.log, replay, view, t, eventsAt, agentsAt, LOG_LIMIT);
     fillMetrics(ui.metrics, metricsUpTo(replay, view, t), view === ORACLE && replay.view === null);
+    if (ui.totals.box.open) drawTotals(t, agents);
     if (!tl.playing) writeUrl();
+  }
+
+  // The scope in words: the ticks counted (tick t's own events too, as the log shows them).
+  function totalsScope(t) {
+    const f = replay.frames;
+    const through = replay.ticks === 0 ? "no ticks played" : t >= replay.ticks ? "the whole game" : `ticks ${f.tick[0]}\u2013${f.tick[t]}`;
+    return view === ORACLE ? ` \u2014 ${through}` : ` \u2014 ${through}, as ${viewLabel(view)} saw it`;
+  }
+
+  function drawTotals(t, agents) {
+    fillTotals(ui.totals, {
+      kind: totalsKind,
+      matrix: totals.at(view, totalsKind, totalsKind === "effects" ? totalsEffect : null, t),
+      agents,
+      seen: totals.firstSeen(view),
+      t,
+      scope: totalsScope(t),
+    });
   }
 
   function loop(now) {
@@ -138,6 +162,10 @@ export function mountViewer(container, options = {}) {
     });
     ui.matchup.textContent = `team a: ${names[0]}  vs  team b: ${names[1]}`;
     ui.scrub.max = String(replay.ticks);
+    totals = totalsCache(replay);
+    fillTotalEffects(ui.totals.effect, replay.rules);
+    if (!replay.rules.effects.some((e) => e.name === totalsEffect)) totalsEffect = null;
+    ui.totals.effect.value = totalsEffect ?? "";
     fillViews(ui.view, availableViews(replay), view);
     draw();
   }
@@ -161,6 +189,17 @@ export function mountViewer(container, options = {}) {
   on(ui.scrub, "input", () => update({ ...seek(tl, Number(ui.scrub.value)), playing: false }));
   on(ui.speed, "change", () => update(setSpeed(tl, Number(ui.speed.value))));
   on(ui.view, "change", () => setView(ui.view.value));
+  for (const tab of ui.totals.tabs) {
+    on(tab, "click", () => {
+      totalsKind = tab.dataset.kind;
+      draw();
+    });
+  }
+  on(ui.totals.effect, "change", () => {
+    totalsEffect = ui.totals.effect.value || null;
+    draw();
+  });
+  on(ui.totals.box, "toggle", () => draw());
   on(ui.help, "click", () => {
     ui.helpBox.hidden = !ui.helpBox.hidden;
   });

@@ -81,12 +81,44 @@ export function buildLayout(container, { compact }) {
   helpBox.append(el("h4", { text: "Keyboard shortcuts" }), helpList, el("p", { text: "Press Esc or ? to close." }));
   helpBox.hidden = true;
 
-  root.append(header, error, stage, controls, panels, helpBox);
+  const totals = buildTotals(!compact);
+
+  root.append(header, error, stage, controls, panels, totals.box, helpBox);
   container.append(root);
   return {
     root, title, matchup, score, clock, error, canvas, drop, first, back, play, fwd, last, scrub,
     speed, view, share, shareOut, file, fileLabel, help, helpBox, agents, log, metrics, panels,
+    totals,
   };
+}
+
+const TOTAL_TABS = [["damage", "Damage"], ["healing", "Healing"], ["kills", "Kills"], ["effects", "Effects"]];
+const TOTAL_NOTES = {
+  damage: "HP of damage each agent (row) dealt to each agent (column).",
+  healing: "HP of ability healing each agent (row) gave each agent (column).",
+  kills: "Kills: an agent (row) is credited when it damaged the agent (column) on the tick it died.",
+  effects: "Status effects each agent (row) applied to each agent (column), one per application.",
+};
+
+// The collapsible "who did what to whom" panel: kind tabs, an effect filter, one matrix.
+// Closed in compact viewers, so pages with many clips never sum anything they do not show.
+function buildTotals(open) {
+  const tabs = TOTAL_TABS.map(([kind, label]) =>
+    el("button", { type: "button", class: "mbg-tab", role: "tab", "data-kind": kind, "aria-selected": "false", text: label }),
+  );
+  const effect = el("select", { class: "mbg-totals-effect", "aria-label": "effect" });
+  const scope = el("span", { class: "mbg-totals-scope" });
+  const note = el("p", { class: "mbg-totals-note" });
+  const table = el("table", { class: "mbg-totals-table" });
+  const box = el(
+    "details", { class: "mbg-totals" },
+    el("summary", {}, el("span", { class: "mbg-totals-title", text: "Who did what to whom" }), scope),
+    el("div", { class: "mbg-totals-bar", role: "tablist", "aria-label": "totals shown" }, ...tabs, effect),
+    el("div", { class: "mbg-totals-scroll" }, table),
+    note,
+  );
+  box.open = open;
+  return { box, tabs, effect, scope, note, table };
 }
 
 export function viewLabel(view) {
@@ -190,4 +222,62 @@ export function fillMetrics(table, metrics, full) {
   rows.push(el("tr", {}, el("td", { text: "ticks" }), el("td", { text: String(metrics.ticks), colspan: "2" })));
   table.replaceChildren(...rows);
   table.dataset.scope = full ? "all" : "seen";
+}
+
+export function fillTotalEffects(select, rules) {
+  const names = rules.effects.map((e) => e.name);
+  select.replaceChildren(el("option", { value: "", text: "all effects" }), ...names.map((n) => el("option", { value: n, text: n })));
+}
+
+// A pair's label as the viewer names agents elsewhere: "a0 (Mage)"; an enemy's class only
+// once this view has seen it.
+function totalLabel(agent, known) {
+  return known ? `${agent.name} (${agent.classTitle})` : agent.name;
+}
+
+function totalCell(value, isHp, cls, attrs = {}) {
+  const text = value === 0 ? "\u00b7" : isHp ? fmt(value) : String(value);
+  return el("td", { class: `${cls}${value === 0 ? " mbg-zero" : ""}`, "data-value": String(value), text, ...attrs });
+}
+
+// The matrix for `state` = {kind, matrix (10 x 10), agents (agentsAt), seen (first frame
+// seen per slot), t, scope (text)}: attackers as rows, recipients as columns, sums last.
+// Each cell keeps its exact value (milli-HP or a count) in data-value for the tests.
+export function fillTotals(parts, state) {
+  const { kind, matrix, agents, seen, t } = state;
+  const isHp = kind === "damage" || kind === "healing";
+  const shown = agents.filter((a) => a.present);
+  const head = el("tr", {}, el("th", { class: "mbg-corner", text: "by \u2193 to \u2192" }));
+  for (const a of shown) {
+    const known = seen[a.slot] <= t;
+    head.append(el("th", { class: `mbg-team-${"ab"[a.team]}`, "data-to": a.name, title: totalLabel(a, known) },
+      el("span", { text: a.name }), el("small", { text: known ? a.classTitle : "" })));
+  }
+  head.append(el("th", { class: "mbg-sum", text: "total" }));
+  const rows = [head];
+  const colSums = shown.map(() => 0);
+  for (const by of shown) {
+    const tr = el("tr", { class: `mbg-team-${"ab"[by.team]}`, "data-by": by.name });
+    tr.append(el("th", { text: totalLabel(by, seen[by.slot] <= t) }));
+    let rowSum = 0;
+    shown.forEach((to, j) => {
+      const v = matrix[by.slot][to.slot];
+      rowSum += v;
+      colSums[j] += v;
+      tr.append(totalCell(v, isHp, by.team === to.team ? "mbg-ally" : "mbg-enemy", { "data-to": to.name }));
+    });
+    tr.append(totalCell(rowSum, isHp, "mbg-sum"));
+    rows.push(tr);
+  }
+  const foot = el("tr", { class: "mbg-sum-row" }, el("th", { text: "total" }));
+  colSums.forEach((v, j) => foot.append(totalCell(v, isHp, "mbg-sum", { "data-to": shown[j].name })));
+  foot.append(totalCell(colSums.reduce((x, y) => x + y, 0), isHp, "mbg-sum"));
+  rows.push(foot);
+  parts.table.replaceChildren(...rows);
+  parts.table.dataset.kind = kind;
+  parts.table.dataset.tick = String(t);
+  for (const tab of parts.tabs) tab.setAttribute("aria-selected", String(tab.dataset.kind === kind));
+  parts.effect.hidden = kind !== "effects";
+  parts.scope.textContent = state.scope;
+  parts.note.textContent = TOTAL_NOTES[kind];
 }
