@@ -179,6 +179,23 @@ def resample_weights(
     return weights
 
 
+def check_resampling(refits: int, seed: int, level: float) -> None:
+    """The resampling options, checked before any work; errors name the option."""
+    whole(refits, "refits", 2)
+    whole(seed, "seed", 0)
+    if not 0 < level < 1:
+        raise ValueError(f"level: expected a share between 0 and 1, got {level!r}")
+
+
+def interval(refit: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """The middle `level` of the refits (first axis); all-NaN columns stay NaN, quietly."""
+    tail = (1.0 - level) / 2.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        low, high = np.nanquantile(refit, [tail, 1.0 - tail], axis=0)
+    return low, high
+
+
 def _outcomes(values: np.ndarray) -> np.ndarray:
     """(games, 3) won, drawn, lost from the own-side result code."""
     code = values[:, FULL_NAMES.index(RESULT)]
@@ -205,10 +222,7 @@ def system_metrics(
     `episode_results.ticks`, the mean ticks per game) and `low`/`high`, the `level`
     interval of `value` from `refits` pair-resampled refits. `attrs` holds the counts.
     """
-    whole(refits, "refits", 2)
-    whole(seed, "seed", 0)
-    if not 0 < level < 1:
-        raise ValueError(f"level: expected a share between 0 and 1, got {level!r}")
+    check_resampling(refits, seed, level)
     own = own_games(results, system)
     result_col, ticks_col = FULL_NAMES.index(RESULT), FULL_NAMES.index(TICKS)
     keep = [i for i in range(len(FULL_NAMES)) if i != result_col]
@@ -230,10 +244,7 @@ def system_metrics(
     with np.errstate(invalid="ignore", divide="ignore"):
         value = rates(sums.sum(axis=0))
         refit = rates(weights @ sums)
-    tail = (1.0 - level) / 2.0
-    with warnings.catch_warnings():  # a column with no ticks anywhere stays NaN, quietly
-        warnings.simplefilter("ignore", RuntimeWarning)
-        low, high = np.nanquantile(refit, [tail, 1.0 - tail], axis=0)
+    low, high = interval(refit, level)
     all_names = list(OUTCOMES) + names
     total = np.concatenate([outcomes.sum(axis=0), counts.sum(axis=0)])
     topic_of = {t.name: t for t in TOPICS}
@@ -267,6 +278,6 @@ def system_metrics(
 
 
 __all__ = [
-    "OUTCOMES", "OwnGames", "flipped_name", "own_games", "own_side", "resample_weights",
+    "OUTCOMES", "check_resampling", "interval", "OwnGames", "flipped_name", "own_games", "own_side", "resample_weights",
     "side_swap", "system_metrics",
 ]  # fmt: skip

@@ -14,7 +14,6 @@ measure says what it is instead (`note`).
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -23,10 +22,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.checks import whole
 from .full import FULL_NAMES
 from .rank_tests import holm, spearman_exact
-from .system import DEFAULT_LEVEL, DEFAULT_REFITS, TICKS, own_games, resample_weights
+from .system import (
+    DEFAULT_LEVEL,
+    DEFAULT_REFITS,
+    TICKS,
+    check_resampling,
+    interval,
+    own_games,
+    resample_weights,
+)
 
 MILLI = 1000.0  # full metrics hold milli-HP and milli-units
 PER_100_TICKS = "per 100 ticks"
@@ -167,10 +173,7 @@ def team_measures(
     """`system`'s team measures over its games in `results` (what `system_metrics` takes),
     one row per measure, with `low`/`high` from `refits` pair-resampled refits (the same
     draws as `system_metrics` with the same seed)."""
-    whole(refits, "refits", 2)
-    whole(seed, "seed", 0)
-    if not 0 < level < 1:
-        raise ValueError(f"level: expected a share between 0 and 1, got {level!r}")
+    check_resampling(refits, seed, level)
     own = own_games(results, system)
     num_w, den_w, scale = _matrices()
     units = own.unit_sums()
@@ -178,10 +181,7 @@ def team_measures(
     value = _values(unit_num.sum(axis=0), unit_den.sum(axis=0), scale)
     weights = resample_weights(own.strata, own.units, refits, seed)
     refit = _values(weights @ unit_num, weights @ unit_den, scale)
-    tail = (1.0 - level) / 2.0
-    with warnings.catch_warnings():  # a measure with no data anywhere stays NaN, quietly
-        warnings.simplefilter("ignore", RuntimeWarning)
-        low, high = np.nanquantile(refit, [tail, 1.0 - tail], axis=0)
+    low, high = interval(refit, level)
     frame = pd.DataFrame(
         {
             "group": [m.group for m in TEAM_MEASURES],
