@@ -1,4 +1,9 @@
-"""The `marl-bgs` command line: the same functions as the Python API."""
+"""The `marl-bgs` command line: the same functions as the Python API.
+
+Play a game, evaluate and cross-play Systems, view replays, play in the browser, train and
+plot baselines. `marl-bgs COMMAND --help` describes each command; the site's Command line
+page is generated from this parser.
+"""
 
 from __future__ import annotations
 
@@ -233,15 +238,32 @@ def _plot(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The `marl-bgs` parser with all its subcommands, as `main` uses it.
+
+    Each subcommand's parser sets `run`, the function that carries it out.
+
+    Returns:
+        The parser (`prog="marl-bgs"`).
+    """
     parser = argparse.ArgumentParser(prog="marl-bgs", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    play = sub.add_parser("play", help="play one game between two random teams")
-    play.add_argument("--map", type=int, default=47)
-    play.add_argument("--seed", type=int, default=0)
-    play.add_argument("--horizon", type=int, default=300)
-    play.add_argument("--winning-score", type=int, default=20)
-    play.add_argument("--backend", choices=("numpy", "jax"), default="numpy")
+    play = sub.add_parser(
+        "play",
+        help="play one game between two random teams",
+        description="The official 5 v 5 on one map, both teams choosing uniformly among "
+        "their legal actions; prints the result, the score and counts of events.",
+    )
+    play.add_argument("--map", type=int, default=47, help="map id, 0-51")
+    play.add_argument("--seed", type=int, default=0, help="seed of the random teams' choices")
+    play.add_argument("--horizon", type=int, default=300, help="ticks before a draw")
+    play.add_argument("--winning-score", type=int, default=20, help="points that win a game")
+    play.add_argument(
+        "--backend",
+        choices=("numpy", "jax"),
+        default="numpy",
+        help="engine: numpy, or jax (compiled; the same game)",
+    )
     play.add_argument("--json", action="store_true", help="print the result as JSON")
     play.set_defaults(run=_play)
 
@@ -289,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Serves the BattleClient page on 127.0.0.1, backed by the Python engine: "
         "the page's settings start from these, and any System can play the other slots.",
     )
-    cl.add_argument("--map", type=int, default=47)
+    cl.add_argument("--map", type=int, default=47, help="map id, 0-51")
     cl.add_argument("--human", default="a0", help="human slots, e.g. a0,a1 (any of a0..b4)")
     cl.add_argument(
         "--vs",
@@ -298,8 +320,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     cl.add_argument("--mates", help="who plays the humans' AI teammates (default: --vs)")
     cl.add_argument("--rosters", help="classes, e.g. mage,priest:rogue,hunter (default 5 v 5)")
-    cl.add_argument("--winning-score", type=int, default=5)
-    cl.add_argument("--horizon", type=int, default=200)
+    cl.add_argument("--winning-score", type=int, default=5, help="points that win a game")
+    cl.add_argument("--horizon", type=int, default=200, help="ticks before a draw")
     cl.add_argument("--out", default="battles", help="folder for the finished games' replays")
     cl.add_argument("--port", type=int, default=8766, help="port on 127.0.0.1 (0: any free)")
     cl.add_argument("--no-browser", action="store_true", help="print the address only")
@@ -324,8 +346,20 @@ def main(argv: list[str] | None = None) -> int:
     pl.add_argument("run_dir", metavar="RUN", help="a run folder written by `marl-bgs train`")
     pl.add_argument("--out", help="folder for the PNGs (default RUN/plots)")
     pl.set_defaults(run=_plot)
+    return parser
 
-    args = parser.parse_args(argv)
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the `marl-bgs` command line.
+
+    Args:
+        argv: The arguments after the program name; None reads `sys.argv`.
+
+    Returns:
+        The exit status: 0 on success, 2 for a refused input (its message on stderr,
+            `marl-bgs: error: ...`, as argparse prints its own).
+    """
+    args = build_parser().parse_args(argv)
     try:
         return args.run(args)
     except ValueError as err:

@@ -81,7 +81,28 @@ MIRROR_FLAT = (MIRROR_MOVE[_FLAT // 22] * 22 + _FLAT % 22).astype(np.int32)
 
 
 class EnvState(NamedTuple):
-    """One game (or a batch: every leaf gains a leading games axis)."""
+    """The state of one game, as `reset` and `step` return it; with `num_envs=N` every leaf
+    gains a leading games axis of length N.
+
+    A JAX pytree of arrays: hand it back to `step`, and `jit`, `vmap` or `scan` over it as
+    over any pytree. The engine's numbers are exact integers (positions in milli-units,
+    health in milli-HP).
+
+    Attributes:
+        game: The engine's `State` of all ten slots: `tick`, `score` `(2,)`, `result` (-1
+            open, 0 team a won, 1 team b won, 2 draw), `pos` `(10, 2)`, `health` `(10,)`,
+            `alive` `(10,)` and the rest, all int32 or bool.
+        map: The game's obstacles as fixed-shape arrays, padded to the env's
+            `obstacle_capacity` so that every map runs in the same compiled program.
+        map_id: `()` int32, the map's id; -1 for a map given inline to `reset_to`.
+        sight: Who sees whom at the start of the next tick (computed once per state).
+        new_game: `()` bool, True while the game is fresh: (re)started and not yet ticked.
+        games_started: `()` int32, games started in this slot so far (an episode counter).
+        metrics: int32 running metrics of the game: `(0,)` with `metrics="none"`; the 16
+            priority metrics (`marl_bgs.metrics.PRIORITY_NAMES`) with `"priority"`; those,
+            then the full accumulator with `"full"`
+            (`marl_bgs.metrics.full.full_values(metrics[..., 16:])` gives its columns).
+    """
 
     game: State
     map: MapArrays
@@ -211,7 +232,47 @@ def _nth_legal(key, legal):
 
 
 class TeamDeathmatch:
-    """Team Deathmatch as a JAX environment; see the module docstring."""
+    """Team Deathmatch as a JAX environment: one game (JaxMARL's way) or N games at once.
+
+    Build it with `make("tdm", ...)`, which takes the same keyword arguments. There are ten
+    agents, `"a0"`..`"a4"` (team a) and `"b0"`..`"b4"` (team b); `reset`, `step` and the
+    other methods take and return dicts keyed by these names. Every agent observes 784
+    float32 numbers in [-2, 2] (`observation_space`, laid out on the Observation layout
+    page) and plays one of 198 flat actions per tick (`action_space`): move (9) x target
+    (11) x Ultimate (2), all in the agent's own frame, where its spawn end is on the left.
+
+    Args:
+        map_id: A map id (0-51) or a non-empty list of ids; each game draws one of them
+            whenever it (re)starts.
+        num_envs: None for one game that `step` restarts itself when it ends (JaxMARL's
+            contract); N (1 to 2**20) for N games at once, each frozen when it ends until
+            `reset_done` restarts it. N becomes the leading axis of every array.
+        rosters: The classes of each team's agents: None for the official five
+            (mage, warrior, hunter, rogue, priest) on both sides; one pair of lists of 1-5
+            class names, `(["mage", "priest"], ["rogue"])`; or a list of such pairs, one
+            drawn per game. A team with fewer than five leaves its last slots empty.
+        winning_score: Points that win a game (1-1000), or a list to draw from per game.
+        horizon: Ticks before an open game ends as a draw (1-100,000).
+        swap_spawns: Whether team a starts at the right end in some games: with one game
+            on a fair coin per game, with N games in every odd-numbered game. False keeps
+            team a on the left.
+        red_zone_depth: Depth in map units (0-10) of each end's Red Zone: an agent killed
+            within it, near its own spawn edge, gives the enemy 2 points instead of 1.
+        metrics: `"none"`, `"priority"` (the 16 priority metrics per game, kept in
+            `state.metrics` and, with N games, `info["metrics"]`) or `"full"` (also the
+            who-did-what-to-whom accumulator of `marl_bgs.metrics.full`).
+        obstacle_capacity: `(boxes, turned walls)` of room per game, at most (32, 8);
+            None sizes it to the maps given. Room for more lets `reset_to` place larger
+            inline maps; less makes every tick cheaper.
+
+    Raises:
+        FieldTypeError: A setting of the wrong type, naming it: `map_id: expected a whole
+            number, got 47.0`. It is a `TypeError` and also a `ValueError`.
+        ValueError: A setting out of range or unknown, naming it: `map: no map with id
+            99`, `rosters[0][1][0]: unknown class 'paladin'; known: mage, ...`,
+            `horizon: 0 is out of range [1, 100000]`, or an `obstacle_capacity` too small
+            for the maps.
+    """
 
     # The space classes; marl_bgs.jaxmarl_api swaps in subclasses of JaxMARL's own.
     space_types: tuple[type, type, type] = (Box, Discrete, MultiDiscrete)
@@ -323,11 +384,34 @@ class TeamDeathmatch:
         return agent
 
     def observation_space(self, agent: str = "a0") -> Box:
-        """Every agent's observation: OBS_WIDTH float32 numbers in [OBS_LOW, OBS_HIGH]."""
+        """Every agent's observation: OBS_WIDTH float32 numbers in [OBS_LOW, OBS_HIGH].
+
+        Args:
+            agent: An agent's name, `"a0"`..`"b4"`; all ten share the same space.
+
+        Returns:
+            A `Box` of shape `(784,)`, dtype float32, bounds -2 and 2.
+
+        Raises:
+            ValueError: An unknown agent name.
+        """
         return self.observation_spaces[self._agent(agent)]
 
     def action_space(self, agent: str = "a0") -> Discrete:
-        """Every agent's flat action: one of 198 (move, target, Ultimate) choices."""
+        """Every agent's flat action: one of 198 (move, target, Ultimate) choices.
+
+        A flat action `f` is the heads `(f // 22, (f // 2) % 11, f % 2)`: move 0-8,
+        target 0-10, Ultimate 0-1, in the agent's own frame.
+
+        Args:
+            agent: An agent's name, `"a0"`..`"b4"`; all ten share the same space.
+
+        Returns:
+            A `Discrete` space of 198 choices.
+
+        Raises:
+            ValueError: An unknown agent name.
+        """
         return self.action_spaces[self._agent(agent)]
 
     # ---- batching -----------------------------------------------------------------------
@@ -405,18 +489,54 @@ class TeamDeathmatch:
 
     @_jit
     def get_obs(self, state: EnvState) -> dict:
-        """Every agent's observation of the state, as `reset` and `step` return it."""
+        """Every agent's observation of the state, as `reset` and `step` return it.
+
+        Args:
+            state: The env state, one game or N.
+
+        Returns:
+            Agent name -> observation, `(784,)` float32 (`(N, 784)` with N games).
+        """
         return self._obs_dict(self._batched(self._obs_one, state))
 
     @_jit
     def reset(self, key) -> tuple[dict, EnvState]:
-        """Start every game afresh: a map, rosters and winning score drawn for each."""
+        """Start every game afresh: a map, rosters and winning score drawn for each.
+
+        ```python
+        obs, state = env.reset(jax.random.key(0))
+        obs["a0"].shape   # (784,) for one game, (N, 784) for num_envs=N
+        ```
+
+        Args:
+            key (jax.Array): A JAX random key (`jax.random.key(seed)`); with N games it
+                is split into one key per game.
+
+        Returns:
+            obs: Agent name (`"a0"`..`"b4"`) -> its observation, float32 of shape `(784,)`
+                for one game, `(N, 784)` for `num_envs=N`.
+            state: The games' `EnvState` (every leaf with a leading N axis for N games).
+        """
         state = self._batched(self._new_game, self._keys(key), index_arg=True)
         return self._obs_dict(self._batched(self._obs_one, state)), state
 
     @_jit
     def reset_done(self, key, state: EnvState) -> tuple[dict, EnvState]:
-        """Restart the finished games only; running games are returned untouched."""
+        """Restart the finished games only; running games are returned untouched.
+
+        Meant for `num_envs=N`, where `step` leaves a finished game frozen. A restarted
+        game draws a fresh map, roster and winning score and counts one more in
+        `state.games_started`; `state.new_game` marks it.
+
+        Args:
+            key (jax.Array): A JAX random key, split into one key per game.
+            state: The games' `EnvState`, as the last `step` returned it.
+
+        Returns:
+            obs: Agent name -> observation, float32 `(N, 784)`: a restarted game's first
+                observation, the running games' current one.
+            state: The `EnvState` with the finished games replaced.
+        """
         fresh = self._batched(self._new_game, self._keys(key), index_arg=True)
         fresh = fresh._replace(games_started=state.games_started + 1)
         finished = state.game.result != RESULT_OPEN
@@ -429,7 +549,28 @@ class TeamDeathmatch:
         return self._obs_dict(self._batched(self._obs_one, state)), state
 
     def reset_to(self, key, positions: dict | Sequence[dict]) -> tuple[dict, EnvState]:
-        """Start games from authored positions: one for all games, or one per game."""
+        """Start games from authored positions: one for all games, or one per game.
+
+        A position (`"marl-bgs/position"`, see `marl_bgs.core.position.starting_position`)
+        spells out a whole game: map (an id or inline obstacles), every agent's class,
+        place, health and effects, the score and the settings. Nothing is drawn.
+
+        Args:
+            key (jax.Array | None): Unused (positions are complete); kept for the JaxMARL
+                call shape.
+            positions: One position dict for every game, or a list of exactly N (one per
+                game; a list of one for a single game).
+
+        Returns:
+            obs: Agent name -> observation, float32 `(784,)`, or `(N, 784)` for N games.
+            state: The `EnvState` of the positions; `map_id` is -1 for an inline map.
+
+        Raises:
+            ValueError: A list whose length is not the number of games, or a position
+                that does not parse, naming the field (`positions[3].teams[0]...: ...`),
+                or an inline map larger than the env's `obstacle_capacity`.
+            FieldTypeError: A field of the wrong type, named the same way.
+        """
         del key  # positions are complete; nothing is drawn
         many = not isinstance(positions, dict)
         items = list(positions) if many else [positions]
@@ -562,8 +703,24 @@ class TeamDeathmatch:
     def step_env(self, key, state: EnvState, actions) -> tuple[dict, EnvState, dict, dict, dict]:
         """One tick of every game; a finished game stays as it is (no restart).
 
-        The actions are read into heads first, so that every action form (and a `None` key)
-        runs the same compiled tick.
+        JaxMARL's name for the step without the automatic restart; `step` with N games is
+        this. The actions are read into heads first, so that every action form (and a
+        `None` key) runs the same compiled tick.
+
+        Args:
+            key (jax.Array | None): Unused: a tick is deterministic given the actions.
+            state: The games' `EnvState`.
+            actions (dict | jax.Array): As in `step`.
+
+        Returns:
+            obs: As in `step`.
+            state: As in `step`.
+            reward: As in `step`.
+            done: As in `step`.
+            info: As in `step`.
+
+        Raises:
+            ValueError: Actions of a wrong shape, dtype or range, as in `step`.
         """
         del key  # transitions are deterministic
         return self._tick(state, self._slots_from(actions))
@@ -584,14 +741,64 @@ class TeamDeathmatch:
     def step(
         self, key, state: EnvState, actions, reset_state: EnvState | None = None
     ) -> tuple[dict, EnvState, dict, dict, dict]:
-        """One tick. One game (`num_envs=None`): a game that ends is replaced by a new one,
-        drawn from `key` or given as `reset_state`, whose observation is returned while
-        `reward`, `done` and `info` report the tick that ended it (as JaxMARL does).
-        Many games: finished games stay as they are until `reset_done`.
+        """One tick of both teams' actions in every game.
+
+        One game (`num_envs=None`): a game that ends is replaced by a new one, drawn from
+        `key` or given as `reset_state`, whose observation is returned while `reward`,
+        `done` and `info` report the tick that ended it (as JaxMARL does). Many games:
+        finished games stay as they are until `reset_done`.
+
+        ```python
+        actions = env.sample_actions(key, state)        # {"a0": flat action, ...}
+        obs, state, reward, done, info = env.step(key, state, actions)
+        ```
 
         Two compiled calls, `step_env` and the restart, so that stepping with or without
         `reset_state` shares the one costly compilation (inside an outer `jit` or `vmap`
         they fuse into one program).
+
+        Args:
+            key (jax.Array | None): A JAX random key that draws the next game when one
+                ends (one game only; the tick itself is deterministic). May be None with
+                N games, or with `reset_state`.
+            state: The games' `EnvState`, from `reset` or the last `step`.
+            actions (dict | jax.Array): One action per agent, in the agent's own frame:
+                a dict agent name -> action, or one integer array over the ten agents.
+                Per agent and game either a flat index 0-197, shaped `()` or `(1,)`, or
+                the heads `(move 0-8, target 0-10, Ultimate 0-1)`, shaped `(3,)`; so one
+                array is `(10,)`, `(10, 1)` or `(10, 3)`. With N games add a leading N
+                axis (`(N,)`, `(N, 10, 3)`, ...). An in-range but illegal action is
+                played as "stay, no target".
+            reset_state (EnvState | None): One game only: the state to restart with when
+                the game ends, instead of one drawn from `key`; taken exactly as given.
+
+        Returns:
+            obs: Agent name -> observation, float32 `(784,)` (`(N, 784)` for N games).
+            state: The `EnvState` after the tick.
+            reward: Agent name -> float32 `()` (`(N,)`): +1 to every agent of the team
+                that won and -1 to the other team on the tick a game ends with a winner;
+                0 otherwise (draws included).
+            done: Agent name and `"__all__"` -> bool `()` (`(N,)`): the game is over
+                (with N games it stays True while the finished game is frozen).
+            info: One game: a dict whose every leaf is `(10,)`, one entry per agent:
+                `result` int32 (-1 open, 0 team a won, 1 team b won, 2 draw),
+                `own_score` and `enemy_score` int32, `tick` int32, `killed` bool,
+                `new_game` bool, `accepted` int32 (the flat action played, -1 if none),
+                `invalid_action` bool. N games: `result` `(N,)`, `score` `(N, 2)`,
+                `tick` `(N,)` int32; `killed` and `invalid_action` `(N, 10)` bool;
+                `accepted` `(N, 10, 3)` int32 compass heads; `metrics` `(N, M)` int32
+                (M = 0, 16, or 16 + the full width, by the `metrics` setting); `record`,
+                the tick's `TickInfo` (damage, healing, effects, ... by slot);
+                `terminal_obs` and `new_game`, dicts per agent of `(N, 784)` float32 and
+                `(N,)` bool.
+
+        Raises:
+            ValueError: Concrete actions of a wrong shape, a non-integer dtype or a value
+                out of range, naming the field, place and value (`actions: flat action
+                500 at index (0, 3) is outside 0..197`); a dict without some agent;
+                `reset_state` with N games; a None `key` for one game without
+                `reset_state`. Traced actions (inside your own `jit`) cannot be read:
+                out-of-range ones are flagged in `info["invalid_action"]` instead.
         """
         if self.num_envs is not None:
             if reset_state is not None:
@@ -636,13 +843,30 @@ class TeamDeathmatch:
 
     @_jit
     def get_avail_actions(self, state: EnvState) -> dict:
-        """Exact masks of the 198 joint choices per agent, in its own frame."""
+        """Exact masks of the 198 joint choices per agent, in its own frame.
+
+        Args:
+            state: The games' `EnvState`.
+
+        Returns:
+            Agent name -> bool `(198,)` (`(N, 198)` for N games), True where the flat
+                action is legal; "stay, no target, no Ultimate" (0) always is.
+        """
         joint = self._batched(self._joint_one, state)
         return {a: joint[..., i, :] for i, a in enumerate(AGENTS)}
 
     @_jit
     def get_avail_heads(self, state: EnvState) -> dict:
-        """Per-head masks per agent: (move 9, target 11, ultimate 2), in its own frame."""
+        """Per-head masks per agent: (move 9, target 11, ultimate 2), in its own frame.
+
+        Args:
+            state: The games' `EnvState`.
+
+        Returns:
+            Agent name -> a tuple of three bool masks, `(9,)`, `(11,)` and `(2,)` (each
+                with a leading N axis for N games), True where some legal joint action
+                uses that value.
+        """
         joint = self._batched(self._joint_one, state).reshape(
             (*state.game.tick.shape, NUM_SLOTS, NUM_MOVES, NUM_TARGETS, 2)
         )
@@ -672,7 +896,16 @@ class TeamDeathmatch:
 
     @_jit
     def sample_actions(self, key, state: EnvState) -> dict:
-        """Uniform over each agent's legal joint choices: a flat action per agent."""
+        """Uniform over each agent's legal joint choices: a flat action per agent.
+
+        Args:
+            key (jax.Array): A JAX random key.
+            state: The games' `EnvState`.
+
+        Returns:
+            Agent name -> int32 flat action in 0..197, shape `()` (`(N,)` for N games),
+                ready for `step`.
+        """
         flat = self._batched(self._sample_one, self._keys(key), state)
         return {a: flat[..., i] for i, a in enumerate(AGENTS)}
 
@@ -680,7 +913,15 @@ class TeamDeathmatch:
     @_jit
     def world_state(self, state: EnvState):
         """Everything, for a centralized critic: (games, 2 teams, OBS_WIDTH) in each team's
-        frame, as its first slot would see it with nothing hidden."""
+        frame, as its first slot would see it with nothing hidden.
+
+        Args:
+            state: The games' `EnvState`.
+
+        Returns:
+            (jax.Array): float32 `(2, 784)` for one game, `(N, 2, 784)` for N games: row 0
+                in team a's frame, row 1 in team b's.
+        """
 
         def one(s: EnvState):
             living = s.game.present & s.game.alive
@@ -691,14 +932,37 @@ class TeamDeathmatch:
         return self._batched(one, state)
 
     def team_inputs(self, state: EnvState, team: int) -> TeamInputs:
-        """Only what a team's agents may see: their observations, masks, roster and flags."""
+        """Only what a team's agents may see: their observations, masks, roster and flags.
+
+        These are the inputs a System's `act` receives (see `marl_bgs.systems`).
+
+        Args:
+            state: The games' `EnvState`.
+            team: 0 for team a, 1 for team b.
+
+        Returns:
+            The team's `TeamInputs`: `obs` float32 `(5, 784)`, `avail` bool `(5, 198)`,
+                `present`, `alive` bool `(5,)`, `classes` int32 `(5,)`, `new_game` bool
+                `()`; each with a leading N axis for N games.
+
+        Raises:
+            ValueError: A team other than 0 or 1.
+        """
         if team not in (0, 1):
             raise ValueError(f"team: must be 0 or 1, got {team!r}")
         return self.teams_inputs(state)[team]
 
     def teams_inputs(self, state: EnvState) -> tuple[TeamInputs, TeamInputs]:
         """Both teams' `team_inputs` from one pass over the ten slots: where both teams act
-        in one tick, the observations and masks are computed once, not once per team."""
+        in one tick, the observations and masks are computed once, not once per team.
+
+        Args:
+            state: The games' `EnvState`.
+
+        Returns:
+            team_a: Team a's `TeamInputs`, shaped as `team_inputs` gives them.
+            team_b: Team b's `TeamInputs`.
+        """
         obs = self._batched(self._obs_one, state)
         joint = self._batched(self._joint_one, state)
         present, alive = state.game.present, state.game.alive & state.game.present
@@ -717,7 +981,14 @@ class TeamDeathmatch:
         return team(0), team(1)
 
     def new_game(self, state: EnvState) -> dict:
-        """Per agent: the observation is the first of a new game (reset recurrent memory)."""
+        """Per agent: the observation is the first of a new game (reset recurrent memory).
+
+        Args:
+            state: The games' `EnvState`.
+
+        Returns:
+            Agent name -> bool `()` (`(N,)` for N games), `state.new_game` for every agent.
+        """
         return {a: state.new_game for a in AGENTS}
 
 
@@ -727,6 +998,41 @@ def make(name: str = "tdm", **kwargs: Any) -> TeamDeathmatch:
     Without `num_envs` it is one game that behaves as a JaxMARL environment; when JaxMARL is
     installed it is also an instance of `jaxmarl.environments.MultiAgentEnv` (importing
     JaxMARL takes a few seconds, so only this case does). `num_envs=N` gives N games at once.
+
+    ```python
+    import jax
+    import marl_bgs
+
+    env = marl_bgs.make("tdm", map_id=47)      # one game
+    key = jax.random.key(0)
+    obs, state = env.reset(key)                # obs["a0"]: (784,) float32
+    actions = env.sample_actions(key, state)   # {"a0": () int32, ...}
+    obs, state, reward, done, info = env.step(key, state, actions)
+
+    env = marl_bgs.make("tdm", map_id=[47, 48], num_envs=64)   # 64 games
+    obs, state = env.reset(key)                # obs["a0"]: (64, 784) float32
+    ```
+
+    Args:
+        name: The environment's id; only `"tdm"` (Team Deathmatch) exists.
+        **kwargs: The settings, all optional, each explained under `TeamDeathmatch`:
+            `map_id` (default 47), `num_envs` (None: one game), `rosters` (None: the
+            official five a side), `winning_score` (20), `horizon` (300),
+            `swap_spawns` (True), `red_zone_depth` (5), `metrics` (`"none"`),
+            `obstacle_capacity` (None: sized to the maps).
+
+    Returns:
+        The environment (a `TeamDeathmatch`; with `num_envs=None` and JaxMARL installed
+            its subclass `marl_bgs.jaxmarl_api.JaxMARLTeamDeathmatch`). Its `reset(key)`
+            returns `(obs, state)` and `step(key, state, actions)` returns
+            `(obs, state, reward, done, info)`; obs are dicts agent name -> float32
+            `(784,)`, or `(num_envs, 784)`.
+
+    Raises:
+        ValueError: An unknown name, or a setting out of range or unknown, naming the
+            setting (`num_envs: 0 is out of range [1, 1048576]`).
+        FieldTypeError: A setting of the wrong type, naming it (a `TypeError` that is also
+            a `ValueError`); an unknown keyword is Python's own `TypeError`.
     """
     if name != "tdm":
         raise ValueError(f"name: unknown environment {name!r}; available: 'tdm'")

@@ -66,7 +66,18 @@ def resolve_system(spec: Any, where: str) -> System:
     """A System from a System, a registered name, an LLM (`"llm:MODEL@http://host:port/v1"`,
     see `marl_bgs.llm`), a trained run (`{"checkpoint": folder,
     "step": n, "greedy": false}`, step and greedy optional), an exported actor
-    (`{"weights": "policy.npz", "greedy": false}`), or five of them (one per slot)."""
+    (`{"weights": "policy.npz", "greedy": false}`), or five of them (one per slot).
+
+    Args:
+        spec: The System in any of the forms above (`evaluate`'s `team_a` and `team_b`).
+        where: The field to name in errors (`"team_a"`).
+
+    Returns:
+        The `System`; five specs become one per-slot `marl_bgs.systems.team`.
+
+    Raises:
+        ValueError: An unknown name or a spec of no known form, naming `where`.
+    """
     if isinstance(spec, System):
         return spec
     if isinstance(spec, dict) and "weights" in spec:
@@ -102,7 +113,19 @@ def resolve_system(spec: Any, where: str) -> System:
 
 
 def resolve_maps(maps: Any) -> tuple[int, ...]:
-    """Map ids from a split name ("test", "validation", ...), "all", an id, or a list of ids."""
+    """Map ids from a split name ("test", "validation", ...), "all", an id, or a list of ids.
+
+    Args:
+        maps: `"curriculum"`, `"training"`, `"validation"`, `"test"`, `"all"`, one map id
+            (0-51) or a non-empty list of ids.
+
+    Returns:
+        The map ids, in the order given (a split's in increasing order).
+
+    Raises:
+        ValueError: An unknown split name, an empty list, or an id out of range.
+        FieldTypeError: An id that is not a whole number.
+    """
     if isinstance(maps, str):
         if maps == "all":
             return tuple(range(NUM_MAPS))
@@ -124,6 +147,11 @@ class Schedule:
 
     Pair p plays map `maps[p % len(maps)]` with seed number `first_seed + p`; its game 2p has
     team a on the left end and game 2p+1 on the right.
+
+    Attributes:
+        maps: The map ids, cycled over the pairs.
+        games: How many games (an even number).
+        first_seed: The seed number of pair 0.
     """
 
     maps: tuple[int, ...]
@@ -131,10 +159,26 @@ class Schedule:
     first_seed: int = 0
 
     def game(self, g: int) -> tuple[int, int, int, str]:
+        """Where game `g` stands in the schedule.
+
+        Args:
+            g: The game's number, 0 to `games - 1`.
+
+        Returns:
+            pair: The game's pair, `g // 2`.
+            seed_number: `first_seed + pair`.
+            map_id: The pair's map.
+            spawn_a: Team a's end, `"left"` (even g) or `"right"` (odd g).
+        """
         pair = g // 2
         return pair, self.first_seed + pair, self.maps[pair % len(self.maps)], SPAWN_NAMES[g % 2]
 
     def as_dict(self) -> dict:
+        """The schedule as plain JSON, with its rule in words (stored in `meta.json`).
+
+        Returns:
+            `maps`, `games`, `pairs`, `first_seed` and `rule`.
+        """
         return {
             "maps": list(self.maps),
             "games": self.games,
@@ -147,7 +191,17 @@ class Schedule:
 
 # ---- keys ------------------------------------------------------------------------------------
 def memory_key(root, seed_number, team: int):
-    """The key a team's System starts a game's memory from."""
+    """The key a team's System starts a game's memory from.
+
+    Args:
+        root (jax.Array): The evaluation's root key, `jax.random.key(seed)`.
+        seed_number (int | jax.Array): The game's seed number (shared by a spawn-swapped
+            pair).
+        team: 0 for team a's System, 1 for team b's.
+
+    Returns:
+        (jax.Array): `fold_in(fold_in(fold_in(root, 0), seed_number), team)`.
+    """
     import jax
 
     return jax.random.fold_in(
@@ -156,7 +210,17 @@ def memory_key(root, seed_number, team: int):
 
 
 def action_key(root, seed_number, tick, team: int):
-    """The key a team's System draws its actions from at one tick of one game."""
+    """The key a team's System draws its actions from at one tick of one game.
+
+    Args:
+        root (jax.Array): The evaluation's root key, `jax.random.key(seed)`.
+        seed_number (int | jax.Array): The game's seed number.
+        tick (int | jax.Array): The tick (0 for the first).
+        team: 0 for team a's System, 1 for team b's.
+
+    Returns:
+        (jax.Array): `root` folded with 1 (actions), the seed number, the tick, the team.
+    """
     import jax
 
     k = jax.random.fold_in(jax.random.fold_in(root, USE_ACTIONS), seed_number)
@@ -398,7 +462,24 @@ def _runner(
 # ---- results ---------------------------------------------------------------------------------
 @dataclass
 class EvalResult:
-    """One row per game, the metadata needed to repeat or pool it, and any recorded games."""
+    """One row per game, the metadata needed to repeat or pool it, and any recorded games.
+
+    Attributes:
+        games: One row per game: the schedule (`game`, `pair`, `seed_number`, `map_id`,
+            `spawn_a`, `spawn_b`, `system_a`, `system_b`, `roster_a`, `roster_b`), then
+            `result` (`"a"`, `"b"` or `"draw"`), `points_a`, `points_b`, `margin`
+            (a's points minus b's) and the other priority metrics (kills, deaths, damage
+            dealt and useful healing in health points, Ultimates used, Red Zone deaths,
+            ticks).
+        meta: What repeats the run: format and version, package versions, root seed,
+            schedule, Systems, rosters, winning score, horizon, key folding, W-D-L
+            counts, recorded games, metrics level.
+        actions: Recorded game -> its accepted actions, int32 `(T, 10, 3)` (for `replay`).
+        llm: One row per game, side and LLM agent (request counts, tokens, times); empty
+            without an LLM side.
+        full: With `metrics="full"`, one row per game: `game`, then the columns of
+            `marl_bgs.metrics.full.FULL_NAMES`; else empty.
+    """
 
     games: pd.DataFrame
     meta: dict
@@ -416,13 +497,32 @@ class EvalResult:
 
         The interval treats spawn-swapped pairs as the independent units (normal
         approximation over per-pair mean margins).
+
+        Returns:
+            As `summarize` gives it: `games`, `wins`, `draws`, `losses`,
+                `win_rate_decisive`, `margin_mean`, `margin_ci95`.
         """
         return summarize(self.games)
 
     def save(self, out: str | Path, force: bool = False) -> dict[str, Path]:
         """Write games.csv, games.parquet and meta.json into the folder `out`, and llm.csv
         and llm.parquet when an LLM side played; a folder that already holds any of them
-        is refused unless `force` (each file is written whole, then renamed into place)."""
+        is refused unless `force` (each file is written whole, then renamed into place).
+
+        Also full.parquet with full metrics.
+
+        Args:
+            out: The folder, created if missing.
+            force: Replace files of these names that are already there.
+
+        Returns:
+            Kind (`"csv"`, `"parquet"`, `"meta"`, `"llm_csv"`, `"llm_parquet"`, `"full"`)
+                -> the path written.
+
+        Raises:
+            ValueError: `out` is a file or cannot be written, or already holds one of
+                these files and `force` is False (naming `out`).
+        """
         out = check_new_files(out, EVAL_FILES + LLM_FILES + FULL_FILES, force, "out")
         out.mkdir(parents=True, exist_ok=True)
         paths = {
@@ -451,6 +551,16 @@ class EvalResult:
 
         Both engines play bit-identical games, so the re-run is the game that was played;
         the result and points are checked against the game's row all the same.
+
+        Args:
+            game: The game's number; it must have been listed in `evaluate`'s `record`.
+
+        Returns:
+            (marl_bgs.replay.Replay): The game as a `Replay`, ready to `save` and view.
+
+        Raises:
+            ValueError: The game was not recorded.
+            RuntimeError: The re-run does not reproduce the recorded score.
         """
         from .game import Game
         from .replay import record_game
@@ -486,6 +596,17 @@ class EvalResult:
 
 
 def summarize(games: pd.DataFrame) -> dict:
+    """Team a's W-D-L and mean points margin, with a 95% interval over spawn-swapped pairs.
+
+    Args:
+        games: A games table as `evaluate` returns it (`result`, `pair`, `margin`).
+
+    Returns:
+        `games`, `wins`, `draws`, `losses` (team a's), `win_rate_decisive` (wins over
+            wins + losses; NaN without any), `margin_mean` (mean over pairs of the pair's
+            mean margin) and `margin_ci95` (`[low, high]`, normal approximation; NaN with
+            fewer than two pairs).
+    """
     wins = int((games["result"] == "a").sum())
     draws = int((games["result"] == "draw").sum())
     losses = int((games["result"] == "b").sum())
@@ -584,6 +705,46 @@ def evaluate(
 
     `metrics="full"` also records the full metrics of every game (`result.full`: 2,994
     who-did-what-to-whom columns, see `marl_bgs.metrics.full`); the games are the same.
+
+    ```python
+    result = marl_bgs.evaluate("tdm-alpha", "random", maps="test", games=20, seed=0)
+    result.summary()["wins"]      # team a's (tdm-alpha's) wins
+    result.save("results/")       # games.csv, games.parquet, meta.json
+    ```
+
+    Args:
+        team_a: Team a's System: a `System`, a registered name (`"random"`,
+            `"tdm-alpha"`, `"tdm-beta"`, `"tdm-gamma"`), `"llm:MODEL@URL"`,
+            `{"checkpoint": run folder}`, `{"weights": "policy.npz"}`, or a list of five
+            of these, one per slot.
+        team_b: Team b's System, in the same forms.
+        maps: A split name (`"test"`, `"validation"`, `"training"`, `"curriculum"`),
+            `"all"`, one map id or a list of ids; pairs cycle over them.
+        games: How many games, even (2 to 1,000,000): `games // 2` spawn-swapped pairs.
+        seed: The root seed (0 to 2**31 - 1) every random key is folded from.
+        first_seed: The seed number of the first pair; later pairs count up from it.
+        rosters: Class names per team, `(["mage", ...], [...])` of 1-5 each; None for
+            the official five a side.
+        winning_score: Points that win a game.
+        horizon: Ticks before a game ends as a draw.
+        batch_size: Games run at once (1-65,536); it changes speed and memory, never
+            results.
+        record: Game numbers whose accepted actions are kept, for `EvalResult.replay`.
+        progress: Show a progress bar.
+        devices: Local devices a batch is split over: 1, 0 for all, or N.
+        metrics: `"priority"` (the games table) or `"full"` (also `result.full`).
+
+    Returns:
+        The `EvalResult`: `games` (one row per game), `meta`, recorded `actions`, and
+            `llm` and `full` tables where they apply.
+
+    Raises:
+        ValueError: A setting out of range or unknown, naming it (`games: 7 is odd;
+            games come in spawn-swapped pairs`, `team_b: system: unknown name ...`,
+            `rosters[1][0]: unknown class ...`), a settings combination no position can
+            hold, or a System that played an out-of-range action (naming it, the game and
+            the agent).
+        FieldTypeError: A setting of the wrong type, naming it.
     """
     import jax
 
@@ -709,12 +870,32 @@ def crossplay(
     progress: bool = True,
     devices: int = 1,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Every ordered-free pair of Systems: returns (all games, matrix of mean margins).
+    """Every unordered pair of Systems: returns (all games, matrix of mean margins).
 
     Each pairing is one `evaluate` call with the same seed, so every pairing sees the same
     schedule (common random numbers). The matrix holds the row System's mean points margin
-    against the column System, with W-D-L in a second frame's `wdl` column. `devices`:
-    as in `evaluate`.
+    against the column System; `wdl_matrix(all_games)` gives the W-D-L counts.
+
+    Args:
+        systems: Two or more Systems in any form `evaluate` takes, with distinct names.
+        maps: As in `evaluate`.
+        games: Games per pairing (even).
+        seed: The root seed, the same for every pairing.
+        include_self: Also play each System against itself (the diagonal).
+        batch_size: As in `evaluate`.
+        progress: Show a progress bar per pairing.
+        devices: As in `evaluate`.
+
+    Returns:
+        all_games: Every pairing's games table, concatenated (`system_a` is the earlier
+            System in `systems`).
+        margins: Square table, index and columns the System names: the row System's
+            mean points margin against the column System (NaN where not played).
+
+    Raises:
+        FieldTypeError: `systems` is not a list.
+        ValueError: Fewer than two Systems (one with `include_self`), two with the same
+            name, or a setting `evaluate` refuses.
     """
     if isinstance(systems, (str, System)) or not isinstance(systems, (list, tuple)):
         raise FieldTypeError(f"systems: expected a list of Systems or names, got {systems!r}")
@@ -751,7 +932,15 @@ def crossplay(
 
 
 def wdl_matrix(all_games: pd.DataFrame) -> pd.DataFrame:
-    """W-D-L of each row System against each column System, from crossplay's games."""
+    """W-D-L of each row System against each column System, from crossplay's games.
+
+    Args:
+        all_games: The games table `crossplay` returns (or several `evaluate` tables).
+
+    Returns:
+        Square table of `"W-D-L"` strings, index and columns the System names in
+            sorted order; empty where two Systems did not meet.
+    """
     names = sorted(set(all_games["system_a"]) | set(all_games["system_b"]))
     out = pd.DataFrame("", index=names, columns=names)
     for (a, b), grp in all_games.groupby(["system_a", "system_b"]):

@@ -68,7 +68,40 @@ def _jax_step():
 
 
 class Game:
-    """One game from an authored position; `step` plays one tick of both teams' actions."""
+    """One game from an authored position; `step` plays one tick of both teams' actions.
+
+    A referee on the host, for tests, tools and the browser: no batching, no compilation
+    on the NumPy engine. Both engines give bit-identical games.
+
+    ```python
+    from marl_bgs.core.position import starting_position
+    from marl_bgs.game import Game
+
+    game = Game(starting_position(47))          # map 47, the official 5 v 5
+    while not game.done:
+        events = game.step([[(0, 0, 0)] * 5, [(0, 0, 0)] * 5])   # everyone stays
+    game.result                                  # "draw" after 300 ticks
+    ```
+
+    Args:
+        position: A position document (`"marl-bgs/position"`): the map, every agent and
+            the settings, as `marl_bgs.core.position.starting_position` writes one or
+            `state_dict` returns it. It is copied, never changed.
+        backend: `"numpy"` (no JAX needed; runs in Pyodide) or `"jax"` (each tick
+            compiled once with `jax.jit`).
+
+    Raises:
+        ValueError: An unknown backend, or a position that does not parse, naming the
+            field (`teams[0].agents[2].health: ...`).
+        FieldTypeError: A position field of the wrong type, named the same way.
+
+    Attributes:
+        state: The engine's `State` now (exact integers: milli-units, milli-HP).
+        backend: The engine it runs on.
+        map_ref: The position's map: an id, or the inline map.
+        obstacles: The map's obstacles (checked dicts).
+        sizes: Agents per team, `[team a, team b]`.
+    """
 
     def __init__(self, position: dict, backend: Backend = "numpy") -> None:
         if backend not in ("numpy", "jax"):
@@ -90,13 +123,20 @@ class Game:
 
     @property
     def done(self) -> bool:
+        """Whether the game is over (a team reached the winning score, or the horizon)."""
         return int(self.state.result) != RESULT_OPEN
 
     @property
     def result(self) -> str | None:
+        """None while the game runs, then `"a"`, `"b"` (the winning team) or `"draw"`."""
         return RESULT_NAMES[int(self.state.result)]
 
     def state_dict(self) -> dict:
+        """The current state as a position document, which `Game` or `reset_to` can start from.
+
+        Returns:
+            A `"marl-bgs/position"` dict with every field spelled out.
+        """
         return position_dict(self.state, copy.deepcopy(self.map_ref))
 
     def _sight(self):
@@ -115,11 +155,23 @@ class Game:
         return self._masks_cache
 
     def legal_actions(self) -> np.ndarray:
-        """Exact joint masks, shape (2, 5, 198)."""
+        """Exact joint masks, shape (2, 5, 198).
+
+        Returns:
+            bool `(2, 5, 198)`: per team and team slot, which flat actions are legal, in
+                the compass frame (team a's agents' own frame only when it is on the left;
+                `team_inputs` gives each agent's own frame).
+        """
         return joint_mask(np, self._masks()).reshape(2, TEAM_SIZE, -1)
 
     def legal_heads(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per-head masks, shapes (2, 5, 9), (2, 5, 11) and (2, 5, 2)."""
+        """Per-head masks, shapes (2, 5, 9), (2, 5, 11) and (2, 5, 2).
+
+        Returns:
+            move: bool `(2, 5, 9)`, the legal moves per team and slot (compass frame).
+            target: bool `(2, 5, 11)`, the targets some legal action uses.
+            ultimate: bool `(2, 5, 2)`, whether the Ultimate can be withheld / used.
+        """
         return tuple(h.reshape(2, TEAM_SIZE, -1) for h in head_masks(np, self._masks()))
 
     def team_inputs(self, team: int) -> TeamInputs:
@@ -127,6 +179,17 @@ class Game:
 
         The same inputs as `env.team_inputs` gives for one game, so a System written over
         `xp` plays here on NumPy exactly as it plays compiled.
+
+        Args:
+            team: 0 for team a, 1 for team b.
+
+        Returns:
+            NumPy `TeamInputs`: `obs` float32 `(5, 784)`, `avail` bool `(5, 198)`,
+                `present` and `alive` bool `(5,)`, `classes` int32 `(5,)`, `new_game`
+                bool `()`.
+
+        Raises:
+            ValueError: A team other than 0 or 1.
         """
         if team not in (0, 1):
             raise ValueError(f"team: must be 0 or 1, got {team!r}")
@@ -144,7 +207,19 @@ class Game:
         )
 
     def slots_from_flat(self, flat_a: np.ndarray, flat_b: np.ndarray) -> np.ndarray:
-        """Both teams' flat own-frame actions (5 each) as compass actions per slot, (10, 3)."""
+        """Both teams' flat own-frame actions (5 each) as compass actions per slot, (10, 3).
+
+        Args:
+            flat_a: Team a's five flat actions (0..197, its agents' own frame).
+            flat_b: Team b's five flat actions.
+
+        Returns:
+            int32 `(10, 3)`: (move, target, Ultimate) per slot in the compass frame, for
+                `step_slots`.
+
+        Raises:
+            ValueError: Not five actions for a team, or one outside 0..197.
+        """
         out = np.zeros((NUM_SLOTS, 3), np.int32)
         for t, flat in enumerate((flat_a, flat_b)):
             flat = np.asarray(flat, np.int32)
@@ -157,7 +232,19 @@ class Game:
         return out
 
     def encode_actions(self, actions: Sequence[Sequence[Sequence[int]]]) -> np.ndarray:
-        """Check `[[team 0 actions], [team 1 actions]]` and lay them out over the 10 slots."""
+        """Check `[[team 0 actions], [team 1 actions]]` and lay them out over the 10 slots.
+
+        Args:
+            actions: Two lists, one per team, of one `(move, target, ultimate)` per agent
+                present (compass frame: move 0-8, target 0-10, Ultimate 0 or 1).
+
+        Returns:
+            int32 `(10, 3)`, one row per slot (zeros for empty slots).
+
+        Raises:
+            ValueError: A wrong count or shape, or a value out of range, naming the place
+                (`actions[1][2][0]: 9 is outside 0..8`).
+        """
         if not isinstance(actions, (list, tuple)) or len(actions) != 2:
             raise ValueError("actions: expected a list of two lists, one per team")
         out = np.zeros((NUM_SLOTS, 3), np.int32)
@@ -180,7 +267,20 @@ class Game:
         return out
 
     def step(self, actions: Sequence[Sequence[Sequence[int]]]) -> list[dict]:
-        """Play one tick; returns its events. Raises if the game is over or actions are bad."""
+        """Play one tick; returns its events. Raises if the game is over or actions are bad.
+
+        Args:
+            actions: Two lists, one per team, of one `(move, target, ultimate)` per agent
+                present, in the compass frame, as `encode_actions` takes them.
+
+        Returns:
+            The tick's events, dicts with a `"kind"` (`"damage"`, `"heal"`, `"death"`,
+                `"respawn"`, `"game_end"`, ...) and its fields, as replays store them.
+
+        Raises:
+            ValueError: Bad actions, naming the place (see `encode_actions`).
+            RuntimeError: The game is already over.
+        """
         before = self.state
         info = self.step_slots(self.encode_actions(actions))
         return tick_events(before, info, self.state)
@@ -190,7 +290,19 @@ class Game:
         (move 0..8, target 0..10, Ultimate 0..1, compass frame); returns its info.
 
         Out-of-range values are refused naming the slot (an in-range illegal action is the
-        rules' business: it becomes "stay" / "no target")."""
+        rules' business: it becomes "stay" / "no target").
+
+        Args:
+            slots: Integer `(10, 3)`, one (move, target, Ultimate) row per slot.
+
+        Returns:
+            The tick's `TickInfo` (NumPy): the accepted actions, damage and healing by
+                slot, effects, deaths, points, respawns.
+
+        Raises:
+            ValueError: A wrong shape or dtype, or a value out of range, naming the slot.
+            RuntimeError: The game is already over.
+        """
         if self.done:
             raise RuntimeError("the game is finished; no more ticks can be played")
         slots = _checked_slots(slots)

@@ -65,7 +65,10 @@ SPLITS: dict[str, tuple[int, ...]] = {
     "validation": tuple(range(42, 47)),
     "test": tuple(range(47, 52)),
 }
+"""Split name -> map ids: curriculum 0-11 and training 12-41 (a learner may train on
+both), validation 42-46 and test 47-51 (held out)."""
 NUM_MAPS = 52
+"""Numbered maps, ids 0 to 51."""
 MAP_IDS = tuple(range(NUM_MAPS))
 TRAINING_MAPS = SPLITS["curriculum"] + SPLITS["training"]  # every map a learner may train on
 HELD_OUT_MAPS = SPLITS["validation"] + SPLITS["test"]
@@ -80,7 +83,17 @@ TOLERANCE = 1e-9
 
 
 def split_of(map_id: int) -> str:
-    """The split a numbered map belongs to."""
+    """The split a numbered map belongs to.
+
+    Args:
+        map_id: A map id.
+
+    Returns:
+        `"curriculum"`, `"training"`, `"validation"` or `"test"`.
+
+    Raises:
+        ValueError: No map has this id.
+    """
     for split, ids in SPLITS.items():
         if map_id in ids:
             return split
@@ -88,7 +101,14 @@ def split_of(map_id: int) -> str:
 
 
 def maps_dir() -> Path:
-    """Folder holding the map files, packaged or in a checkout."""
+    """Folder holding the map files, packaged or in a checkout.
+
+    Returns:
+        `marl_bgs/_map_files/` in a wheel, else the checkout's `maps/`.
+
+    Raises:
+        FileNotFoundError: Neither folder exists.
+    """
     here = Path(__file__).resolve().parent
     for candidate in (here / "_map_files", here.parent / "maps"):
         if candidate.is_dir():
@@ -152,6 +172,21 @@ def check_obstacles(raw: Any, where: str = "map.obstacles", fail_at=None) -> lis
 
     `fail_at(i, obstacle, reason)` raises the error for obstacle i; by default a ValueError
     naming `where[i]`, and type errors in a field keep their type (`FieldTypeError`).
+
+    Args:
+        raw: The obstacle list: `{"kind": "pillar", "x", "y", "radius"}` and
+            `{"kind": "wall", "x", "y", "width", "height", "theta"}` dicts, map units.
+        where: The field to name in errors.
+        fail_at (Callable | None): `fail_at(i, obstacle, reason)` raising the error for
+            obstacle i; None for a ValueError naming `where[i]`.
+
+    Returns:
+        The obstacles as clean dicts (numbers as floats, keys checked).
+
+    Raises:
+        FieldTypeError: `raw` is not a list, or a field of the wrong type.
+        ValueError: Too many obstacles or tilted walls, or an obstacle that breaks a
+            limit above, naming it (`map.obstacles[3]: ...`).
     """
     inline = fail_at is None
     fail_at = _inline_fault(where) if inline else fail_at
@@ -180,7 +215,11 @@ def check_obstacles(raw: Any, where: str = "map.obstacles", fail_at=None) -> lis
 
 
 def standard_pads() -> dict[str, list[list[float]]]:
-    """The spawn pads every map file lists: five per end, bottom to top."""
+    """The spawn pads every map file lists: five per end, bottom to top.
+
+    Returns:
+        `{"left": [[x, y], ...], "right": [[x, y], ...]}` in map units.
+    """
     return {
         end: [[x, int(y) if float(y).is_integer() else y] for y in PAD_Y]
         for end, x in zip(SPAWN_END_NAMES, PAD_X, strict=True)
@@ -188,7 +227,14 @@ def standard_pads() -> dict[str, list[list[float]]]:
 
 
 def is_tilted(ob: dict) -> bool:
-    """A wall whose theta is not a multiple of pi/2 (the engine keeps at most 8 per map)."""
+    """A wall whose theta is not a multiple of pi/2 (the engine keeps at most 8 per map).
+
+    Args:
+        ob: An obstacle dict.
+
+    Returns:
+        True for a wall turned by other than a multiple of pi/2; False for pillars.
+    """
     if ob["kind"] != "wall":
         return False
     quarters = ob["theta"] / (math.pi / 2)
@@ -196,7 +242,14 @@ def is_tilted(ob: dict) -> bool:
 
 
 def wall_corners(ob: dict) -> list[tuple[float, float]]:
-    """A wall's four corners in map units, counter-clockwise (the engine rounds the same way)."""
+    """A wall's four corners in map units, counter-clockwise (the engine rounds the same way).
+
+    Args:
+        ob: A wall dict (`x`, `y`, `width`, `height`, `theta`).
+
+    Returns:
+        Four `(x, y)` corners.
+    """
     hx, hy = ob["width"] / 2.0, ob["height"] / 2.0
     c, s = math.cos(ob["theta"]), math.sin(ob["theta"])
     return [
@@ -206,7 +259,14 @@ def wall_corners(ob: dict) -> list[tuple[float, float]]:
 
 
 def obstacle_bounds(ob: dict) -> tuple[float, float, float, float]:
-    """Bounding box (x0, y0, x1, y1) of an obstacle in map units."""
+    """Bounding box (x0, y0, x1, y1) of an obstacle in map units.
+
+    Args:
+        ob: An obstacle dict.
+
+    Returns:
+        `(x0, y0, x1, y1)`, the lowest and highest x and y it covers.
+    """
     if ob["kind"] == "pillar":
         r = ob["radius"]
         return ob["x"] - r, ob["y"] - r, ob["x"] + r, ob["y"] + r
@@ -240,7 +300,15 @@ def layout_units(obstacles: list[dict]) -> Counter:
 
 
 def layout_distance(a: list[dict], b: list[dict]) -> int:
-    """Obstacles to add, remove or replace (a mirrored pair counts 2) to turn layout a into b."""
+    """Obstacles to add, remove or replace (a mirrored pair counts 2) to turn layout a into b.
+
+    Args:
+        a: One obstacle list.
+        b: Another; mirror images count as the same layout.
+
+    Returns:
+        The distance; 0 for the same layout.
+    """
     ua, ub = layout_units(a), layout_units(b)
     return max(sum((ua - ub).values()), sum((ub - ua).values()))
 
@@ -438,6 +506,13 @@ def reach_problem(obstacles: list[dict]) -> str | None:
     gap passes when a body fits through it at a grid line (a 1.0-wide gap between walls on
     the 0.05 grid does). Unreachable specks under 8 grid points are below the grid's
     resolution and are ignored.
+
+    Args:
+        obstacles: A checked obstacle list (`check_obstacles`).
+
+    Returns:
+        None when every pad and every standing place connect; else the reason, naming a
+            pad or a sealed pocket's place.
     """
     return _reach_report(json.dumps(obstacles, sort_keys=True))
 
@@ -493,6 +568,13 @@ def held_out_clash(obstacles: list[dict], exclude: int | None = None) -> tuple[i
     """The first training map whose layout equals this one or differs by a single change.
 
     Returns (map id, distance) or None. Mirror images count as the same layout.
+
+    Args:
+        obstacles: A checked obstacle list.
+        exclude: A map id to skip (the map itself).
+
+    Returns:
+        `(map id, layout_distance)` of the first clash, or None.
     """
     for map_id, other in _training_layouts().items():
         if map_id == exclude:
@@ -509,6 +591,19 @@ def validate_map(data: Any, source: str | None = None, check_layouts: bool = Tru
     Messages read `map 12 (Name): obstacle 3 (wall at 4.0, 5.0): <reason>` for an obstacle,
     `map 12 (Name): <reason>` for the map as a whole. `source` (a file name) labels maps
     whose id is unusable. `check_layouts` compares held-out maps with the training maps.
+
+    Args:
+        data: A parsed map file (`"marl-bgs/map"`, version 1).
+        source: A file name to label the map by when its id is unusable.
+        check_layouts: Require a held-out (validation or test) map to differ from every
+            training map by at least 3 obstacles.
+
+    Returns:
+        A clean copy: the header fields, the standard `spawn_pads` and checked obstacles.
+
+    Raises:
+        ValueError: The first problem: header, an obstacle, mirror symmetry about x = 10,
+            reachability, or a held-out layout too close to a training map.
     """
     label = _label(data, source)
 
@@ -551,11 +646,36 @@ def _load_file(path: str) -> dict:
 
 
 def map_path(map_id: int) -> Path:
+    """Where a numbered map's file is (it may not exist).
+
+    Args:
+        map_id: A map id.
+
+    Returns:
+        `maps_dir() / "map_NN.json"`.
+    """
     return maps_dir() / f"map_{map_id:02d}.json"
 
 
 def load_map(map_id: int) -> dict:
-    """The map file with this id, validated; raises ValueError for an unknown id."""
+    """The map file with this id, validated; raises ValueError for an unknown id.
+
+    ```python
+    m = load_map(47)
+    m["name"], m["split"], len(m["obstacles"])
+    ```
+
+    Args:
+        map_id: A map id, 0-51.
+
+    Returns:
+        A private copy of the checked map: `format`, `version`, `id`, `name`, `split`,
+            `width` (20), `height` (10), `spawn_pads`, `obstacles`.
+
+    Raises:
+        FieldTypeError: An id that is not a whole number.
+        ValueError: No map file with this id, or a file that fails `validate_map`.
+    """
     map_id = whole(map_id, "map")
     path = map_path(map_id)
     if not path.is_file():
@@ -565,7 +685,11 @@ def load_map(map_id: int) -> dict:
 
 
 def available_maps() -> list[int]:
-    """Ids of the map files present, in order."""
+    """Ids of the map files present, in order.
+
+    Returns:
+        The ids (all of 0-51 in a full checkout or wheel).
+    """
     return list(_present_maps(str(maps_dir())))
 
 
@@ -583,6 +707,14 @@ class Stage:
     """One stage of training: which maps, how many agents a side, and the score to win.
 
     `weight` is the stage's share of training progress relative to the other stages.
+
+    Attributes:
+        name: The stage's name.
+        maps: Map ids played in the stage.
+        team_size: Agents a side, 1-5.
+        winning_score: Points that win a game.
+        horizon: Ticks before a draw.
+        weight: Its share of training progress, relative to the other stages.
     """
 
     name: str
@@ -606,6 +738,8 @@ CURRICULUM: tuple[Stage, ...] = (
     Stage("mixtures", tuple(range(12)), team_size=5, winning_score=20, horizon=300),
     Stage("all training maps", TRAINING_MAPS, team_size=5, winning_score=20, horizon=300, weight=3),
 )
+"""The default curriculum: eight stages from a 1 v 1 duel on map 0 to 5 v 5 on all
+42 training maps (the last stage takes 3 shares of progress, the others one each)."""
 
 
 def validate_stages(stages: Sequence[Stage], allow_held_out: bool = False) -> tuple[Stage, ...]:
@@ -613,6 +747,18 @@ def validate_stages(stages: Sequence[Stage], allow_held_out: bool = False) -> tu
 
     Each stage needs a name, at least one existing map (training maps only, unless
     `allow_held_out`), a team size of 1-5, a positive winning score, horizon and weight.
+
+    Args:
+        stages: A non-empty sequence of `Stage`.
+        allow_held_out: Accept validation and test maps.
+
+    Returns:
+        The stages as a tuple.
+
+    Raises:
+        ValueError: The first bad stage, naming it and its field
+            (`curriculum[2] ('walls').maps: map 47 is a held-out test map ...`).
+        FieldTypeError: A field of the wrong type.
     """
     from .core.position import MAX_HORIZON, MAX_WINNING_SCORE
 
@@ -649,7 +795,17 @@ def validate_stages(stages: Sequence[Stage], allow_held_out: bool = False) -> tu
 
 
 def stage_bounds(stages: Sequence[Stage] = CURRICULUM) -> list[tuple[float, float]]:
-    """The progress interval [start, end) each stage covers (the last one ends at 1)."""
+    """The progress interval [start, end) each stage covers (the last one ends at 1).
+
+    Args:
+        stages: A curriculum; `CURRICULUM` by default. Held-out maps are accepted.
+
+    Returns:
+        One `(start, end)` per stage, in order, proportional to the weights.
+
+    Raises:
+        ValueError: A bad curriculum (see `validate_stages`).
+    """
     stages = validate_stages(stages, allow_held_out=True)
     total = float(sum(s.weight for s in stages))
     out, start = [], 0.0
@@ -667,6 +823,18 @@ def stage_at(
 
     Stages share the progress interval in proportion to their weights; progress 1 gives the
     last stage. Pass your own list of `Stage` to use another curriculum.
+
+    Args:
+        progress: Training progress, 0 to 1.
+        stages: A curriculum; `CURRICULUM` by default.
+        allow_held_out: Accept validation and test maps in `stages`.
+
+    Returns:
+        The `Stage` that covers `progress`.
+
+    Raises:
+        ValueError: Progress outside [0, 1], or a bad curriculum.
+        FieldTypeError: Progress that is not a number.
     """
     progress = number(progress, "progress", 0.0, 1.0)
     stages = validate_stages(stages, allow_held_out=allow_held_out)

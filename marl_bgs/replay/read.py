@@ -102,7 +102,17 @@ def _gunzip(data: bytes) -> bytes:
 
 
 def parse_json(data: bytes) -> Any:
-    """Bytes (plain or gzipped JSON) to a Python document, within the size limit."""
+    """Bytes (plain or gzipped JSON) to a Python document, within the size limit.
+
+    Args:
+        data: The file's bytes.
+
+    Returns:
+        The parsed document (strict JSON: no NaN, no duplicate keys).
+
+    Raises:
+        ReplayError: Too large, not UTF-8, or not valid JSON.
+    """
     if data[:2] == b"\x1f\x8b":
         data = _gunzip(data)
     if len(data) > MAX_BYTES:
@@ -444,7 +454,17 @@ def _check_view(raw: Any, ticks: int) -> tuple[str | None, np.ndarray | None]:
 
 
 def replay_from_document(doc: Any) -> Replay:
-    """Validate a parsed JSON document and build the `Replay`."""
+    """Validate a parsed JSON document and build the `Replay`.
+
+    Args:
+        doc: The parsed JSON (a dict).
+
+    Returns:
+        The checked `Replay`.
+
+    Raises:
+        ReplayError: The first problem found, naming its field.
+    """
     if not isinstance(doc, dict):
         raise ReplayError("file: expected a JSON object at the top")
     if doc.get("format") != REPLAY_FORMAT:
@@ -495,7 +515,27 @@ def replay_from_document(doc: Any) -> Replay:
 
 
 def load_replay(source: Any) -> Replay:
-    """Read a replay from a path or bytes (plain or gzipped JSON), checking everything."""
+    """Read a replay from a path or bytes (plain or gzipped JSON), checking everything.
+
+    Safe on files from anywhere: the size is bounded while decompressing, and every field's
+    type, shape and range and the agreement between parts are checked before use.
+
+    ```python
+    replay = load_replay("exports/replays/alpha-vs-random-map47.json")
+    replay.ticks, replay.state_at(0).score
+    ```
+
+    Args:
+        source (str | os.PathLike | bytes): A file path, or the file's bytes.
+
+    Returns:
+        The checked `Replay`.
+
+    Raises:
+        ReplayError: Anything wrong with the file, the message starting with the field
+            (`frames.health[12][3]: ...`); `ReplayTypeError` (also a `TypeError`) for a
+            field of the wrong type.
+    """
     return replay_from_document(parse_json(_read_source(source)))
 
 

@@ -33,7 +33,11 @@ BITS = 1 << np.arange(NUM_SLOTS, dtype=np.int64)
 
 
 def package_versions() -> dict[str, str | None]:
-    """Versions of the packages that decide a game's numbers (jax: None if not installed)."""
+    """Versions of the packages that decide a game's numbers (jax: None if not installed).
+
+    Returns:
+        `{"marl_bgs": ..., "numpy": ..., "jax": ... or None}`, as replays store them.
+    """
     from .. import __version__
 
     try:
@@ -102,6 +106,24 @@ def replay_from_arrays(
     `start_state` (optional) must equal `states[0]`; `actions` (optional) must equal the
     accepted actions in `infos`. Ticks after the game ended (the env holds a finished game
     still) are dropped.
+
+    Args:
+        map_file: The map file the game was played on (`load_map(id)`, or an inline one).
+        start_state: None, or the first state, checked against `states[0]`.
+        states: The engine `State` of one game, every field stacked over T + 1 states.
+        infos: The `TickInfo` of each tick, stacked over T ticks.
+        actions: None, or the accepted actions `(T, 10, 3)`, checked against `infos`.
+        systems: Two team names (or Systems) or ten slot names.
+        seed: `{"root": ..., "game": ...}`, a root seed, or None.
+        title: A line of text for viewers.
+        versions: Package versions to store; by default `package_versions()`.
+
+    Returns:
+        The `Replay`, with its events, sight masks and priority metrics computed.
+
+    Raises:
+        ValueError: Lengths that disagree, a `start_state` or `actions` that differ from
+            the arrays, or bad `systems`, naming the argument.
     """
     states = State(*(np.asarray(x) for x in states))
     infos = TickInfo(*(np.asarray(x) for x in infos))
@@ -169,6 +191,27 @@ def record_game(
 
     `choose_actions(game)` returns the tick's actions: `[[team 0], [team 1]]` of
     (move, target, ultimate), as `Game.step` takes them, or a (10, 3) array per slot.
+
+    ```python
+    game = Game(starting_position(47))
+    replay = record_game(game, lambda g: np.zeros((10, 3), np.int32), ("idle", "idle"))
+    replay.save("idle.json.gz")
+    ```
+
+    Args:
+        game: The `Game` to play from its current state; it is played on.
+        choose_actions: `choose_actions(game)` -> the tick's actions (compass frame).
+        systems: Two team names (or Systems), or ten slot names, stored in the replay.
+        seed: `{"root": ..., "game": ...}`, a root seed, or None, stored as is.
+        title: A line of text for viewers.
+        max_ticks: Stop after this many ticks even if the game is not over.
+
+    Returns:
+        The `Replay` of the ticks played.
+
+    Raises:
+        ValueError: Bad actions (naming the place, as `Game.step` does) or bad `systems`.
+        RuntimeError: The game is already over.
     """
     states, infos = [game.state], []
     while not game.done and (max_ticks is None or len(infos) < max_ticks):

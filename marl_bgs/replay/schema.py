@@ -111,7 +111,11 @@ def rules_table() -> dict:
 
 
 class ReplayError(ValueError):
-    """A replay that cannot be read; the message starts with the offending field."""
+    """A replay that cannot be read; the message starts with the offending field.
+
+    For example `frames.health[12][3]: 250001 is out of range [0, 250000]`. A field of the wrong
+    type raises its subclass `ReplayTypeError`, which is also a `TypeError`.
+    """
 
 
 class ReplayTypeError(ReplayError, FieldTypeError):
@@ -120,7 +124,29 @@ class ReplayTypeError(ReplayError, FieldTypeError):
 
 @dataclass(frozen=True)
 class Replay:
-    """One recorded game (or what one side saw of it, when `view` is set)."""
+    """One recorded game (or what one side saw of it, when `view` is set).
+
+    Make one with `record_game` or `replay_from_arrays`, read one with `load_replay`,
+    write one with `save`; the format is on the Replay format page.
+
+    Attributes:
+        map: The map file (format `"marl-bgs/map"`), inline obstacles included.
+        start: The starting position (`"marl-bgs/position"`), None in a point of view.
+        systems: The System name per slot (10, None for an empty slot).
+        seed: `{"root": int | None, "game": int | None, "spawn_ends": [str, str]}`.
+        versions: The package versions that produced the game.
+        frames: State field name -> int64 array with leading axis T + 1: frame t is the
+            state at the start of tick t (`"pos"` is `(T + 1, 10, 2)` milli-units).
+        actions: int64 `(T, 10, 3)`, the accepted (move, target, Ultimate) per slot.
+        events: T lists of event dicts (`{"kind": "damage", "source": "a0", ...}`).
+        sight: int64 `(T + 1, 10)`, per agent a 10-bit mask of the agents it sees.
+        metrics: The 16 priority metrics (only the public four in a point of view).
+        title: A line of text for viewers.
+        view: None for the whole game; `"a"`, `"b"` or an agent (`"a2"`) for what that
+            side saw.
+        visible: With a view, `(T + 1,)` bitmasks of the agents it shows.
+        llm: Optional, an LLM side's request counts (`marl_bgs.llm.stats`).
+    """
 
     map: dict  # the map file (format "marl-bgs/map")
     start: dict | None  # the starting position ("marl-bgs/position"), map inline; no view
@@ -139,10 +165,20 @@ class Replay:
 
     @property
     def ticks(self) -> int:
+        """T, the number of ticks played (there are T + 1 frames)."""
         return int(self.actions.shape[0])
 
     def state_at(self, t: int) -> State:
-        """The exact engine State at the start of tick t (an oracle replay only)."""
+        """The exact engine State at the start of tick t (an oracle replay only).
+
+        Args:
+            t: The tick, 0..T (T: the state after the last tick); negative counts from
+                the end, as in NumPy.
+
+        Returns:
+            The engine's `State` as NumPy arrays (int32, booleans as bool), which a `Game`
+                can continue from.
+        """
         values = []
         for name in State._fields:
             arr = self.frames[name][t]
@@ -150,13 +186,33 @@ class Replay:
         return State(*values)
 
     def as_seen_by(self, who: str) -> Replay:
-        """Only what team `who` ("a", "b") or agent `who` ("a2") could see at each tick."""
+        """Only what team `who` ("a", "b") or agent `who` ("a2") could see at each tick.
+
+        Hidden agents' cells hold fixed placeholders and their actions -1, an event that
+        names a hidden agent is dropped, and only the public metrics (result, points,
+        ticks) are kept; the result cannot be re-run (`replay_game` refuses it).
+
+        Args:
+            who: `"a"`, `"b"`, or an agent name `"a0"`..`"b4"`.
+
+        Returns:
+            A new `Replay` with `view` set to `who`.
+
+        Raises:
+            ReplayError: An unknown `who`, or a replay that is already a point of view.
+        """
         from .view import point_of_view
 
         return point_of_view(self, who)
 
     def to_dict(self) -> dict:
-        """The JSON document (plain lists and numbers)."""
+        """The JSON document (plain lists and numbers).
+
+        Returns:
+            The replay as a JSON-ready dict: `format`, `version`, `title`, `ticks`,
+                `rules`, `map`, `start`, `systems`, `seed`, `versions`, `view`,
+                `metrics`, `frames`, `actions`, `sight`, `events` (and `llm` if any).
+        """
         out: dict[str, Any] = {
             "format": REPLAY_FORMAT,
             "version": REPLAY_VERSION,
@@ -182,7 +238,14 @@ class Replay:
         return out
 
     def to_bytes(self, compress: bool = False) -> bytes:
-        """Compact JSON (one line per top-level part), gzipped with a fixed header if asked."""
+        """Compact JSON (one line per top-level part), gzipped with a fixed header if asked.
+
+        Args:
+            compress: Gzip it (with no time stamp or name, so the bytes are reproducible).
+
+        Returns:
+            UTF-8 JSON bytes, gzipped if asked; `load_replay` reads either.
+        """
         doc = self.to_dict()
         lines = [f"{json.dumps(k)}:{_dumps(v)}" for k, v in doc.items()]
         raw = ("{" + ",\n".join(lines) + "}\n").encode("utf-8")
@@ -194,12 +257,24 @@ class Replay:
         return buf.getvalue()
 
     def save(self, path: Any) -> None:
-        """Write to `path`; a name ending in .gz is gzipped."""
+        """Write to `path`; a name ending in .gz is gzipped.
+
+        Args:
+            path (str | os.PathLike): The file to write (replaced if it exists).
+        """
         data = self.to_bytes(compress=str(path).endswith(".gz"))
         with open(path, "wb") as f:
             f.write(data)
 
     def with_versions(self, versions: dict) -> Replay:
+        """A copy whose `versions` are these (to pin committed examples).
+
+        Args:
+            versions: Package name -> version.
+
+        Returns:
+            A new `Replay`.
+        """
         return replace(self, versions=versions)
 
 

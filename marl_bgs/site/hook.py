@@ -18,7 +18,7 @@ from typing import Any
 from mkdocs.structure.files import File, Files
 
 from marl_bgs.core import classes as C
-from marl_bgs.site import data_pages, explorer_page, leaderboard_page
+from marl_bgs.site import cli_page, data_pages, explorer_page, leaderboard_page
 from marl_bgs.site.classes_page import class_page, classes_index
 from marl_bgs.site.llm_page import llm_page
 from marl_bgs.site.metrics_page import full_metrics_page, metrics_page
@@ -43,6 +43,7 @@ def _generated(root: Path) -> dict[str, Any]:
         "visual-key.md": lambda: data_pages.visual_key_page(root),
         "replays.md": lambda: data_pages.replays_page(root),
         "reference/metrics.md": metrics_page,
+        "reference/cli.md": cli_page.cli_page,
         "reference/full-metrics.md": lambda: full_metrics_page(
             explorer_page.newest_with_metrics(root) is not None
         ),
@@ -86,6 +87,7 @@ def navigation(root: Path) -> list:
                 {"Priority metrics": "reference/metrics.md"},
                 {"Full metrics": "reference/full-metrics.md"},
                 {"Scripted opponents": "reference/scripted-opponents.md"},
+                {"Command line": "reference/cli.md"},
                 {"API: make and the environment": "api/env.md"},
                 {"API: Game": "api/game.md"},
                 {"API: systems": "api/systems.md"},

@@ -22,7 +22,20 @@ TEAM_SLOTS = 5
 
 
 class TeamInputs(NamedTuple):
-    """Only what one team may see, for one game (or a batch: a leading games axis)."""
+    """Only what one team may see, for one game (or a batch: a leading games axis).
+
+    `env.team_inputs(state, team)` and `Game.team_inputs(team)` build it; a System's `act`
+    receives it. Row k is the team's slot k (agent `a{k}` or `b{k}`), in its own frame.
+
+    Attributes:
+        obs: float32 `(5, 784)`, each agent's own observation.
+        avail: bool `(5, 198)`, the exactly legal flat actions in each agent's own frame.
+        present: bool `(5,)`, the slot is used by the roster.
+        alive: bool `(5,)`, the agent is present and alive.
+        classes: int32 `(5,)`, class ids (0 mage, 1 warrior, 2 hunter, 3 rogue,
+            4 priest); the team's own roster is public to it.
+        new_game: bool `()`, the first decision of a game (reset recurrent memory).
+    """
 
     obs: Any  # (5, OBS_WIDTH) float32, each agent's own observation
     avail: Any  # (5, 198) bool, exact legal joint actions in each agent's own frame
@@ -33,7 +46,21 @@ class TeamInputs(NamedTuple):
 
 
 class System(NamedTuple):
-    """A team's decision maker: `act(key, inputs, memory) -> (actions (5,), memory)`."""
+    """A team's decision maker: `act(key, inputs, memory) -> (actions (5,), memory)`.
+
+    Build one with `jax_system` or `host_system` rather than by hand.
+
+    Attributes:
+        name: The name tables and replays show.
+        act: `act(key, inputs, memory) -> (actions, memory)`: one game's `TeamInputs`
+            (batched with `vmap` by the loop), a JAX key, the System's memory; returns
+            int32 `(5,)` flat actions 0..197 in each agent's own frame, and the new
+            memory. A host System gets every game at once: `(games, 5)` out.
+        init: `init(key) -> memory` at a game's start.
+        on_host: True for a host System (plain Python, run between compiled ticks).
+        report: Host Systems only, optional: from a batch's final memory, one list of
+            row dicts per game (an LLM System's request counts), gathered by `evaluate`.
+    """
 
     name: str
     act: Callable[[Any, TeamInputs, Any], tuple[Any, Any]]
@@ -57,6 +84,28 @@ def jax_system(
     """Wrap `fn(key, inputs) -> actions` or `fn(key, inputs, memory) -> (actions, memory)`.
 
     The function must be traceable by JAX: it runs inside the compiled game loop.
+
+    ```python
+    def greedy_stay(key, inputs):          # one game's TeamInputs
+        return jnp.zeros(5, jnp.int32)     # flat action 0: stay, no target, per slot
+
+    system = jax_system(greedy_stay, name="stay")
+    marl_bgs.evaluate(system, "random", games=2)
+    ```
+
+    Args:
+        fn: The policy, for one game: `fn(key, inputs)` returning int32 `(5,)` flat
+            actions (0..197, own frame), or, with a third parameter, `fn(key, inputs,
+            memory)` returning `(actions, memory)`.
+        name: The System's name; `fn.__name__` by default.
+        init: `init(key) -> memory` at each game's start, for a function with memory;
+            by default a constant zero (no JAX needed to build it).
+
+    Returns:
+        The `System` (`on_host` False).
+
+    Raises:
+        ValueError: `fn` is not callable.
     """
     if not callable(fn):
         raise ValueError(f"fn: expected a function, got {fn!r}")
@@ -77,6 +126,23 @@ def host_system(
     """Wrap a plain Python `fn(inputs) -> actions` (or `fn(inputs, memory)` returning
     `(actions, memory)`), called on the host with NumPy inputs for every game at once:
     `inputs.obs` has shape (games, 5, OBS_WIDTH) and the answer must be (games, 5) ints.
+
+    For humans, LLMs and planners: anything that cannot be traced by JAX. The game loop
+    then runs tick by tick on the host.
+
+    Args:
+        fn: `fn(inputs)` returning `(games, 5)` whole numbers in 0..197, or
+            `fn(inputs, memory)` returning `(actions, memory)`; `inputs` is a NumPy
+            `TeamInputs` with a leading games axis.
+        name: The System's name; `fn.__name__` by default.
+        init: `init(key) -> memory` for a batch; by default None.
+
+    Returns:
+        The `System` (`on_host` True). Its `act` refuses answers of a wrong shape, dtype
+            or range with a `ValueError`.
+
+    Raises:
+        ValueError: `fn` is not callable.
     """
     if not callable(fn):
         raise ValueError(f"fn: expected a function, got {fn!r}")
@@ -94,7 +160,18 @@ def host_system(
 
 
 def check_host_actions(actions: Any, inputs: TeamInputs) -> np.ndarray:
-    """A host System's answer as (games, 5) int32; wrong shapes or values are refused."""
+    """A host System's answer as (games, 5) int32; wrong shapes or values are refused.
+
+    Args:
+        actions: The answer, array-like.
+        inputs: The inputs it answered (their `present` gives the number of games).
+
+    Returns:
+        int32 `(games, 5)`.
+
+    Raises:
+        ValueError: A wrong shape, a non-integer dtype, or a value outside 0..197.
+    """
     arr = np.asarray(actions)
     games = np.asarray(inputs.present).shape[0]
     if arr.shape != (games, TEAM_SLOTS):
@@ -110,7 +187,20 @@ def check_jax_actions(actions: Any, games: int, system: System, where: str) -> A
     """A JAX System's batched answer checked where it is traced: exactly (games, 5) whole
     numbers, else a ValueError naming the System (a wrong shape would otherwise be read
     with clamped indices, copying one slot's action into the next). Values are checked
-    at run time by the env (`info["invalid_action"]`)."""
+    at run time by the env (`info["invalid_action"]`).
+
+    Args:
+        actions: The traced answer.
+        games: The batch's number of games.
+        system: The System that answered.
+        where: The field to name (`"team_a"`).
+
+    Returns:
+        `actions`, unchanged.
+
+    Raises:
+        ValueError: A wrong shape or a non-integer dtype.
+    """
     import jax.numpy as jnp
 
     shape, dtype = getattr(actions, "shape", None), getattr(actions, "dtype", None)

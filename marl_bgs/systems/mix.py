@@ -16,6 +16,20 @@ def team(
     `by_class={"priest": healer}` hands every agent of that class to another System,
     whatever its slot: `team(random_system(), by_class={"priest": healer})`. Each member
     sees the whole team's inputs and keeps its own memory; only its agents' actions count.
+
+    Args:
+        *slots: Five JAX Systems, one per slot, or one for all five.
+        by_class: Class name (`"mage"`, `"warrior"`, `"hunter"`, `"rogue"`,
+            `"priest"`) -> the System that plays every agent of that class (it wins over
+            `slots`).
+        name: The mixed System's name; by default `team(a, b, ...)` of the slots' names.
+
+    Returns:
+        One JAX `System`.
+
+    Raises:
+        ValueError: Not one or five slots, an unknown class, or a host System (mix those
+            per game with `evaluate` instead).
     """
     if len(slots) == 1:
         slots = slots * TEAM_SLOTS
@@ -60,7 +74,21 @@ def team(
 def pool(
     systems: Sequence[System], weights: Sequence[float] | None = None, name: str | None = None
 ) -> System:
-    """A weighted choice of System per game, drawn when the game starts and kept to its end."""
+    """A weighted choice of System per game, drawn when the game starts and kept to its end.
+
+    For league and population training: `pool([past_self, random_system()], [3, 1])`.
+
+    Args:
+        systems: One or more JAX Systems.
+        weights: Non-negative weights, one per System, not all zero; None for equal.
+        name: The pool's name; by default `pool(a, b, ...)`.
+
+    Returns:
+        One JAX `System`.
+
+    Raises:
+        ValueError: No Systems, a host System, or bad weights.
+    """
     systems = list(systems)
     if not systems:
         raise ValueError("pool: give at least one System")

@@ -18,7 +18,15 @@ def _uniform(key, inputs: TeamInputs):
 def uniform_numpy(rng: np.random.Generator, inputs: TeamInputs) -> np.ndarray:
     """The same choice drawn with NumPy (for one game; no JAX): one legal flat action per
     slot, 0 (stay, no target) for a slot with nothing legal. Its draws are NumPy's, so they
-    are not the JAX System's draws for any key."""
+    are not the JAX System's draws for any key.
+
+    Args:
+        rng: A NumPy random generator.
+        inputs: One game's `TeamInputs` (NumPy).
+
+    Returns:
+        int32 `(5,)` flat actions.
+    """
     avail = np.asarray(inputs.avail, bool)
     out = np.zeros(avail.shape[0], np.int32)
     for k in range(avail.shape[0]):
@@ -29,5 +37,11 @@ def uniform_numpy(rng: np.random.Generator, inputs: TeamInputs) -> np.ndarray:
 
 
 def random_system() -> System:
-    """Uniform over legal choices (never an illegal one)."""
+    """Uniform over legal choices (never an illegal one).
+
+    The `"random"` baseline: each agent draws uniformly among its legal flat actions.
+
+    Returns:
+        A JAX `System` named `"random"`.
+    """
     return jax_system(_uniform, name="random")
