@@ -10,12 +10,18 @@ writes exports/seasons/<season>/full_metrics.parquet: one row per game, `fixture
 provenance (command, versions, seconds) in its Parquet metadata-free sidecar
 full_metrics.json. The derived tables and figure come from scripts/export_team_measures.py,
 which reads this file and plays nothing.
+
+Scripted entrants repeat exactly on any machine. A learned entrant's network runs in float32,
+and another kind of CPU may sum its products in another order: on 2026-12-03 an AMD EPYC
+machine replayed Season 0's scripted fixtures exactly but 1 of the 200 games of fixture 6
+(Rec-IPPO CPU-0 against Random) differently. The record names the CPU that replayed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import platform
 import sys
 import time
 from pathlib import Path
@@ -37,6 +43,17 @@ def _provenance(published: Path) -> dict:
     if not path.exists():
         raise SystemExit(f"{path}: missing; publish the season with scripts/export_season.py first")
     return json.loads(path.read_text())
+
+
+def _cpu() -> str:
+    """The CPU's model name (Linux), else what platform knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 def replay(season: str, out: Path, batch_size: int, progress: bool) -> dict:
@@ -96,6 +113,7 @@ def replay(season: str, out: Path, batch_size: int, progress: bool) -> dict:
         "columns": int(table.shape[1] - 2),
         "every_game_repeated": True,
         "versions": _versions(),
+        "cpu": _cpu(),
     }
     (published / "full_metrics.json").write_text(json.dumps(record, indent=2) + "\n")
     timing = {"wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1)}
