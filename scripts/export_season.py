@@ -11,10 +11,11 @@ through `marl_bgs.evaluate` (saving each fixture's games under
 exports/seasons/<season>/fixtures/, committed with the season, so `--resume` picks up where a
 run stopped and a fresh checkout refits without replaying), then writes every game, the
 ratings with intervals, tiers, W/D/L, matchups, per-map results and ratings, heterogeneity,
-provenance and figures. Everything except timing.json is byte-identical when the same season
-is run again; a run that plays nothing (every fixture resumed) keeps the timing.json of the
-run that played the games. `--check` rebuilds every published file from the saved fixtures, playing
-nothing, and compares bytes.
+provenance and figures. Every file is byte-identical when the same season is run again: a
+run whose games all equal the saved ones (every fixture resumed, or played again with the
+very same games) keeps the saved fixtures and the timing.json of the run that first played
+them, and only prints its own times. `--check` rebuilds every published file from the saved
+fixtures, playing nothing, and compares bytes.
 """
 
 from __future__ import annotations
@@ -216,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _write_timing(out: Path, wall: float, playing: float, rating: float, result, extra) -> None:
-    """timing.json: how long this run took (the one file a run that plays games changes)."""
+    """timing.json: how long this run took (written only by a run whose games are new)."""
     _json(
         out / "timing.json",
         {
@@ -364,11 +365,11 @@ def _run(args: argparse.Namespace) -> int:
         },
     )
     done = time.perf_counter()
-    nothing_played = len(result.resumed) == len(result.fixtures)
-    if nothing_played and (out / "timing.json").is_file():
-        # A refit from saved games keeps the timing of the run that played them, so the
-        # README's main command leaves every tracked file as it was.
-        print(f"{out / 'timing.json'} kept: every fixture was read from its saved games")
+    same_games = {f.index for f in result.fixtures} <= set(result.resumed) | set(result.repeated)
+    if same_games and (out / "timing.json").is_file():
+        # Games equal to the saved ones keep the timing of the run that played them, so the
+        # README's main command (and any rerun) leaves every tracked file as it was.
+        print(f"{out / 'timing.json'} kept: every fixture's games equal its saved games")
     else:
         _write_timing(out, done - started, played - started, rated - played, result, extra)
     _index(args.out)

@@ -28,6 +28,7 @@ from marl_bgs.site import build as site_build
 from marl_bgs.site import hook
 from marl_bgs.site import leaderboard_page as L
 from marl_bgs.systems.base import System
+from marl_bgs.tournament.entrants import NAME_PATTERN
 from marl_bgs.tournament.tiers import TIER_NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -282,7 +283,12 @@ def test_downloads_link_every_file_and_figures_are_embedded(export_root):
     page = L.pages(export_root)["leaderboard/index.md"]()
     for p in folder.iterdir():
         assert f"](../exports/seasons/season0/{p.name})" in page, p.name
-    for svg in ("matchup_heatmap.svg", "per_map_forest.svg", "heterogeneity.svg"):
+    for svg in (
+        "matchup_heatmap.svg",
+        "per_map_wdl.svg",
+        "per_map_forest.svg",
+        "heterogeneity.svg",
+    ):
         assert "![" in page and f"(../exports/seasons/season0/{svg})" in page
 
 
@@ -464,3 +470,98 @@ def test_zero_width_per_map_intervals_are_explained(root):
     path.write_text(json.dumps(board))
     page = L.pages(root)["leaderboard/index.md"]()
     assert f"1 of these {len(ratings)} per-map intervals have zero width" in page
+    # the note stands above the per-map ratings table, whose zero-width cell is marked
+    note = page.index("per-map intervals have zero width")
+    ratings_table = page.index("| entrant |", page.index("Then a separate joint rating"))
+    assert note < ratings_table
+    assert page.count(" ‡</small>") == 1
+
+
+def test_interval_note_stands_above_the_standings_table(root):
+    """Before a reader takes a narrow or zero-width interval for a broken page."""
+    page = L.pages(root)["leaderboard/index.md"]()
+    standings = page.index("## Standings")
+    assert standings < page.index("Why some intervals are narrow") < page.index("| rank |")
+    board = _board(root)
+    row = board["table"][1]
+    row["elo_low"] = row["elo_high"] = row["elo"]
+    (root / L.SEASONS / "season0" / "leaderboard.json").write_text(json.dumps(board))
+    page = L.pages(root)["leaderboard/index.md"]()
+    assert "*‡*: an interval of zero width" in page
+    assert page.index("The rows marked ‡") < page.index("| rank |")
+
+
+def test_submit_page_shows_the_name_pattern_as_written(export_root):
+    """`text()` inside a code span showed `&#94;&#91;...` to the reader."""
+    html = _html(L.pages(export_root)["leaderboard/submit.md"]())
+    shown = _visible(html)
+    assert f"checked against {NAME_PATTERN.pattern}." in shown
+    assert "&#" not in shown[shown.index("Entry names are checked") :]
+    assert L._inline_code("a`b") == "``a`b``" and L._inline_code("`x") == "`` `x ``"
+
+
+def test_played_page_games_table_has_a_header(export_root):
+    html = _html(L.pages(export_root)["leaderboard/season0-played.md"]())
+    assert "<th></th>" not in html.replace(" ", "")
+
+
+def test_wdl_small_multiples_follow_the_records(export_root):
+    """One panel per entrant, listed in the JSON's figures and embedded under the records."""
+    board = _board(export_root)
+    assert board["files"]["figures"]["per_map_wdl"] == ["per_map_wdl.svg", "per_map_wdl.png"]
+    page = L.pages(export_root)["leaderboard/index.md"]()
+    records = page.index("First each entrant's record on each map")
+    figure = page.index("(../exports/seasons/season0/per_map_wdl.svg)")
+    assert records < figure < page.index("Then a separate joint rating")
+    svg = (export_root / L.SEASONS / "season0" / "per_map_wdl.svg").read_text()
+    panels = set(re.findall(r'id="axes_\d+"', svg))
+    assert len(panels) == len(board["matchups"]["entrants"]) == 4
+
+
+def test_one_sided_entrants_and_swept_pairings_get_no_i2(root):
+    """I² of an entrant that won (or lost) no game, or of a pairing one side swept, says
+    nothing about the maps: the page says so instead of calling it map-dependent."""
+    board = _board(root)
+    cells = board["matchups"]["cells"]
+    names = board["matchups"]["entrants"]
+    for r in board["heterogeneity"]["pairings"]:  # the export flags exactly the sweeps
+        cell = cells[names.index(r["entrant_i"])][names.index(r["entrant_j"])]
+        swept = (
+            r["entrant_i"]
+            if cell["wins"] == cell["games"]
+            else r["entrant_j"]
+            if cell["losses"] == cell["games"]
+            else None
+        )
+        assert r["swept_by"] == swept
+    assert any(r["swept_by"] for r in board["heterogeneity"]["pairings"])
+    for r in board["heterogeneity"]["entrants"]:
+        rec = next(t for t in board["table"] if t["name"] == r["entrant"])
+        want = "won no game" if rec["wins"] == 0 else "lost no game" if rec["losses"] == 0 else None
+        assert r["one_sided"] == want
+    low = next(r for r in board["heterogeneity"]["entrants"] if r["entrant"] == "Low")
+    low["one_sided"], low["i2"] = "won no game", 0.93
+    (root / L.SEASONS / "season0" / "leaderboard.json").write_text(json.dumps(board))
+    html = _html(L.pages(root)["leaderboard/index.md"]())
+    shown = " ".join(_visible(html).split())
+    reading = shown[shown.index("Here:") : shown.index("entrant maps pooled Elo")]
+    assert "Low: not tested" in reading and "Low (93%)" not in reading
+    row = next(r for r in _cells(html).rows if r and r[0].startswith("Low") and len(r) == 9)
+    assert row[0] == "Lowwon no game" and row[8] == "not meaningful" and row[3] == "–"
+    assert "Low won no game of the season" in shown
+    swept = [r for r in _cells(html).rows if r and "won every game" in r[0]]
+    assert swept and all(r[-1] == "not meaningful" for r in swept)
+    assert "one entrant won every game" in shown
+
+
+def test_pages_of_an_older_export_without_the_new_fields(root):
+    """An export written before one_sided, swept_by and the W/D/L figure still renders."""
+    board = _board(root)
+    for group in ("entrants", "pairings"):
+        for r in board["heterogeneity"][group]:
+            r.pop("one_sided", None)
+            r.pop("swept_by", None)
+    del board["files"]["figures"]["per_map_wdl"]
+    (root / L.SEASONS / "season0" / "leaderboard.json").write_text(json.dumps(board))
+    page = L.pages(root)["leaderboard/index.md"]()
+    assert "not meaningful" not in page and "The same records drawn" not in page

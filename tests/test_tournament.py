@@ -300,6 +300,8 @@ def test_export_is_byte_identical_across_runs(tmp_path):
         "per_map_forest.svg",
         "heterogeneity.svg",
         "heterogeneity.png",
+        "per_map_wdl.svg",
+        "per_map_wdl.png",
     ):
         assert name in files
     assert files == sorted(p.name for p in outs[1].iterdir())
@@ -367,6 +369,51 @@ def test_a_resume_that_plays_nothing_keeps_the_playing_runs_timing(tmp_path):
     timing.unlink()  # no timing kept yet: a resumed run writes its own
     assert _script().main([*argv, "--resume"]) == 0
     assert json.loads(timing.read_text())["resumed_fixtures"] == [0, 1, 2]
+
+
+def test_a_rerun_that_plays_the_same_games_again_changes_no_file(tmp_path):
+    """Every generated file is byte-identical on a rerun, also one that plays every game
+    again (no --resume): the saved fixtures keep their records and play times, and
+    timing.json stays the one of the run that first played the games. New games (another
+    root seed) still write their own."""
+    entrants = tmp_path / "test-season.json"
+    entrants.write_text(json.dumps(_spec()))
+    argv = [
+        "--season", "test-season", "--entrants", str(entrants), "--games-per-map", "2",
+        "--maps", "47,48", "--refits", "50", "--out", str(tmp_path / "out"),
+        "--no-progress", "--evaluate", "tests.test_tournament:fake_evaluate",
+    ]  # fmt: skip
+
+    def snapshot() -> dict[str, bytes]:
+        base = tmp_path / "out"
+        return {p.relative_to(base).as_posix(): p.read_bytes() for p in base.rglob("*.*")}
+
+    assert _script().main([*argv, "--seed", "3"]) == 0
+    first = snapshot()
+    assert "test-season/timing.json" in first and "test-season/per_map_wdl.svg" in first
+    assert any(name.startswith("test-season/fixtures/") for name in first)
+    assert _script().main([*argv, "--seed", "3"]) == 0  # plays every game again
+    assert snapshot() == first
+    assert _script().main([*argv, "--seed", "4"]) == 0  # other games: new files and times
+    changed = {k for k, v in snapshot().items() if first.get(k) != v}
+    assert "test-season/games.csv" in changed and "test-season/timing.json" in changed
+
+
+def test_a_fixture_played_again_identically_is_not_rewritten(tmp_path):
+    spec = parse_entrants(_spec())
+    run_season(spec, [47], 2, seed=1, store=tmp_path, evaluate_fn=fake_evaluate, progress=False)
+    saved = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    again = run_season(
+        spec, [47], 2, seed=1, store=tmp_path, evaluate_fn=fake_evaluate, progress=False
+    )
+    assert again.repeated == [0, 1, 2] and again.resumed == []
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == saved
+    record = tmp_path / sorted(n for n in saved if n.endswith(".json"))[0]
+    record.write_text(record.read_text().replace('"fake": 1', '"fake": 2'))  # other metadata
+    third = run_season(
+        spec, [47], 2, seed=1, store=tmp_path, evaluate_fn=fake_evaluate, progress=False
+    )
+    assert third.repeated == [1, 2] and '"fake": 1' in record.read_text()  # written afresh
 
 
 @pytest.mark.slow

@@ -155,7 +155,7 @@ def numbers_table(c: int) -> str:
             f"{spec.out_of_combat_delay} quiet ticks",
         ),
     ]
-    lines = ["| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in rows]
+    lines = [f"| {spec.title} | value |", "|---|---|"] + [f"| {k} | {v} |" for k, v in rows]
     return "\n".join(lines)
 
 

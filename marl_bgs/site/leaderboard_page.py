@@ -55,14 +55,16 @@ FILE_TEXT = {  # what each exported file holds, for the downloads list
     "games.parquet": "every game, as Parquet",
     "per_map_ratings.csv": "each entrant's rating on each map, with its interval",
     "provenance.json": "versions, seeds, the entrants file, the schedule and the game counts",
-    "timing.json": "how long the export that played the games took (rewritten only by a run "
-    "that plays games)",
+    "timing.json": "how long the export that played the games took (kept by every later run "
+    "whose games are the same)",
     "full_metrics.parquet": "every game's 2,994 full-metrics columns (who did what to whom), "
     "from scripts/replay_season_full.py",
     "full_metrics.json": "how full_metrics.parquet was made: command, versions, and that every "
     "game repeated exactly",
     "matchup_heatmap.svg": "figure: score share of each pairing",
     "matchup_heatmap.png": "figure: score share of each pairing (bitmap)",
+    "per_map_wdl.svg": "figure: wins, draws and losses of each entrant on each map",
+    "per_map_wdl.png": "figure: wins, draws and losses of each entrant on each map (bitmap)",
     "per_map_forest.svg": "figure: per-map ratings with intervals",
     "per_map_forest.png": "figure: per-map ratings with intervals (bitmap)",
     "heterogeneity.svg": "figure: between-map spread against sampling spread",
@@ -356,6 +358,7 @@ def _table(season: Season) -> str:
     statuses = any(r["status"].str() != "member" for r in rows)
     lines = [
         "## Standings\n",
+        _interval_box(season),
         f"| rank | entrant | Elo | {level} interval | tier | W-D-L | win chance vs 1,200 | "
         "mean margin |" + (" status |" if statuses else ""),
         "|---:|---|---:|---|---|---|---:|---:|" + ("---|" if statuses else ""),
@@ -380,6 +383,11 @@ def _table(season: Season) -> str:
         "1 / (1 + 10^(-(Elo - 1200) / 400)). *Mean margin*: its points minus the opponent's, "
         "per game. *Model SD*: the rating model's own standard error in Elo (from the number "
         "and closeness of the games, prior included)."
+        + (
+            " *‡*: an interval of zero width (the note above says why)."
+            if any(_zero_width(r) for r in rows)
+            else ""
+        )
     )
     bounds = [r for r in b["table"].list() if not r["prior_bound"].is_null()]
     if bounds:
@@ -394,23 +402,20 @@ def _table(season: Season) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _interval_notes(season: Season) -> str:
+def _zero_width(row: Node) -> bool:
+    """An interval whose ends print as one whole Elo apart at most (0.5 before rounding)."""
+    low, high = row["elo_low"].opt_num(), row["elo_high"].opt_num()
+    return low is not None and high is not None and high - low < 0.5
+
+
+def _interval_box(season: Season) -> str:
+    """Above the standings, before a reader takes a narrow interval for a broken page: why
+    intervals can be narrow or zero wide. Empty when every stratum's games varied."""
     rating = season.board["rating"]
     alike, strata = rating["strata_all_alike"].int(), rating["strata"].int()
-    zero = [
-        r["name"].text()
-        for r in season.board["table"].list()
-        if r["elo_low"].opt_num() is not None
-        and r["elo_high"].opt_num() is not None
-        and r["elo_high"].num() - r["elo_low"].num() < 0.5
-    ]
-    text_out = (
-        f"The intervals resample whole spawn-swapped pairs of games, with replacement, within "
-        f"each pairing on each map ({strata} such strata here), and refit every time; "
-        f"the seed of the refits is {rating['refit_seed'].int()}."
-    )
     if not alike:
-        return text_out + "\n"
+        return ""
+    zero = [r["name"].text() for r in season.board["table"].list() if _zero_width(r)]
     zero_text = (
         f" The rows marked ‡ ({', '.join(zero)}) have intervals of zero width: every one of "
         "their strata is like this."
@@ -418,15 +423,26 @@ def _interval_notes(season: Season) -> str:
         else ""
     )
     return (
-        f'{text_out}\n\n!!! note "Why some intervals are narrow, or zero wide"\n'
-        f"    In {alike} of the {strata} strata every pair of games ended the same way. The "
-        "scripted opponents are deterministic: on a given map they play the same game whatever "
-        "the seed number, so resampling those pairs can never change the result, and an "
-        f"interval only reflects the strata whose games did differ.{zero_text} A narrow "
-        "interval here therefore says that the games did not vary, not that the rating is "
-        "known that precisely: other maps or opponents could move it. The *model SD* under each "
-        "interval is the fairer yardstick for such entrants (about 1.96 model SDs each side would be a "
+        '!!! note "Why some intervals are narrow, or zero wide"\n'
+        f"    In {alike} of the {strata} strata (one pairing on one map) every pair of games "
+        "ended the same way. The scripted opponents are deterministic: on a given map they "
+        "play the same game whatever the seed number, so resampling those pairs can never "
+        "change the result, and an interval only reflects the strata whose games did differ."
+        f"{zero_text} A narrow or zero-width interval here therefore says that the games did "
+        "not vary, not that the rating is known that precisely (nothing is wrong with the "
+        "page): other maps or opponents could move it. The *model SD* under each interval is "
+        "the fairer yardstick for such entrants (about 1.96 model SDs each side would be a "
         "model-based 95% interval).\n"
+    )
+
+
+def _interval_notes(season: Season) -> str:
+    rating = season.board["rating"]
+    strata = rating["strata"].int()
+    return (
+        f"The intervals resample whole spawn-swapped pairs of games, with replacement, within "
+        f"each pairing on each map ({strata} such strata here), and refit every time; "
+        f"the seed of the refits is {rating['refit_seed'].int()}.\n"
     )
 
 
@@ -493,7 +509,8 @@ def _per_map(season: Season) -> str:
                 "–"
                 if q is None
                 else f"{elo(q['elo'].num())}<br><small>"
-                f"{interval(q['elo_low'].opt_num(), q['elo_high'].opt_num())}</small>"
+                f"{interval(q['elo_low'].opt_num(), q['elo_high'].opt_num())}"
+                f"{' ‡' if _zero_width(q) else ''}</small>"
             )
         res_lines.append(f"| {text(name)} | " + " | ".join(res) + " |")
         elo_lines.append(f"| {text(name)} | " + " | ".join(rat) + " |")
@@ -503,33 +520,62 @@ def _per_map(season: Season) -> str:
         f"The season was played on the maps {atlas}. {_maps_text(maps)} First each "
         "entrant's record on each map (W-D-L and the mean points margin):\n\n"
         + "\n".join(res_lines)
-        + "\n\nThen a separate joint rating of each map's games alone, with its "
+        + "\n\n"
+        + _wdl_figure(season)
+        + "\nThen a separate joint rating of each map's games alone, with its "
         f"{level} interval from resampled pairs (a fifth or less of the games, so usually "
         "wider than the season's):\n\n"
+        + _zero_width_note(pm["ratings"].list())
         + "\n".join(elo_lines)
         + "\n\n"
-        + _zero_width_note(pm["ratings"].list())
         + _figure(season, "per_map", "Per-map ratings with their intervals")
     )
 
 
-def _zero_width_note(ratings: list[Node]) -> str:
-    zero = sum(
-        r["elo_low"].opt_num() is not None
-        and r["elo_high"].opt_num() is not None
-        and r["elo_high"].num() - r["elo_low"].num() < 0.5
-        for r in ratings
+def _wdl_figure(season: Season) -> str:
+    """The records table drawn: one small panel per entrant (when the export has it)."""
+    figure = _figure(
+        season,
+        "per_map_wdl",
+        "Small multiples: each entrant's wins, draws and losses on each map, as shares of "
+        "its games",
     )
+    if not figure:
+        return ""
+    return (
+        "The same records drawn, one panel per entrant in the order of the standings: each "
+        "bar is one map, split into the shares of that entrant's games there it won (blue), "
+        "drew (grey) and lost (red).\n\n" + figure
+    )
+
+
+def _zero_width_note(ratings: list[Node]) -> str:
+    """Above the per-map ratings: why some of their intervals (marked ‡) are zero wide."""
+    zero = sum(_zero_width(r) for r in ratings)
     if not zero:
         return ""
     return (
-        f"{zero} of these {len(ratings)} per-map intervals have zero width: on that map every "
-        "pair of the entrant's games ended alike (deterministic opponents replay the same "
-        "game), so resampling cannot move the rating. The figure below also draws, in grey, "
-        "1.96 sampling SDs either side of each map's rating, the SD being the larger of the "
-        "resampled spread and the model's own; that SD is what the heterogeneity test below "
-        "uses, so no map counts as exact.\n\n"
+        '!!! note "Zero-width intervals (‡) are expected here"\n'
+        f"    {zero} of these {len(ratings)} per-map intervals have zero width: on that map "
+        "every pair of the entrant's games ended alike (deterministic opponents replay the "
+        "same game), so resampling cannot move the rating. The figure below also draws, in "
+        "grey, 1.96 sampling SDs either side of each map's rating, the SD being the larger "
+        "of the resampled spread and the model's own; that SD is what the heterogeneity test "
+        "below uses, so no map counts as exact.\n\n"
     )
+
+
+def _one_sided(r: Node) -> str | None:
+    """'won no game' / 'lost no game' for an entrant whose I² means nothing (None otherwise,
+    and for exports written before the field existed)."""
+    note = r.get("one_sided")
+    return None if note is None or note.is_null() else note.str()
+
+
+def _swept_by(r: Node) -> str | None:
+    """The entrant that won every game of this pairing, if one did."""
+    who = r.get("swept_by")
+    return None if who is None or who.is_null() else who.str()
 
 
 def _heterogeneity(season: Season) -> str:
@@ -541,23 +587,38 @@ def _heterogeneity(season: Season) -> str:
     ]
     for r in rows:
         sd = r.get("typical_sampling_sd")
-        lines.append(
-            f"| {r['entrant'].text()} | {r['maps'].int()} | {elo(r['pooled'].num())} | "
-            f"{fixed(r['q'].opt_num(), 1)} | {r['df'].int()} | {p_value(r['p'].opt_num())} | "
-            f"{elo(r['tau'].opt_num())} | {elo(None if sd is None else sd.opt_num())} | "
-            f"{pct(r['i2'].opt_num(), 0)} |"
-        )
+        one_sided = _one_sided(r)
+        if one_sided is None:
+            tested = (
+                f"{fixed(r['q'].opt_num(), 1)} | {r['df'].int()} | {p_value(r['p'].opt_num())} | "
+                f"{elo(r['tau'].opt_num())} | {elo(None if sd is None else sd.opt_num())} | "
+                f"{pct(r['i2'].opt_num(), 0)} |"
+            )
+            name = r["entrant"].text()
+        else:  # the numbers exist but say nothing: not shown (the note below says why)
+            tested = f"– | {r['df'].int()} | – | – | – | not meaningful |"
+            name = f"{r['entrant'].text()}<br><small>{text(one_sided)}</small>"
+        lines.append(f"| {name} | {r['maps'].int()} | {elo(r['pooled'].num())} | {tested}")
     pair_lines = [
         "| pairing | pooled lead (Elo) | Q | df | p | τ (Elo) | I² |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for r in het["pairings"].list():
-        pair_lines.append(
-            f"| {r['entrant_i'].text()} vs {r['entrant_j'].text()} | "
-            f"{signed(r['pooled'].num(), 0)} | {fixed(r['q'].opt_num(), 1)} | {r['df'].int()} | "
-            f"{p_value(r['p'].opt_num())} | {elo(r['tau'].opt_num())} | "
-            f"{pct(r['i2'].opt_num(), 0)} |"
-        )
+    pairs = het["pairings"].list()
+    for r in pairs:
+        label = f"{r['entrant_i'].text()} vs {r['entrant_j'].text()}"
+        swept = _swept_by(r)
+        if swept is None:
+            pair_lines.append(
+                f"| {label} | {signed(r['pooled'].num(), 0)} | {fixed(r['q'].opt_num(), 1)} | "
+                f"{r['df'].int()} | {p_value(r['p'].opt_num())} | {elo(r['tau'].opt_num())} | "
+                f"{pct(r['i2'].opt_num(), 0)} |"
+            )
+        else:
+            pair_lines.append(
+                f"| {label}<br><small>{text(swept)} won every game</small> | "
+                f"{signed(r['pooled'].num(), 0)} | – | {r['df'].int()} | – | – | "
+                "not meaningful |"
+            )
     return (
         "## Does a rating hold on every map?\n\n"
         "A rating summarises many maps. Treating each map as a separate study of the same "
@@ -576,20 +637,61 @@ def _heterogeneity(season: Season) -> str:
         + _i2_reading(rows)
         + "\n\n"
         + "\n".join(lines)
-        + "\n\nThe same question for each pairing: the first entrant's Elo lead over the second "
+        + "\n\n"
+        + _one_sided_note(rows)
+        + "The same question for each pairing: the first entrant's Elo lead over the second "
         "on each map, pooled across maps.\n\n"
         + "\n".join(pair_lines)
         + "\n\n"
+        + _swept_note(pairs)
         + f"<small>Method: {het['method'].text()}.</small>\n\n"
         + _figure(season, "heterogeneity", "Between-map spread against sampling spread")
     )
 
 
+def _one_sided_note(rows: list[Node]) -> str:
+    lost = [r["entrant"].text() for r in rows if _one_sided(r) == "won no game"]
+    won = [r["entrant"].text() for r in rows if _one_sided(r) == "lost no game"]
+    parts = []
+    if lost:
+        parts.append(f"{_join(lost)} won no game of the season (only losses and draws)")
+    if won:
+        parts.append(f"{_join(won)} lost no game of the season (only wins and draws)")
+    if not parts:
+        return ""
+    return (
+        f"*Not meaningful:* {'; '.join(parts)}. Such an entrant's per-map ratings rest on its "
+        "draws and on the weak prior alone, not on anything it did better on one map than on "
+        "another, so Q, τ and I² would only measure how often its opponents drew with it "
+        "from map to map. They are not given; its season rating and the records above say "
+        "what there is to say.\n\n"
+    )
+
+
+def _swept_note(pairs: list[Node]) -> str:
+    swept = [r for r in pairs if _swept_by(r) is not None]
+    if not swept:
+        return ""
+    return (
+        f"*Not meaningful:* in {len(swept)} of the {len(pairs)} pairings one entrant won every "
+        "game, so every map's lead is the same cap set by the weak prior (the true gap could "
+        "be larger) and there is no spread between maps to test.\n\n"
+    )
+
+
 def _i2_reading(rows: list[Node]) -> str:
     """What the I² column says for this season, in words written from the numbers."""
-    rated = [(r["entrant"].text(), r["i2"].opt_num(), r["df"].int()) for r in rows]
+    rated = [
+        (r["entrant"].text(), r["i2"].opt_num(), r["df"].int())
+        for r in rows
+        if _one_sided(r) is None
+    ]
     rated = [(n, v) for n, v, df in rated if v is not None and df > 0]
+    skipped = [r["entrant"].text() for r in rows if _one_sided(r) is not None]
+    untested = f" ({_join(skipped)}: not tested, see below the table)" if skipped else ""
     if not rated:
+        if skipped:
+            return f"**Here:** no entrant can be tested{untested}."
         return "**Here:** every entrant played a single map, so there is nothing to compare."
     high = [f"{n} ({pct(v, 0)})" for n, v in rated if v >= 0.5]
     low = [f"{n} ({pct(v, 0)})" for n, v in rated if v < 0.25]
@@ -604,7 +706,7 @@ def _i2_reading(rows: list[Node]) -> str:
     middle = len(rated) - len(high) - len(low)
     if middle:
         parts.append(f"{middle} {'entrant sits' if middle == 1 else 'entrants sit'} in between")
-    return "**Here:** " + "; ".join(parts) + "."
+    return "**Here:** " + "; ".join(parts) + untested + "."
 
 
 def _join(items: list[str]) -> str:
@@ -620,7 +722,8 @@ def _downloads(season: Season) -> str:
     return (
         "\n".join(lines)
         + f"\n\nEvery file is written by `{SCRIPT}`; running it again with the same seed "
-        "gives identical files (timing.json aside).\n"
+        "gives identical files, timing.json included: a run whose games equal the saved ones "
+        "keeps the times of the run that first played them.\n"
     )
 
 
@@ -682,7 +785,7 @@ def played_page(season: Season) -> str:
         f"{SEASONS}/{season.folder}/leaderboard.json and provenance.json. -->\n",
         f"The results are on the [{season.title} leaderboard]({season.page}).\n",
         "## Games\n",
-        "| | |",
+        "| season fact | value |",
         "|---|---:|",
         f"| games | {facts['games'].int():,} |",
         f"| spawn-swapped pairs | {facts['pairs'].int():,} |",
@@ -728,8 +831,8 @@ def played_page(season: Season) -> str:
         resumed = len(t["resumed_fixtures"].value) if "resumed_fixtures" in t.value else 0
         played = t["fixture_seconds"].value if "fixture_seconds" in t.value else {}
         sentence = (
-            f"The last export took {t['wall_seconds'].num():,.1f} s on the machine that ran it "
-            f"({t['playing_seconds'].num():,.1f} s playing games, "
+            f"The export that last played games took {t['wall_seconds'].num():,.1f} s on the "
+            f"machine that ran it ({t['playing_seconds'].num():,.1f} s playing games, "
             f"{t['rating_seconds'].num():,.1f} s rating, "
             f"{t['refits_per_second'].num():,.0f} refits per second)."
         )
@@ -768,6 +871,17 @@ def _code(body: str, lang: str) -> str:
     longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{lang}\n{body.rstrip()}\n{fence}\n"
+
+
+def _inline_code(body: str) -> str:
+    """A Markdown code span showing `body` exactly as written: Markdown escapes what is
+    inside a code span itself, so no character reference is needed (one would be shown as
+    its own characters); the backtick run is longer than any inside `body`."""
+    body = " ".join(body.splitlines())
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
 
 
 def _command(prov: Node) -> str:
@@ -950,8 +1064,8 @@ def load(checkpoint: str):
             "Send the entrants-file change together with the loader (a pull request with the "
             "new entry and a way to install the module). The season's output is deterministic: "
             "anyone can rerun the command and check every file byte for byte "
-            "(timing.json aside).\n",
-            f"<small>Entry names are checked against `{text(NAME_PATTERN.pattern)}`.</small>\n",
+            "(`--check` does so from the saved games).\n",
+            f"<small>Entry names are checked against {_inline_code(NAME_PATTERN.pattern)}.</small>\n",
         ]
     )
 

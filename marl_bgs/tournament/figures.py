@@ -9,9 +9,12 @@ from pathlib import Path
 
 FIGURES = {
     "matchups": "matchup_heatmap",
+    "per_map_wdl": "per_map_wdl",
     "per_map": "per_map_forest",
     "heterogeneity": "heterogeneity",
 }
+# Wins, draws and losses, in the matchup heatmap's blue and red (RdBu's ends) and a neutral grey.
+WDL_COLOURS = (("wins", "#2166ac"), ("draws", "#b0b0b0"), ("losses", "#b2182b"))
 
 
 def _save(fig, out: Path, stem: str) -> list[str]:
@@ -66,6 +69,61 @@ def matchup_heatmap(board: dict, out: Path) -> list[str]:
     ax.set_title("Score share of the row entrant (W-D-L)")
     fig.colorbar(im, ax=ax, label="(wins + draws/2) / games", shrink=0.8)
     names_out = _save(fig, out, FIGURES["matchups"])
+    plt.close(fig)
+    return names_out
+
+
+def per_map_wdl(board: dict, out: Path) -> list[str]:
+    """Small multiples: one panel per entrant, its wins, draws and losses on each map, stacked
+    as shares of its games there (the Map by map table's records, drawn)."""
+    import math
+
+    import numpy as np
+
+    plt = _pyplot()
+    names = board["matchups"]["entrants"]
+    maps = board["per_map"]["maps"]
+    results = {(r["entrant"], r["map_id"]): r for r in board["per_map"]["results"]}
+    ncols = min(len(names), 5)
+    nrows = math.ceil(len(names) / ncols)
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        figsize=(0.6 + 1.55 * ncols, 0.9 + 1.75 * nrows),
+        layout="constrained",
+        sharey=True,
+        squeeze=False,
+    )
+    xs = np.arange(len(maps))
+    for k, ax in enumerate(axes.flat):
+        if k >= len(names):
+            ax.set_visible(False)
+            continue
+        name = names[k]
+        rows = [results.get((name, m)) for m in maps]
+        games = np.array([0 if r is None else r["games"] for r in rows], dtype=float)
+        bottom = np.zeros(len(maps))
+        totals = {}
+        for key, colour in WDL_COLOURS:
+            counts = np.array([0 if r is None else r[key] for r in rows], dtype=float)
+            share = np.divide(100 * counts, games, out=np.zeros_like(counts), where=games > 0)
+            ax.bar(xs, share, bottom=bottom, width=0.72, color=colour, label=key)
+            bottom += share
+            totals[key] = int(counts.sum())
+        record = f"{totals['wins']}-{totals['draws']}-{totals['losses']}"
+        ax.set_title(f"{name}\n{record}", fontsize=8)
+        ax.set_xticks(xs, [str(m) for m in maps], fontsize=7)
+        ax.set_ylim(0, 100)
+        ax.set_yticks([0, 50, 100])
+        ax.tick_params(axis="y", labelsize=7)
+        if k % ncols == 0:
+            ax.set_ylabel("share of games (%)", fontsize=7)
+        if k // ncols == nrows - 1 or k + ncols >= len(names):
+            ax.set_xlabel("map", fontsize=7)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, loc="outside lower center", ncols=3)
+    fig.suptitle("Wins, draws and losses on each map (W-D-L over the season)", fontsize=9)
+    names_out = _save(fig, out, FIGURES["per_map_wdl"])
     plt.close(fig)
     return names_out
 
@@ -136,6 +194,16 @@ def _p_text(p: float | None) -> str:
     return "n/a (one map)" if p is None else format(p, ".3g")
 
 
+def _i2_text(r: dict) -> str:
+    """The label beside a row's bars: I² and p, or why they mean nothing for this row (an
+    entrant whose games went one way on every map, a pairing one side swept)."""
+    if r.get("one_sided"):
+        return f"I² not meaningful: {r['one_sided']}"
+    if r.get("swept_by"):
+        return f"I² not meaningful: {r['swept_by']} won every game"
+    return f"I²={100 * r['i2']:.0f}%  p={_p_text(r['p'])}"
+
+
 def heterogeneity(board: dict, out: Path) -> list[str]:
     """Between-map spread (tau) against sampling spread, with I^2, per entrant and pairing."""
     import numpy as np
@@ -165,13 +233,7 @@ def heterogeneity(board: dict, out: Path) -> list[str]:
         ax.barh(ys - 0.2, samp, height=0.4, label="sampling (typical SD)")
         for yv, r in zip(ys, rows, strict=True):
             right = max(r["tau"], r["typical_sampling_sd"])
-            ax.text(
-                right,
-                yv,
-                f"  I²={100 * r['i2']:.0f}%  p={_p_text(r['p'])}",
-                va="center",
-                fontsize=7,
-            )
+            ax.text(right, yv, "  " + _i2_text(r), va="center", fontsize=7)
         ax.set_yticks(ys, [label(r) for r in rows], fontsize=7)
         ax.invert_yaxis()
         ax.set_title(title, fontsize=9, loc="left")
@@ -190,6 +252,7 @@ def draw_all(board: dict, out: Path) -> dict[str, list[str]]:
     """Every figure into `out`; returns {figure: [file names]}."""
     return {
         "matchups": matchup_heatmap(board, out),
+        "per_map_wdl": per_map_wdl(board, out),
         "per_map": per_map_forest(board, out),
         "heterogeneity": heterogeneity(board, out),
     }

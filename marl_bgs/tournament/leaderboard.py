@@ -211,8 +211,14 @@ def build(
             "refit_seed": f"default_rng([{seed}, map_id])",
         },
         "heterogeneity": {
-            "entrants": [_het_row(r) for r in het_e.to_dict("records")],
-            "pairings": [_het_row(r) for r in het_p.to_dict("records")],
+            "entrants": [
+                {**_het_row(r), "one_sided": _one_sided(record(sides[r["entrant"]]))}
+                for r in het_e.to_dict("records")
+            ],
+            "pairings": [
+                {**_het_row(r), "swept_by": _swept_by(sides, r["entrant_i"], r["entrant_j"])}
+                for r in het_p.to_dict("records")
+            ],
             "refit_seed_pairings": f"default_rng([{seed}, i, j, map_id])",
             "method": "Cochran's Q over maps with inverse-variance weights, DerSimonian-Laird "
             "tau^2 (Elo^2), Higgins' I^2 = max(0, (Q - df) / Q)",
@@ -220,6 +226,30 @@ def build(
         "tiers": tier_table(),
     }
     return board, {"refits_per_second": iv.refits_per_second, "per_map": per_map}
+
+
+def _one_sided(rec: dict) -> str | None:
+    """'won no game' or 'lost no game' when an entrant's season went one way on every map.
+
+    Its per-map ratings then rest on draws and the weak prior alone, not on how it played
+    one map against another, so Q, tau and I^2 say nothing about where it plays well.
+    """
+    if rec["games"] and rec["wins"] == 0:
+        return "won no game"
+    if rec["games"] and rec["losses"] == 0:
+        return "lost no game"
+    return None
+
+
+def _swept_by(sides: dict[str, pd.DataFrame], i: str, j: str) -> str | None:
+    """The entrant of a pairing that won every one of its games, if one did: each map's lead
+    is then the weak prior's cap, the same on every map, and the test measures nothing."""
+    rec = record(sides[i][sides[i]["opponent"] == j])
+    if rec["games"] and rec["wins"] == rec["games"]:
+        return i
+    if rec["games"] and rec["losses"] == rec["games"]:
+        return j
+    return None
 
 
 def _het_row(row: dict) -> dict:

@@ -2,12 +2,15 @@
 
 A fixture's games are saved as they finish (Parquet plus a small JSON of what produced them),
 so an interrupted season resumes where it stopped: a saved fixture is reused only when its
-schedule entry, root seed and both entrants' load specs match the planned one exactly.
+schedule entry, root seed and both entrants' load specs match the planned one exactly. A
+fixture played again with the very same games and metadata leaves its saved files untouched
+(their play time included), so rerunning a season changes no file.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -49,6 +52,8 @@ class SeasonResult:
     admissions: list[dict] = field(default_factory=list)
     seconds: dict[int, float] = field(default_factory=dict)  # play time per fixture, when known
     resumed: list[int] = field(default_factory=list)  # fixtures read back from saved games
+    # fixtures played again whose games and metadata equal the saved ones byte for byte
+    repeated: list[int] = field(default_factory=list)
 
     @property
     def entrants(self) -> list[Entrant]:
@@ -101,15 +106,41 @@ class _Store:
         _check_games(games, fixture, a, b, games_path)
         return games, stored["meta"], stored.get("seconds")
 
-    def save(self, fixture, a, b, key, games: pd.DataFrame, meta: dict, seconds: float) -> None:
-        """The games first, then the record that vouches for them, each written whole."""
+    def save(self, fixture, a, b, key, games: pd.DataFrame, meta: dict, seconds: float) -> bool:
+        """The games first, then the record that vouches for them, each written whole.
+
+        When the saved files already hold these very games and this key and metadata (a
+        fixture played again), nothing is written, so the record keeps the play time of the
+        run that first played them and the files stay byte-identical; returns True then."""
         if self.folder is None:
-            return
+            return False
         games_path, meta_path = self._paths(fixture, a, b)
-        write_atomic(games_path, lambda t: games.to_parquet(t, index=False))
+        buffer = io.BytesIO()
+        games.to_parquet(buffer, index=False)
+        data = buffer.getvalue()
+        if self._holds(games_path, meta_path, data, key, meta):
+            return True
+        write_atomic(games_path, lambda t: t.write_bytes(data))
         record = {"key": key, "meta": meta, "seconds": round(seconds, 2)}
         text = json.dumps(record, indent=2, sort_keys=True)
         write_atomic(meta_path, lambda t: t.write_text(text))
+        return False
+
+    @staticmethod
+    def _holds(games_path: Path, meta_path: Path, data: bytes, key: dict, meta: dict) -> bool:
+        """Whether the saved pair of files is exactly what saving `data`, `key` and `meta`
+        would write (with the saved play time); a missing or unreadable file is not."""
+        if not (games_path.is_file() and meta_path.is_file()):
+            return False
+        try:
+            stored = _read_record(meta_path)
+        except ValueError:  # damaged: written afresh
+            return False
+        record = {"key": key, "meta": meta, "seconds": stored.get("seconds")}
+        if "seconds" not in stored:
+            del record["seconds"]
+        text = json.dumps(record, indent=2, sort_keys=True)
+        return meta_path.read_text() == text and games_path.read_bytes() == data
 
 
 _DELETE = "delete it and its partner file to play the fixture again"
@@ -266,7 +297,8 @@ def run_season(
                 fx, a, b, pair, seed, evaluate_fn, batch_size, progress, devices
             )
             result.seconds[fx.index] = time.perf_counter() - started
-            saved.save(fx, a, b, key, games, meta, result.seconds[fx.index])
+            if saved.save(fx, a, b, key, games, meta, result.seconds[fx.index]):
+                result.repeated.append(fx.index)
         frames.append(games)
         result.fixtures.append(fx)
         result.metas[fx.index] = meta
