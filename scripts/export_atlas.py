@@ -32,6 +32,7 @@ from marl_bgs.maps import (  # noqa: E402
     load_map,
     obstacle_bounds,
 )
+from marl_bgs.site.draw import PALETTE  # noqa: E402
 
 ATLAS_FORMAT = "marl-bgs/atlas"
 ATLAS_MAP_FORMAT = "marl-bgs/atlas-map"
@@ -227,7 +228,7 @@ def map_svg(data: dict) -> str:
         f"<title>{escape(title)}</title>",
         f'<rect x="{_num(-margin)}" y="{_num(-band)}" width="{_num(vw)}" height="{_num(vh)}" '
         'fill="#ffffff"/>',
-        '<rect x="0" y="0" width="20" height="10" fill="#f3efe6"/>',
+        f'<rect x="0" y="0" width="20" height="10" fill="{PALETTE["floor"]}"/>',
         '<g transform="matrix(1 0 0 -1 0 10)">',
     ]
     zones = red_zones()
@@ -235,11 +236,11 @@ def map_svg(data: dict) -> str:
         z = zones[end]
         out.append(
             f'<rect class="red-zone" x="{_num(z["x0"])}" y="0" '
-            f'width="{_num(z["x1"] - z["x0"])}" height="10" fill="#e03131" fill-opacity="0.12"/>'
+            f'width="{_num(z["x1"] - z["x0"])}" height="10" fill="{PALETTE["red_zone_fill"]}"/>'
         )
     for x in (RED_ZONE_DEPTH, ARENA_WIDTH - RED_ZONE_DEPTH):
         out.append(
-            f'<line x1="{_num(x)}" y1="0" x2="{_num(x)}" y2="10" stroke="#e03131" '
+            f'<line x1="{_num(x)}" y1="0" x2="{_num(x)}" y2="10" stroke="{PALETTE["red_zone"]}" '
             'stroke-width="0.03" stroke-dasharray="0.15 0.1" stroke-opacity="0.6"/>'
         )
     out.append(
@@ -250,26 +251,27 @@ def map_svg(data: dict) -> str:
         if ob["kind"] == "pillar":
             out.append(
                 f'<circle class="pillar" cx="{_num(ob["x"])}" cy="{_num(ob["y"])}" '
-                f'r="{_num(ob["radius"])}" fill="#495057"/>'
+                f'r="{_num(ob["radius"])}" fill="{PALETTE["obstacle"]}"/>'
             )
         else:
             w, h = ob["width"], ob["height"]
-            thin = min(w, h) < 0.1
-            style = (
-                'fill="#1971c2" stroke="#1971c2" stroke-width="0.04"' if thin else 'fill="#343a40"'
-            )
+            thin = min(w, h) < PALETTE["thin_wall"]
+            colour = PALETTE["obstacle"]
+            # A thin wall gets an outline so it stays visible; it blocks like any wall.
+            style = f'fill="{colour}"' + (f' stroke="{colour}" stroke-width="0.04"' if thin else "")
             out.append(
                 f'<rect class="{"thin-wall" if thin else "wall"}" x="{_num(-w / 2)}" '
                 f'y="{_num(-h / 2)}" width="{_num(w)}" height="{_num(h)}" '
                 f'transform="translate({_num(ob["x"])} {_num(ob["y"])}) '
                 f'rotate({_num(math.degrees(ob["theta"]))})" {style}/>'
             )
-    colours = {"left": "#1c7ed6", "right": "#f76707"}
+    colours = {"left": PALETTE["team"][0], "right": PALETTE["team"][1]}
     for end, pads in data["spawn_pads"].items():
-        for x, y in pads:
+        for x, y in pads:  # square outlines, as the viewer draws them
             out.append(
-                f'<circle class="pad pad-{end}" cx="{_num(x)}" cy="{_num(y)}" r="0.22" '
-                f'fill="{colours[end]}" stroke="#ffffff" stroke-width="0.05"/>'
+                f'<rect class="pad pad-{end}" x="{_num(x - 0.45)}" y="{_num(y - 0.45)}" '
+                f'width="0.9" height="0.9" fill="none" stroke="{colours[end]}" '
+                'stroke-width="0.05"/>'
             )
     out.append("</g>")
     for end, x in (("left", RED_ZONE_DEPTH / 2), ("right", ARENA_WIDTH - RED_ZONE_DEPTH / 2)):

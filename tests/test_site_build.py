@@ -140,9 +140,9 @@ def test_viewer_pages_point_at_exported_replays(built_site):
 
 
 def test_visual_key_follows_the_render_code(tmp_path):
-    viewer_key.check_render_source(ROOT)  # every colour and label it names is in render.js
+    viewer_key.check_render_source(ROOT)  # every palette key and label it names is in render.js
     source = (ROOT / viewer_key.RENDER_JS).read_text()
     (tmp_path / viewer_key.RENDER_JS).parent.mkdir(parents=True)
-    (tmp_path / viewer_key.RENDER_JS).write_text(source.replace("#0aa4c4", "#00ffff"))
-    with pytest.raises(ValueError, match="#0aa4c4"):
+    (tmp_path / viewer_key.RENDER_JS).write_text(source.replace("PALETTE.trap", '"#00ffff"'))
+    with pytest.raises(ValueError, match="PALETTE.trap"):
         viewer_key.check_render_source(tmp_path)

@@ -48,9 +48,10 @@ def _cells(event: dict, kind: str, effect: str | None) -> list[tuple[str, str, i
 
 
 def python_totals(events: list, t: int, kind: str, effect: str | None = None) -> Counter:
-    """Nonzero totals per (by, to) over ticks 0..t (tick t's own events included)."""
+    """Nonzero totals per (by, to) at frame t: ticks 1..t, i.e. the replay's event lists
+    0..t-1 (frame t draws tick t, whose events the log marks as now)."""
     out: Counter = Counter()
-    for tick_events in events[: t + 1]:
+    for tick_events in events[:t]:
         for event in tick_events:
             for by, to, value in _cells(event, kind, effect):
                 out[(by, to)] += value

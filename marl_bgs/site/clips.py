@@ -37,6 +37,7 @@ class Clip:
     scene: Scene
     title: str
     view: str = "oracle"
+    tick: int = 0  # the frame the viewer opens on
 
     @property
     def file(self) -> str:
@@ -62,13 +63,13 @@ def clip_div(clip: Clip, prefix: str = "../../") -> str:
     src = f"{prefix}{CLIP_DIR}/{clip.file}"
     return (
         f'<div class="mbg-viewer bgs-clip" data-src="{escape(src)}" '
-        f'data-view="{escape(clip.view)}" data-tick="0" data-compact="true" '
+        f'data-view="{escape(clip.view)}" data-tick="{clip.tick}" data-compact="true" '
         f'data-clip="{escape(clip.scene.key)}"></div>'
     )
 
 
 def show(
-    scene: Scene, title: str, view: str = "oracle", prefix: str = "../../"
+    scene: Scene, title: str, view: str = "oracle", prefix: str = "../../", tick: int = 0
 ) -> tuple[Played, str]:
     """Play `scene`; return it with its clip viewer, film strip and event list as Markdown.
 
@@ -77,7 +78,7 @@ def show(
     """
     if not set(scene.key) <= KEY_CHARS:
         raise ValueError(f"scene.key: {scene.key!r} must use only a-z, 0-9 and '-'")
-    clip = Clip(scene, title, view)
+    clip = Clip(scene, title, view, tick)
     if _collected is not None:
         _collected.append(clip)
         return play(scene), ""

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import classes as C
-from .draw import SYMBOLS, TEAM_COLOURS, TEAM_LABELS
+from .draw import PALETTE, SYMBOLS, TEAM_COLOURS, TEAM_LABELS
 from .leaderboard_page import season_dirs  # noqa: F401  (kept importable from here)
 from .viewer_key import viewer_section
 
@@ -38,45 +38,197 @@ def _f(v: float, digits: int = 3) -> str:
     return f"{v:.{digits}f}".rstrip("0").rstrip(".")
 
 
+def _pct(share: float, digits: int = 1) -> str:
+    """A share (0-1) as a percentage with its unit."""
+    return f"{share * 100:.{digits}f}%"
+
+
+def _n(count: int, word: str) -> str:
+    """'1 pillar', '2 pillars'."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _obstacle_text(st: dict) -> str:
+    return (
+        f"{_n(st['obstacle_count'], 'obstacle')} ({_n(st['pillars'], 'pillar')}, "
+        f"{_n(st['walls'], 'wall')}, {st['tilted_walls']} turned)"
+    )
+
+
+def _units(v: float, digits: int = 2) -> str:
+    return f"{_f(v, digits)} units"
+
+
+def map_page_path(map_id: int) -> str:
+    """The page of one map, under docs_dir (linked from the Map Atlas)."""
+    return f"maps/{map_id}.md"
+
+
+def _atlas_index(root: Path) -> dict:
+    return read_json(root, "exports/atlas/index.json", "scripts/export_atlas.py")
+
+
 def atlas_page(root: Path) -> str:
     """All maps, grouped by split, each with its drawing and statistics (page: atlas.md)."""
-    index = read_json(root, "exports/atlas/index.json", "scripts/export_atlas.py")
+    index = _atlas_index(root)
     maps = {m["id"]: m for m in index["maps"]}
+    arena = index["arena"]
+    area = arena["width"] * arena["height"]
     out = [
         "# Map Atlas\n",
         "<!-- Written at build time by marl_bgs/site/data_pages.py from exports/atlas/. -->\n",
-        f"All {len(maps)} maps, drawn from their map files by `scripts/export_atlas.py`. "
-        "Every map is mirrored about the centre line. Red tints mark the Red Zones, small "
-        "squares the spawn pads. *Blocked* is the share of the floor inside obstacles; "
-        "*visible* is the average share of standing points one standing point can see "
-        "(line of sight without a range limit); *longest line* is the longest clear sight "
-        "line between standing points.\n",
-        "| split | maps | mean obstacles | mean blocked | mean visible | mean longest line |",
+        f"All {len(maps)} maps, drawn from their map files by `scripts/export_atlas.py`; click a "
+        "map for its own page (larger drawing, every statistic, a sample game where one is "
+        f"exported). The arena is {_f(arena['width'])} × {_f(arena['height'])} units "
+        f"({_f(area)} square units) and every map is mirrored about the centre line. Red tints "
+        f"mark the Red Zones ({_units(arena['red_zone_depth'], 1)} deep), square outlines "
+        "in blue (left end) and orange (right end) the spawn pads; dark grey shapes are pillars "
+        "and walls, and a wall thinner than 0.1 units gets an outline so it stays visible (it "
+        "blocks like any wall; see the [Visual Key](visual-key.md)).\n",
+        f"*Blocked* is the share of the floor inside obstacles; *sees* is the average share of "
+        f"the other standing points (body centres on a 1-unit grid where a body of radius "
+        f"{_f(arena['body_radius'])} fits) that one standing point can see, by line of sight "
+        "without a range limit; *longest line* is the longest clear sight line between two "
+        "standing points, in map units.\n",
+        "| split | maps | mean obstacles | mean blocked (% of floor) | mean sees "
+        "(% of standing points) | mean longest line (units) |",
         "|---|---:|---:|---:|---:|---:|",
     ]
+    out.insert(-2, '<div class="bgs-fit" markdown>\n')
     for split, s in index["summary"].items():
         out.append(
-            f"| [{split}](#{split}) | {s['maps']} | {_f(s['mean_obstacle_count'], 2)} | "
-            f"{_f(s['mean_blocked_share'], 4)} | {_f(s['mean_visible_share'], 4)} | "
-            f"{_f(s['mean_longest_sight_line'], 2)} |"
+            f"| [{split}](#{split}) | {s['maps']} | {_f(s['mean_obstacle_count'], 1)} | "
+            f"{_pct(s['mean_blocked_share'])} | {_pct(s['mean_visible_share'])} | "
+            f"{s['mean_longest_sight_line']:.1f} |"
         )
+    out.append("\n</div>")
     for split, ids in index["splits"].items():
         out.append(f"\n## {split.capitalize()} {{#{split}}}\n\n{SPLIT_TEXT.get(split, '')}\n")
         out.append('<div class="atlas-grid" markdown>')
         for map_id in ids:
             m = maps[map_id]
             st = m["stats"]
+            page = map_page_path(map_id)
             out.append(
                 f'<figure class="atlas-map" data-map-id="{map_id}" markdown>\n\n'
-                f"![Map {map_id}: {escape(m['name'])}](exports/atlas/map_{map_id:02d}.svg)\n\n"
-                f"<figcaption><b>{map_id} · {escape(m['name'])}</b><br>"
-                f"{st['obstacle_count']} obstacles ({st['pillars']} pillars, {st['walls']} walls, "
-                f"{st['tilted_walls']} turned) · blocked {_f(st['blocked_share'], 4)} · "
-                f"visible {_f(st['visible_share'], 4)} · longest line "
-                f"{_f(st['longest_sight_line'], 2)}</figcaption>\n</figure>"
+                f"[![Map {map_id}: {escape(m['name'])}](exports/atlas/map_{map_id:02d}.svg)]"
+                f"({page})\n\n"
+                f'<figcaption markdown="span">[**{map_id} · {escape(m["name"])}**]({page})<br>'
+                f"{_obstacle_text(st)} · blocked {_pct(st['blocked_share'])} · "
+                f"sees {_pct(st['visible_share'])} · longest line "
+                f"{_units(st['longest_sight_line'], 1)}</figcaption>\n</figure>"
             )
         out.append("</div>\n")
     return "\n".join(out)
+
+
+def map_replays(root: Path, map_id: int) -> list[dict]:
+    """Exported replays (exports/replays/index.json) played on this map."""
+    return [e for e in replay_entries(root) if e.get("map") == map_id]
+
+
+def map_page(root: Path, map_id: int) -> str:
+    """One map: its drawing, statistics with units, its split and a sample replay if any."""
+    index = _atlas_index(root)
+    entries = {m["id"]: m for m in index["maps"]}
+    m = entries[map_id]
+    st = m["stats"]
+    split = m["split"]
+    arena = index["arena"]
+    area = arena["width"] * arena["height"]
+    detail = read_json(root, f"exports/atlas/{m['files']['json']}", "scripts/export_atlas.py")
+    grid = detail["visibility_grid"]
+    grid_points = len(grid["xs"]) * len(grid["ys"])
+    ends = st["longest_sight_line_ends"]
+    ends_text = (
+        f", from ({_f(ends[0][0])}, {_f(ends[0][1])}) to ({_f(ends[1][0])}, {_f(ends[1][1])})"
+        if len(ends) == 2
+        else ""
+    )
+    ids = sorted(entries)
+    k = ids.index(map_id)
+    neighbours = []
+    if k > 0:
+        p = entries[ids[k - 1]]
+        neighbours.append(f"← [Map {p['id']} · {escape(p['name'])}]({p['id']}.md)")
+    neighbours.append("[all maps](../atlas.md)")
+    if k + 1 < len(ids):
+        n = entries[ids[k + 1]]
+        neighbours.append(f"[Map {n['id']} · {escape(n['name'])}]({n['id']}.md) →")
+    same = index["splits"][split]
+    rows = [
+        ("Split", f"[{split}](../atlas.md#{split}), map {same.index(map_id) + 1} of {len(same)}"),
+        (
+            "Obstacles",
+            f"{st['obstacle_count']}: {_n(st['pillars'], 'pillar')}, {_n(st['walls'], 'wall')} "
+            f"({st['tilted_walls']} of them turned)",
+        ),
+        (
+            "Blocked floor",
+            f"{_pct(st['blocked_share'], 2)} of the arena "
+            f"({_f(st['blocked_share'] * area, 2)} of {_f(area)} square units)",
+        ),
+        (
+            "Standing points",
+            f"{st['standing_points']} of the {grid_points} grid points "
+            "(x = 0.5 … 19.5, y = 1 … 9, 1 unit apart) where a body fits",
+        ),
+        (
+            "Sees (average)",
+            f"{_pct(st['visible_share'])} of the other standing points, by line of sight "
+            "without a range limit",
+        ),
+        ("Longest sight line", f"{_units(st['longest_sight_line'])}{ends_text}"),
+    ]
+    table = "\n".join(["| statistic | value |", "|---|---|"] + [f"| {a} | {b} |" for a, b in rows])
+    method = "\n".join(
+        f"- *{key.replace('_', ' ')}*: {escape(text)}." for key, text in index["method"].items()
+    )
+    replays = map_replays(root, map_id)
+    replay_text = ""
+    if replays and viewer_ready(root):
+        e = replays[0]
+        title = escape(str(e.get("title", e["file"])))
+        replay_text = (
+            f"\n## A game on this map\n\n*{title}*, a real game recorded from the engine "
+            f"({e.get('ticks', '?')} ticks; more on the [Replay Viewer](../replays.md)):\n\n"
+            + viewer_div("../../" + e["src"], compact=True)
+            + "\n"
+        )
+    return f"""# Map {map_id} · {escape(m["name"])}
+
+<!-- Written at build time by marl_bgs/site/data_pages.py from exports/atlas/. -->
+
+{" · ".join(neighbours)}
+
+<figure class="atlas-map-page" markdown>
+
+![Map {map_id}: {escape(m["name"])}](../exports/atlas/{m["files"]["svg"]})
+
+</figure>
+
+{SPLIT_TEXT.get(split, "")} The arena is {_f(arena["width"])} × {_f(arena["height"])} units;
+the Red Zones are the {_units(arena["red_zone_depth"], 1)} at each end.
+
+<div class="bgs-fit" markdown>
+
+{table}
+
+</div>
+
+How the numbers are measured:
+
+{method}
+
+They come from `exports/atlas/{m["files"]["json"]}`, written by `scripts/export_atlas.py` from
+the map file `maps/map_{map_id:02d}.json`; it also holds each standing point's visible share.
+{replay_text}"""
+
+
+def map_pages(root: Path) -> dict[str, Any]:
+    """Page path -> writer, one page per map of the atlas (registered by the hook)."""
+    index = _atlas_index(root)
+    return {map_page_path(m["id"]): (lambda i=m["id"]: map_page(root, i)) for m in index["maps"]}
 
 
 def sight_lab_page(root: Path) -> str:
@@ -107,9 +259,13 @@ Targeting needs the champion's **own** sight; teammates' sight does not count.
 
 <div class="sightlab" data-sightlab data-map="47" data-class="0">Loading the Sight Lab…</div>
 
+<div class="bgs-fit" markdown>
+
 | class | sight | Basic reach on enemies | Ultimate reach on enemies |
 |---|---:|---|---|
 {rows}
+
+</div>
 
 The sight test in your browser is a line-for-line port of the engine's (exact integer
 geometry on a grid of thousandths of a unit; a line that touches an obstacle is blocked). It is
@@ -128,6 +284,10 @@ def visual_key_page(root: Path) -> str:
         for c, t in zip(TEAM_COLOURS, TEAM_LABELS, strict=True)
     )
     letters = ", ".join(f"**{c.title[0]}** {c.title}" for c in C.CLASSES)
+    codes = "\n".join(
+        f"| {e['code']} | {e['word']} | `{name}` | {e['name']} |"
+        for name, e in PALETTE["effects"].items()
+    )
     if (root / "web_demo" / "viewer" / "render.js").is_file():
         viewer_text = viewer_section(root)
     else:
@@ -138,7 +298,32 @@ def visual_key_page(root: Path) -> str:
 
 The site shows games two ways: in the **replay viewer** (the Home page, the Replay Viewer and
 the clips on the rules and class pages) and as **still pictures** (the film strips under each
-clip, for readers without JavaScript). Both are described here.
+clip, for readers without JavaScript). Both use one palette and symbol table,
+`web_demo/assets/palette.json`, and are described here.
+
+## Tick numbers
+
+Ticks count from 1: **tick n** is the n-th step of the game, in which every agent acts at once.
+Everything on the site uses that number:
+
+- the event lists under the pictures say "tick 1: a0 hits b0 ..." for the first step;
+- a still picture captioned **tick n**, and the viewer at **tick n**, show the arena **after**
+  tick n, with what happened **during** tick n drawn over it (combat lines from where the agents
+  stood when the tick began, a fallen agent where it fell). The first picture, "start", and the
+  viewer's tick 0 are the position before any tick;
+- the viewer's event log labels each line "tick n" and highlights the lines of the tick on its
+  clock, the same lines printed under the arena;
+- the viewer's "Metrics so far" and "Who did what to whom" at tick n count ticks 1 to n.
+
+## Status labels
+
+An agent's active effects are written under its body: short codes in the viewer, words in the
+still pictures. The viewer also explains the codes in its Agents table (hover a code) and in the
+"Status labels" legend under the arena.
+
+| code (viewer) | word (pictures) | effect id (replay files) | meaning |
+|---|---|---|---|
+{codes}
 
 {viewer_text}
 
@@ -146,7 +331,9 @@ clip, for readers without JavaScript). Both are described here.
 
 The film strips on [How a Match Works](rules/how-a-match-works.md) and the class pages are drawn
 by `marl_bgs/site/draw.py`; this table is written from the same module. Teams: {teams}. Class
-initials: {letters}.
+initials: {letters}. Numbers are laid out so that no two labels overlap: a label that would
+cover another moves to the nearest free spot beside its arrow. A heal label shows the useful
+part first and, when some went above maximum health, the excess in brackets ("+3 (9 excess)").
 
 | symbol | meaning |
 |---|---|

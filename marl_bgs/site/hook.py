@@ -51,6 +51,7 @@ def _generated(root: Path) -> dict[str, Any]:
     }
     for c, spec in enumerate(C.CLASSES):
         pages[f"classes/{spec.name}.md"] = lambda c=c: class_page(c)
+    pages.update(data_pages.map_pages(root))  # maps/<id>.md, linked from the atlas
     pages.update(leaderboard_page.pages(root))
     pages.update(explorer_page.pages(root))
     return pages

@@ -1,9 +1,14 @@
 """Small authored games played on the NumPy engine, drawn as film strips for the site.
 
 A `Scene` is a position and the actions of a few ticks. `play` runs it through `Game` and
-returns every state, tick record and event list; `film` draws one picture per tick (combat
-arrows on the state the tick started from, the final state last) and writes the events as
-sentences. Nothing here decides a rule: the engine does, and the pictures show its answer.
+returns every state, tick record and event list; `film` draws the start and then one picture
+per tick, and writes the events as sentences. Nothing here decides a rule: the engine does,
+and the pictures show its answer.
+
+Tick numbers, everywhere on the site: ticks count from 1. "Tick n" is the n-th step of the
+game; the picture (or viewer frame) labelled "tick n" shows the arena after it, with what
+happened during it drawn over it (combat arrows from where the agents stood when the tick
+began, a fallen agent where it fell), and the event list's line "tick n" lists those events.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from ..core.position import POSITION_FORMAT, POSITION_VERSION
 from ..core.state import ARENA_HEIGHT, ARENA_WIDTH, MILLI, NUM_SLOTS, TEAM_SIZE, State
 from ..core.tick import TickInfo
 from ..game import Game
-from .draw import Marks, draw
+from .draw import PALETTE, Marks, draw
 
 Agent = dict[str, Any]
 Actions = dict[int, tuple[int, int, int]]  # slot -> (move, target code, ultimate)
@@ -127,14 +132,19 @@ def hidden_cells(
 
 
 def tick_marks(played: Played, t: int) -> Marks:
-    """Overlays for the picture of the state tick t started from."""
+    """Overlays of what happened during tick t + 1 (the t-th 0-based step), drawn over the
+    state after it: combat arrows start where the agents stood when the tick began."""
     info, before, after = played.infos[t], played.states[t], played.states[t + 1]
     marks = Marks(ranges=list(played.scene.ranges))
+    marks.origin = np.asarray(before.pos, np.float64) / MILLI
     dmg, heal = np.asarray(info.damage), np.asarray(info.healing)
     for src, dst in np.argwhere(dmg > 0):
         marks.damage.append((int(src), int(dst), dmg[src, dst] / MILLI))
     for src, dst in np.argwhere(heal > 0):
         marks.heal.append((int(src), int(dst), heal[src, dst] / MILLI))
+    for ev in played.events[t]:
+        if ev["kind"] == "excess_heal":
+            marks.excess[_slot(ev["target"])] = float(ev["amount"])
     for i in range(NUM_SLOTS):
         start = tuple(np.asarray(before.pos[i]) / MILLI)
         landed = tuple(np.asarray(info.charged_to[i]) / MILLI)
@@ -147,18 +157,23 @@ def tick_marks(played: Played, t: int) -> Marks:
     return marks
 
 
+def _slot(name: str) -> int:
+    return "ab".index(name[0]) * TEAM_SIZE + int(name[1:])
+
+
 def film(played: Played) -> str:
-    """A strip of pictures, one per tick start plus the final state, with captions."""
+    """A strip of pictures: the start, then the arena after each tick with what happened
+    during it, captioned with the tick numbers the event list uses."""
     scene = played.scene
     frames = []
     n = len(played.infos)
     for t, state in enumerate(played.states):
-        if t < n:
-            marks = tick_marks(played, t)
-            caption = f"tick {int(state.tick)} → {int(state.tick) + 1}: what happens"
+        if t == 0:
+            marks = Marks(ranges=list(scene.ranges))
+            caption = "start" if n else f"the position (tick {int(state.tick)})"
         else:
-            marks = Marks(ranges=[] if n else list(scene.ranges))
-            caption = "after" if n else f"tick {int(state.tick)}"
+            marks = tick_marks(played, t - 1)
+            caption = f"tick {int(state.tick)}"
         if scene.sight_of is not None:
             marks.sight = scene.sight_of
             marks.hidden_cells = hidden_cells(state, scene.sight_of, played.map_arrays)
@@ -167,13 +182,14 @@ def film(played: Played) -> str:
             state, played.obstacles, scene.view, marks, title=caption, width_px=scene.width_px
         )
         frames.append(
-            f'<figure class="bgs-frame">{svg}<figcaption>{escape(caption)}</figcaption></figure>'
+            f'<figure class="bgs-frame" data-tick="{int(state.tick)}">{svg}'
+            f"<figcaption>{escape(caption)}</figcaption></figure>"
         )
     return f'<div class="bgs-film" data-scene="{escape(scene.key)}">{"".join(frames)}</div>'
 
 
 def _who(state: State, name: str) -> str:
-    slot = "ab".index(name[0]) * TEAM_SIZE + int(name[1:])
+    slot = _slot(name)
     return f"{name} ({C.CLASSES[int(state.cls[slot])].title})"
 
 
@@ -181,8 +197,9 @@ def _num(v: float) -> str:
     return f"{v:.3f}".rstrip("0").rstrip(".")
 
 
-def sentence(state: State, ev: dict) -> str:
-    """One event as plain words, naming agents with their class."""
+def sentence(state: State, ev: dict, excess: float | None = None) -> str:
+    """One event as plain words, naming agents with their class. `excess`: the part of this
+    heal above the target's maximum health, when it is the only heal on the target."""
     k = ev["kind"]
     w = lambda key: _who(state, ev[key])  # noqa: E731
     if k == "damage":
@@ -190,11 +207,18 @@ def sentence(state: State, ev: dict) -> str:
             f"{w('source')} hits {w('target')} with {ev['ability']} for {_num(ev['amount'])} damage"
         )
     if k == "heal":
-        return f"{w('source')} heals {w('target')} with {ev['ability']} for {_num(ev['amount'])}"
+        said = f"{w('source')} heals {w('target')} with {ev['ability']} for {_num(ev['amount'])}"
+        if excess:
+            useful = max(float(ev["amount"]) - excess, 0.0)
+            said += f": {_num(useful)} useful, {_num(excess)} excess (above max health)"
+        return said
     if k == "excess_heal":
         return f"{_num(ev['amount'])} of the healing on {w('target')} is excess (above max health)"
     if k == "effect":
-        return f"{w('source')} puts {EFFECT_WORDS.get(ev['effect'], ev['effect'])} on {w('target')} for {ev['ticks']} tick{'s' if ev['ticks'] != 1 else ''}"
+        code = PALETTE["effects"].get(ev["effect"], {}).get("code", "")
+        what = EFFECT_WORDS.get(ev["effect"], ev["effect"].replace("_", " "))
+        label = f" ({code})" if code else ""
+        return f"{w('source')} puts {what}{label} on {w('target')} for {_ticks(ev['ticks'])}"
     if k == "trap_broken":
         return f"damage breaks the Trap on {w('target')}"
     if k == "charge":
@@ -212,6 +236,31 @@ def sentence(state: State, ev: dict) -> str:
         result = {"a": "team a wins", "b": "team b wins", "draw": "a draw"}[ev["result"]]
         return f"the game ends after tick {ev['tick']}: {result}, {ev['score'][0]}-{ev['score'][1]}"
     return escape(str(ev))
+
+
+def _ticks(n: int) -> str:
+    return f"{n} tick" if n == 1 else f"{n} ticks"
+
+
+def tick_sentences(state: State, events: list[dict]) -> list[str]:
+    """A tick's events as sentences; a heal's excess is folded into it when it is the only
+    heal on its target (else the excess keeps its own sentence)."""
+    heals: dict[str, int] = {}
+    excess: dict[str, float] = {}
+    for ev in events:
+        if ev["kind"] == "heal":
+            heals[ev["target"]] = heals.get(ev["target"], 0) + 1
+        elif ev["kind"] == "excess_heal":
+            excess[ev["target"]] = float(ev["amount"])
+    said = []
+    for ev in events:
+        if ev["kind"] == "excess_heal" and heals.get(ev["target"]) == 1:
+            continue
+        folded = (
+            excess.get(ev["target"]) if ev["kind"] == "heal" and heals[ev["target"]] == 1 else None
+        )
+        said.append(sentence(state, ev, folded))
+    return said
 
 
 EFFECT_WORDS = {
@@ -236,7 +285,7 @@ def event_list(played: Played) -> str:
     lines = []
     for t, evs in enumerate(played.events):
         state = played.states[t]
-        said = [sentence(state, e) for e in evs]
+        said = tick_sentences(state, evs)
         lines.append(f"- tick {int(state.tick) + 1}: " + ("; ".join(said) if said else QUIET))
     return "\n".join(lines)
 

@@ -1,8 +1,10 @@
 """The replay viewer's symbols for the Visual Key: words, small SVG swatches, and a key scene.
 
-The viewer draws on a canvas in `web_demo/viewer/render.js`. Each entry below names the
-colours and labels it describes; `check_render_source` fails the build when render.js no
-longer contains one of them, so the key cannot silently drift from the drawing code. The key
+The viewer draws on a canvas in `web_demo/viewer/render.js` with the colours of
+`web_demo/assets/palette.json`, the one palette the still pictures use too. Each entry below
+names the palette keys and drawing literals it describes; `check_render_source` fails the
+build when render.js no longer uses one of them (or the palette lacks it), so the key cannot
+silently drift from the drawing code. The key
 scene is a real position played on the engine and opened in the viewer itself, so the page
 also shows every symbol drawn by the viewer's own code.
 """
@@ -12,20 +14,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from .draw import PALETTE
 from .scenes import STAY, Scene, agent, ally, enemy, position
 
 RENDER_JS = Path("web_demo") / "viewer" / "render.js"
-TEAM = ("#2f6fd6", "#d6452f")
-TEAM_LIGHT = ("rgba(47,111,214,0.16)", "rgba(214,69,47,0.16)")
-FLOOR = "#f4f1e8"
-OBSTACLE = "#5b5347"
+P = PALETTE
+TEAM = tuple(P["team"])
+TEAM_LIGHT = tuple(P["team_light"])
+FLOOR = P["floor"]
+OBSTACLE = P["obstacle"]
 W, H, R = 64, 48, 10  # swatch size and body radius in pixels
 CX, CY = 32, 22
 
 
 @dataclass(frozen=True)
 class Symbol:
-    """One thing the viewer draws: its name, what it means, the literals render.js must hold."""
+    """One thing the viewer draws: its name, what it means, the literals render.js must hold
+    (a literal `PALETTE.key` also needs `key` in palette.json)."""
 
     name: str
     text: str
@@ -44,7 +49,7 @@ def _svg(body: str) -> str:
 def _body(team: int = 0, letter: str = "M", opacity: float = 1.0, x: float = CX) -> str:
     return (
         f'<circle cx="{x}" cy="{CY}" r="{R}" fill="{TEAM[team]}" fill-opacity="{opacity}"/>'
-        f'<text x="{x}" y="{CY + 4}" font-size="11" font-weight="bold" fill="#fff" '
+        f'<text x="{x}" y="{CY + 4}" font-size="11" font-weight="bold" fill="{P["label_halo"]}" '
         f'text-anchor="middle" font-family="sans-serif">{letter}</text>'
     )
 
@@ -71,15 +76,15 @@ def _arc_path(share: float) -> str:
 def symbols() -> tuple[Symbol, ...]:
     """Every symbol of render.js, in drawing order (arena, sight, events, agents)."""
     zone = (
-        f'<rect x="0" y="0" width="24" height="{H}" fill="{TEAM_LIGHT[0]}"/>'
-        f'<line x1="24" y1="0" x2="24" y2="{H}" stroke="{TEAM[0]}" stroke-dasharray="6 4"/>'
-        f'<rect x="{W - 24}" y="0" width="24" height="{H}" fill="{TEAM_LIGHT[1]}"/>'
-        f'<line x1="{W - 24}" y1="0" x2="{W - 24}" y2="{H}" stroke="{TEAM[1]}" '
+        f'<rect x="0" y="0" width="24" height="{H}" fill="{P["red_zone_fill"]}"/>'
+        f'<line x1="24" y1="0" x2="24" y2="{H}" stroke="{P["red_zone"]}" stroke-dasharray="6 4"/>'
+        f'<rect x="{W - 24}" y="0" width="24" height="{H}" fill="{P["red_zone_fill"]}"/>'
+        f'<line x1="{W - 24}" y1="0" x2="{W - 24}" y2="{H}" stroke="{P["red_zone"]}" '
         f'stroke-dasharray="6 4"/>'
     )
     pads = "".join(
-        f'<rect x="{x - R}" y="{CY - R}" width="{2 * R}" height="{2 * R}" fill="{TEAM[t]}" '
-        f'fill-opacity="0.35"/>'
+        f'<rect x="{x - R}" y="{CY - R}" width="{2 * R}" height="{2 * R}" fill="none" '
+        f'stroke="{TEAM_LIGHT[t]}" stroke-width="2"/>'
         for t, x in ((0, 18), (1, 46))
     )
     obstacles = (
@@ -87,172 +92,186 @@ def symbols() -> tuple[Symbol, ...]:
         f'<rect x="34" y="{CY - 4}" width="24" height="8" fill="{OBSTACLE}" '
         f'transform="rotate(-20 46 {CY})"/>'
     )
+    thin = (
+        f'<line x1="10" y1="{CY + 12}" x2="54" y2="{CY - 12}" stroke="{OBSTACLE}" '
+        f'stroke-width="{P["thin_wall_px"]}"/>'
+    )
     shade = (
-        f'<rect width="{W}" height="{H}" fill="rgb(20,20,30)" fill-opacity="0.38"/>'
+        f'<rect width="{W}" height="{H}" fill="{P["shade"]}"/>'
         f'<circle cx="{CX}" cy="{CY}" r="17" fill="{FLOOR}"/>' + _body(0, "H")
     )
     health = "".join(
-        f'<rect x="{x - R}" y="{CY - R - 8}" width="{2 * R}" height="5" fill="#333"/>'
+        f'<rect x="{x - R}" y="{CY - R - 8}" width="{2 * R}" height="5" fill="{P["health_track"]}"/>'
         f'<rect x="{x - R}" y="{CY - R - 8}" width="{2 * R * share}" height="5" fill="{c}"/>'
         + _body(0, "W", x=x)
-        for x, share, c in ((18, 0.8, "#2fae3f"), (46, 0.25, "#e0a21b"))
+        for x, share, c in ((18, 0.8, P["health_good"]), (46, 0.25, P["health_low"]))
     )
     ult = (
         _body(0, "R", x=CX)
-        + f'<circle cx="{CX - R - 5}" cy="{CY + R + 2}" r="4" fill="none" stroke="#f2b800" '
+        + f'<circle cx="{CX - R - 5}" cy="{CY + R + 2}" r="4" fill="none" stroke="{P["ult_ready"]}" '
         f'stroke-width="2"/>'
     )
-    ult_wait = (
-        _body(1, "R", x=CX) + f'<path d="{_arc_path(0.6)}" fill="none" stroke="rgb(90,90,90)" '
-        f'stroke-opacity="0.8" stroke-width="2"/>'
+    ult_wait = _body(1, "R", x=CX) + (
+        f'<path d="{_arc_path(0.6)}" fill="none" stroke="{P["ult_wait"]}" stroke-width="2"/>'
     )
     shield = _body(1, "P", 0.55) + (
-        f'<circle cx="{CX}" cy="{CY}" r="{R + 3}" fill="none" stroke="#e8c200" '
+        f'<circle cx="{CX}" cy="{CY}" r="{R + 3}" fill="none" stroke="{P["shield"]}" '
         f'stroke-width="2" stroke-dasharray="3 3"/>'
     )
     trap = _body(1, "W") + (
         f'<rect x="{CX - R - 4}" y="{CY - R - 4}" width="{2 * R + 8}" height="{2 * R + 8}" '
-        f'fill="none" stroke="#0aa4c4" stroke-width="2"/>'
+        f'fill="none" stroke="{P["trap"]}" stroke-width="2"/>'
     )
     poison = _body(1, "P") + "".join(
-        f'<circle cx="{CX + R + 4}" cy="{CY - R + k * R * 0.9:.1f}" r="2.5" fill="#3c9a1e"/>'
+        f'<circle cx="{CX + R + 4}" cy="{CY - R + k * R * 0.9:.1f}" r="2.5" fill="{P["poison"]}"/>'
         for k in range(3)
     )
     labels = _body(1, "M") + (
-        f'<text x="{CX}" y="{CY + R + 12}" font-size="9" fill="#222" text-anchor="middle" '
+        f'<text x="{CX}" y="{CY + R + 12}" font-size="9" fill="{P["text"]}" text-anchor="middle" '
         f'font-family="sans-serif">STN SLW</text>'
     )
     s = 0.9 * R
-    death = _body(0, "M") + (
+    fallen = (
+        f'<circle cx="{CX}" cy="{CY}" r="{R}" fill="{P["fallen"]}" fill-opacity="0.6" '
+        f'stroke="{TEAM[0]}" stroke-width="2"/>'
         f'<path d="M {CX - s} {CY - s} L {CX + s} {CY + s} M {CX + s} {CY - s} L {CX - s} '
-        f'{CY + s}" stroke="#111" stroke-width="3"/>'
+        f'{CY + s}" stroke="{P["death"]}" stroke-width="3"/>'
     )
     respawn = f'<circle cx="{CX}" cy="{CY}" r="{1.4 * R}" fill="none" stroke="{TEAM[1]}" stroke-width="2"/>'
+    codes = ", ".join(f"{e['code']} {e['name']}" for e in P["effects"].values())
     return (
         Symbol(
             "arena",
-            f"The floor ({FLOOR}), drawn to scale: the canvas is the whole 20 × 10 arena, "
-            "north up, whatever its width.",
-            (FLOOR,),
+            "The floor, drawn to scale: the canvas is the whole 20 × 10 arena, north up, "
+            "whatever its width.",
+            ("PALETTE.floor",),
             _svg(""),
         ),
         Symbol(
             "Red Zones",
-            "Each team's own Red Zone, tinted with that team's colour at 16% opacity, with a "
-            "dashed line (6 px dash, 4 px gap) in the team's colour at its inner edge.",
-            (*TEAM_LIGHT, "[6, 4]"),
+            "Each team's own Red Zone, a red strip at its spawn end with a dashed red line "
+            "(6 px dash, 4 px gap) at its inner edge; the still pictures draw them the same.",
+            ("PALETTE.red_zone_fill", "PALETTE.red_zone", "[6, 4]"),
             _svg(zone),
         ),
         Symbol(
             "spawn pads",
-            "Squares the size of a body (side 2 × body radius) in the owning team's colour at "
-            "35% opacity, at that team's end.",
-            ("globalAlpha = 0.35",),
+            "Square outlines the size of a body (side 2 × body radius) in the owning team's "
+            "colour, at that team's end.",
+            ("PALETTE.team_light", "strokeRect"),
             _svg(pads),
         ),
         Symbol(
             "obstacles",
-            f"Pillars (filled circles) and walls (filled, possibly turned rectangles) in dark "
-            f"brown-grey ({OBSTACLE}).",
-            (OBSTACLE,),
+            "Pillars (filled circles) and walls (filled, possibly turned rectangles) in dark "
+            "grey. They block movement, sight and attacks.",
+            ("PALETTE.obstacle",),
             _svg(obstacles),
         ),
         Symbol(
+            "thin walls",
+            f"A wall thinner than {P['thin_wall']:g} units is drawn as a dark grey line at least "
+            f"{P['thin_wall_px']} px wide (the still pictures: at least 0.06 units), so it never "
+            "vanishes at small sizes. It is a wall like any other: it blocks movement, sight "
+            "and attacks; only its drawing is widened.",
+            ("isThinWall", "PALETTE.thin_wall_px"),
+            _svg(thin),
+        ),
+        Symbol(
             "sight (team and agent views)",
-            "Outside the Oracle view, everything the viewing agents cannot see is shaded dark "
-            "(rgba(20,20,30,0.38)); the clear areas are their sight radii cut by obstacles "
-            "(180 rays each). Enemies they do not see, and enemies under a spawn shield, are "
-            "not drawn at all.",
-            ("rgba(20,20,30,0.38)", "RAYS = 180"),
+            "Outside the Oracle view, everything the viewing agents cannot see is shaded dark; "
+            "the clear areas are their sight radii cut by obstacles (180 rays each). Enemies "
+            "they do not see, and enemies under a spawn shield, are not drawn at all.",
+            ("PALETTE.shade", "RAYS = 180"),
             _svg(shade),
         ),
         Symbol(
             "agents",
             f"A filled circle of the true body radius in the team's colour (team a {TEAM[0]}, "
             f"team b {TEAM[1]}) with the class initial in bold white: M Mage, W Warrior, "
-            "H Hunter, R Rogue, P Priest. Dead agents are not drawn.",
-            TEAM,
+            "H Hunter, R Rogue, P Priest. Dead agents waiting for their wave are not drawn.",
+            ("PALETTE.team", "TEAM_COLOURS"),
             _svg(_body(0, "M", x=18) + _body(1, "H", x=46)),
         ),
         Symbol(
             "health bar",
-            "Above the body, as wide as the body: a dark track (#333) filled from the left by "
-            "the share of maximum health left, green (#2fae3f) above 35%, amber (#e0a21b) at "
-            "35% or below.",
-            ("#333", "#2fae3f", "#e0a21b", "0.35"),
+            "Above the body, as wide as the body: a dark track filled from the left by the "
+            "share of maximum health left, green above 35%, amber at 35% or below.",
+            ("PALETTE.health_track", "PALETTE.health_good", "PALETTE.health_low"),
             _svg(health),
         ),
         Symbol(
             "Ultimate ready",
-            "A small full ring (radius 4 px) in gold (#f2b800) at the lower left of the body.",
-            ("#f2b800",),
+            "A small full gold ring (radius 4 px) at the lower left of the body.",
+            ("PALETTE.ult_ready",),
             _svg(ult),
         ),
         Symbol(
             "Ultimate cooling down",
-            "The same small ring in grey (rgba(90,90,90,0.8)), drawn clockwise from 12 o'clock "
-            "over the share of the cooldown already gone.",
-            ("rgba(90,90,90,0.8)",),
+            "The same small ring in grey, drawn clockwise from 12 o'clock over the share of "
+            "the cooldown already gone.",
+            ("PALETTE.ult_wait",),
             _svg(ult_wait),
         ),
         Symbol(
             "spawn shield",
-            "The body drawn at 55% opacity inside a dashed gold ring (#e8c200, 3 px dashes) "
-            "just outside it: the agent respawned and cannot be seen, targeted or healed.",
-            ("#e8c200", "0.55"),
+            "The body drawn at 55% opacity inside a dashed gold ring (3 px dashes) just "
+            "outside it: the agent respawned and cannot be seen, targeted or healed.",
+            ("PALETTE.shield", "0.55"),
             _svg(shield),
         ),
         Symbol(
             "Freezing Trap",
-            "A cyan square outline (#0aa4c4) 4 px outside the body.",
-            ("#0aa4c4",),
+            "A cyan square outline 4 px outside the body.",
+            ("PALETTE.trap",),
             _svg(trap),
         ),
         Symbol(
             "Poison",
-            "Three green dots (#3c9a1e) down the body's right side while the Rogue's slow or "
-            "healing cut lasts.",
-            ("#3c9a1e",),
+            "Three green dots down the body's right side while the Rogue's slow or healing "
+            "cut lasts.",
+            ("PALETTE.poison",),
             _svg(poison),
         ),
         Symbol(
             "status labels",
-            "Small dark text under the body, one label per active effect: STN stun, TRP Trap, "
-            "SLW slow (Hunter's or Charge's), PSN Poison's slow, CUT healing cut, BST Burst, "
-            "BLS Blessing of Freedom.",
-            ('"STN"', '"TRP"', '"SLW"', '"PSN"', '"CUT"', '"BST"', '"BLS"'),
+            "Small dark text under the body, one code per active effect (the viewer's Agents "
+            "table shows the same codes, with their meaning on hover, and a 'Status labels' "
+            f"legend sits under every viewer): {codes}.",
+            ("EFFECT_LABELS",),
             _svg(labels),
         ),
         Symbol(
             "damage",
-            "A solid red line (rgba(200,40,20,0.85), 2.5 px) from attacker to target: a Basic "
-            "or Ultimate that lands during this tick.",
-            ("rgba(200,40,20,0.85)",),
-            _svg(_line("rgb(200,40,20)", 2.5)),
+            "A solid red line (2.5 px) from attacker to target: a Basic or Ultimate that landed "
+            "during the tick shown, drawn from where both stood when the tick began.",
+            ("PALETTE.damage",),
+            _svg(_line(P["damage"], 2.5)),
         ),
         Symbol(
             "heal",
-            "A dashed green line (rgba(30,160,60,0.9), 5 px dashes) from healer to target.",
-            ("rgba(30,160,60,0.9)", "[5, 3]"),
-            _svg(_line("rgb(30,160,60)", 2.5, "5 3")),
+            "A dashed green line (5 px dashes) from healer to target.",
+            ("PALETTE.heal", "[5, 3]"),
+            _svg(_line(P["heal"], 2.5, "5 3")),
         ),
         Symbol(
             "Charge",
-            "A thick dashed purple line (#7a2fd6, 4 px, 10 px dashes) from where the Warrior "
-            "starts to where it lands.",
-            ("#7a2fd6", "[10, 4]"),
-            _svg(_line("#7a2fd6", 4, "10 4")),
+            "A thick dashed purple line (4 px, 10 px dashes) from where the Warrior started "
+            "to where it landed.",
+            ("PALETTE.charge", "[10, 4]"),
+            _svg(_line(P["charge"], 4, "10 4")),
         ),
         Symbol(
-            "death",
-            "A black cross (#111) over an agent that dies during this tick.",
-            ("#111",),
-            _svg(death),
+            "fallen",
+            "A grey body ringed in its team's colour, with a dark cross: an agent that died "
+            "during the tick shown, where it fell (the still pictures draw it the same).",
+            ("PALETTE.fallen", "PALETTE.death", "drawFallen"),
+            _svg(fallen),
         ),
         Symbol(
             "respawn",
             "A ring in the team's colour, 1.4 × the body radius, on the pad where a dead agent "
-            "comes back during this tick.",
+            "came back during the tick shown.",
             ("body * 1.4",),
             _svg(respawn),
         ),
@@ -260,10 +279,16 @@ def symbols() -> tuple[Symbol, ...]:
 
 
 def check_render_source(root: Path) -> None:
-    """Raise if render.js lacks a colour or label this key describes (the key is stale)."""
+    """Raise if render.js lacks a literal this key describes, or palette.json a key it names."""
     path = root / RENDER_JS
     source = path.read_text()
     missing = [(s.name, lit) for s in symbols() for lit in s.literals if lit not in source]
+    missing += [
+        (s.name, lit)
+        for s in symbols()
+        for lit in s.literals
+        if lit.startswith("PALETTE.") and lit.split(".", 1)[1] not in PALETTE
+    ]
     if missing:
         raise ValueError(
             f"{RENDER_JS}: the Visual Key (marl_bgs/site/viewer_key.py) describes drawing "
@@ -314,17 +339,19 @@ def viewer_section(root: Path) -> str:
     from .clips import show
 
     check_render_source(root)
-    _, shown = show(key_scene(), "Visual Key: every symbol in one tick", prefix="../")
+    _, shown = show(key_scene(), "Visual Key: every symbol in one tick", prefix="../", tick=1)
     rows = "\n".join(f"| {s.svg} | **{s.name}** | {s.text} |" for s in symbols())
     return f"""## The replay viewer
 
 The [Replay Viewer](replays.md), the Home page's game and the clips on the rules and class pages
-are drawn by `web_demo/viewer/render.js`. Each frame shows the state at the **start** of a
-tick, with the lines of what happens **during** that tick (attacks, heals, Charges, deaths and
-respawns) drawn over it; step forward to see the result.
+are drawn by `web_demo/viewer/render.js`, with the same palette (`web_demo/assets/palette.json`)
+as the still pictures below. Each frame shows the arena **after** the tick on the clock, with
+the lines of what happened **during** that tick drawn over it (attacks, heals, Charges,
+fallen agents and respawns); the line under the arena and the highlighted lines of the event
+log are that tick's events. Tick 0 is the starting position.
 
-Below, one tick played on the engine makes the viewer draw every symbol on its first frame:
-the viewer itself draws it, so it is exactly what you will see.
+Below, one tick played on the engine makes the viewer draw every symbol; it opens on tick 1
+(step back to tick 0 for the starting position). The viewer itself draws it, so it is exactly what you will see.
 
 {shown}
 

@@ -141,3 +141,102 @@ export function checkVectors(lab, vectors) {
     failures,
   };
 }
+
+// ---------------------------------------------------------------------------------------
+// Where a body may stand: ported from marl_bgs/core/geometry.py (body_overlap) and
+// marl_bgs/core/movement.py (overlapping_pairs). The engine refuses a position whose body
+// sinks into an obstacle, leaves the arena or overlaps another body (touching is allowed).
+
+export const BODY = 500; // body radius, milli-units
+export const ARENA = { lox: BODY, loy: BODY, hix: 20000 - BODY, hiy: 10000 - BODY };
+const CONTACT_SQ = (2 * BODY) * (2 * BODY);
+
+/** nearSegment, but only a point closer than r counts (the engine's strict form). */
+function nearSegmentStrict(px, py, ax, ay, bx, by, r) {
+  const ux = bx - ax;
+  const uy = by - ay;
+  const wx = px - ax;
+  const wy = py - ay;
+  const dot = wx * ux + wy * uy;
+  const uu = ux * ux + uy * uy;
+  const r2 = r * r;
+  if (dot <= 0) return wx * wx + wy * wy < r2;
+  if (dot >= uu) return (px - bx) * (px - bx) + (py - by) * (py - by) < r2;
+  const cross = f32(Math.abs(wx * uy - wy * ux));
+  const reach = f32(f32(r) * f32(Math.sqrt(f32(uu))));
+  return cross < reach;
+}
+
+/** Whether a body centred at p (milli-units) sinks into an obstacle or leaves the arena. */
+export function bodyBlocked(shapes, p) {
+  const [x, y] = p;
+  if (x < ARENA.lox || x > ARENA.hix || y < ARENA.loy || y > ARENA.hiy) return true;
+  for (const [lox, loy, hix, hiy, r] of shapes.boxes) {
+    const gx = Math.max(lox - x, x - hix, 0);
+    const gy = Math.max(loy - y, y - hiy, 0);
+    const grown = r + BODY;
+    if (gx * gx + gy * gy < grown * grown) return true;
+  }
+  for (const corners of shapes.polys) {
+    let inside = true;
+    for (let k = 0; k < 4; k++) {
+      const [ax, ay] = corners[k];
+      const [bx, by] = corners[(k + 1) % 4];
+      if (nearSegmentStrict(x, y, ax, ay, bx, by, BODY)) return true;
+      if (orient(ax, ay, bx, by, x, y) < 0) inside = false;
+    }
+    if (inside) return true;
+  }
+  return false;
+}
+
+/** Whether a body at p may stand there: no obstacle, inside the arena, no body overlapped. */
+export function standable(shapes, p, others = []) {
+  if (bodyBlocked(shapes, p)) return false;
+  return others.every((o) => (o[0] - p[0]) ** 2 + (o[1] - p[1]) ** 2 >= CONTACT_SQ);
+}
+
+const SNAP_STEP = 10; // milli-units between the rings searched
+const SNAP_MAX = 25000; // farther than any point of the arena
+
+/**
+ * The nearest spot to p (whole milli-units) where a body may stand, given the map's shapes
+ * and the other bodies `others`: p itself when it is free, else the first free point on
+ * rings of growing radius around p (10 milli-units apart), refined along its direction to
+ * the milli-unit. Pure: same input, same answer. Returns {point, moved}.
+ */
+export function snapToFree(shapes, p, others = []) {
+  const start = [Math.round(p[0]), Math.round(p[1])];
+  const free = (q) => standable(shapes, q, others);
+  if (free(start)) return { point: start, moved: false };
+  for (let r = SNAP_STEP; r <= SNAP_MAX; r += SNAP_STEP) {
+    const n = Math.max(8, Math.ceil((2 * Math.PI * r) / SNAP_STEP));
+    let best = null;
+    for (let k = 0; k < n; k++) {
+      const a = (2 * Math.PI * k) / n;
+      const q = [Math.round(start[0] + r * Math.cos(a)), Math.round(start[1] + r * Math.sin(a))];
+      if (!free(q)) continue;
+      const d2 = (q[0] - start[0]) ** 2 + (q[1] - start[1]) ** 2;
+      if (!best || d2 < best.d2) best = { q, d2, a };
+    }
+    if (!best) continue;
+    // Refine along the found direction: the closest free point between the last two rings.
+    let lo = r - SNAP_STEP; // not free (or the blocked start)
+    let hi = r;
+    let point = best.q;
+    const at = (t) => [
+      Math.round(start[0] + t * Math.cos(best.a)),
+      Math.round(start[1] + t * Math.sin(best.a)),
+    ];
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      const q = at(mid);
+      if (free(q)) {
+        hi = mid;
+        point = q;
+      } else lo = mid;
+    }
+    return { point, moved: true };
+  }
+  return { point: start, moved: false }; // nowhere to stand: leave it (never on real maps)
+}

@@ -1,7 +1,7 @@
 // The Sight Lab: pick a map and a class, drag the champion (or the enemies), and see what
 // the champion sees. Uses the engine's own sight test (sight.js), checked against vectors
 // exported from Python, and the map shapes and class numbers from exports/sight/lab.json.
-import { sightBlocked } from "./sight.js";
+import { sightBlocked, snapToFree } from "./sight.js";
 
 const CELL = 100; // milli-units per shading cell (0.1 map units)
 const SCALE = 40; // canvas pixels per map unit
@@ -33,6 +33,9 @@ function el(tag, attrs = {}, text = "") {
 
 const clampX = (x) => Math.min(19500, Math.max(500, Math.round(x)));
 const clampY = (y) => Math.min(9500, Math.max(500, Math.round(y)));
+const HIT_PX = 22; // grab radius in CSS pixels: a 44 px target, big enough for a finger
+const KEY_STEP = 100; // arrow keys move the champion 0.1 units (Shift: 0.5)
+const fmt = (p) => `(${p[0] / 1000}, ${p[1] / 1000})`;
 
 /** What the champion sees: hidden cells, visible enemies and which ability reaches them. */
 export function analyse(map, spec, champ, enemies) {
@@ -171,16 +174,65 @@ export async function mountSightLab(root, base) {
   lc.append(clsSel);
   controls.append(lm, lc);
   const canvas = el("canvas", { width: String(W * SCALE), height: String(H * SCALE),
-    class: "sightlab-canvas", "aria-label": "arena: drag the blue champion or an enemy" });
+    class: "sightlab-canvas", tabindex: "0",
+    "aria-label": "arena: drag the blue champion or an enemy; arrow keys move the champion" });
+  const keys = el("p", { class: "sightlab-keys" },
+    "Keyboard: click the arena, then move the champion with the arrow keys (Shift: bigger steps).");
+  const status = el("p", { class: "sightlab-status", "data-role": "status", "aria-live": "polite" });
   const readout = el("div", { class: "sightlab-readout", "aria-live": "polite" });
-  root.replaceChildren(controls, canvas, readout);
+  root.replaceChildren(controls, canvas, keys, status, readout);
 
   let champ = [6000, 5000];
   const enemies = ENEMY_Y.map((y) => [11000, y * 1000]);
   const ctx = canvas.getContext("2d");
 
+  const currentMap = () => lab.maps.find((m) => String(m.id) === mapSel.value);
+  const whoMid = (k) => (k === "champ" ? `the ${lab.classes[Number(clsSel.value)].title}` : `enemy ${k}`);
+  const who = (k) => whoMid(k)[0].toUpperCase() + whoMid(k).slice(1);
+  const others = (k) => [champ, ...enemies].filter((_, i) => (k === "champ" ? i !== 0 : i !== k + 1));
+
+  const REFUSED = "its body would overlap an obstacle or another body, and the engine " +
+    "refuses such a position";
+
+  /** Put agent k ("champ" or an enemy index) at the nearest spot where the engine lets a
+   * body stand; returns the move ({k, from, to}) when it had to move it, else null. */
+  function snap(k, wanted) {
+    const { point, moved } = snapToFree(currentMap(), wanted, others(k));
+    if (k === "champ") champ = point;
+    else enemies[k] = point;
+    return moved ? { k, from: wanted, to: point } : null;
+  }
+
+  function place(k, wanted) {
+    const m = snap(k, wanted);
+    return m ? `${who(k)} cannot stand at ${fmt(m.from)}: ${REFUSED}. It stands at the ` +
+      `nearest free spot, ${fmt(m.to)}.` : "";
+  }
+
+  function setStatus(lines) {
+    const text = lines.filter(Boolean).join(" ");
+    status.textContent = text;
+    root.dataset.snapped = text ? "yes" : "no";
+  }
+
+  function onMapChange() {
+    const moves = [snap("champ", champ), ...enemies.map((p, k) => snap(k, p))].filter(Boolean);
+    if (moves.length === 1) {
+      const m = moves[0];
+      setStatus([`On map ${mapSel.value}, ${whoMid(m.k)} cannot stand at ` +
+        `${fmt(m.from)}: ${REFUSED}. It stands at the nearest free spot, ${fmt(m.to)}.`]);
+    } else if (moves.length) {
+      const list = moves.map((m) => `${whoMid(m.k)} ${fmt(m.from)} → ` +
+        `${fmt(m.to)}`).join("; ");
+      setStatus([`On map ${mapSel.value}, ${moves.length} agents cannot stand where they were: ` +
+        `${REFUSED.replace("its body", "each body")}. Each moved to the nearest free spot: ` +
+        `${list}.`]);
+    } else setStatus([]);
+    update();
+  }
+
   function update() {
-    const map = lab.maps.find((m) => String(m.id) === mapSel.value);
+    const map = currentMap();
     const spec = lab.classes[Number(clsSel.value)];
     const result = analyse(map, spec, champ, enemies);
     draw(ctx, map, spec, champ, enemies, result);
@@ -188,6 +240,7 @@ export async function mountSightLab(root, base) {
     const hittable = result.rows.filter((r) => r.basic || r.ult).map((r) => r.k);
     Object.assign(root.dataset, {
       champion: `${champ[0] / 1000},${champ[1] / 1000}`,
+      enemies: enemies.map((p) => `${p[0] / 1000},${p[1] / 1000}`).join(";"),
       visibleCells: String(result.visible),
       hiddenCells: String(result.hidden),
       seen: seen.join(","),
@@ -214,27 +267,39 @@ export async function mountSightLab(root, base) {
   let dragging = null;
   canvas.addEventListener("pointerdown", (ev) => {
     const [x, y] = toMilli(ev);
-    const near = (p) => (p[0] - x) ** 2 + (p[1] - y) ** 2 <= 600 * 600;
-    if (near(champ)) dragging = "champ";
-    else {
-      const k = enemies.findIndex(near);
-      dragging = k >= 0 ? k : null;
+    // Grab radius: the body (0.5 units) plus a margin, never under HIT_PX on the screen.
+    const perPx = (W * 1000) / canvas.getBoundingClientRect().width;
+    const reach = Math.max(600, HIT_PX * perPx);
+    const d2 = (p) => (p[0] - x) ** 2 + (p[1] - y) ** 2;
+    const cands = [["champ", champ], ...enemies.map((p, k) => [k, p])]
+      .filter(([, p]) => d2(p) <= reach * reach);
+    cands.sort((a, b) => d2(a[1]) - d2(b[1]));
+    dragging = cands.length ? cands[0][0] : null;
+    if (dragging !== null) {
+      ev.preventDefault();
+      canvas.setPointerCapture?.(ev.pointerId);
     }
-    if (dragging !== null) canvas.setPointerCapture?.(ev.pointerId);
   });
   canvas.addEventListener("pointermove", (ev) => {
     if (dragging === null) return;
     const [x, y] = toMilli(ev);
-    const p = [clampX(x), clampY(y)];
-    if (dragging === "champ") champ = p;
-    else enemies[dragging] = p;
+    setStatus([place(dragging, [clampX(x), clampY(y)])]);
     update();
   });
   const stop = () => { dragging = null; };
   canvas.addEventListener("pointerup", stop);
   canvas.addEventListener("pointercancel", stop);
-  mapSel.addEventListener("change", update);
+  canvas.addEventListener("keydown", (ev) => {
+    const step = ev.shiftKey ? 5 * KEY_STEP : KEY_STEP;
+    const d = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, step],
+      ArrowDown: [0, -step] }[ev.key];
+    if (!d) return;
+    ev.preventDefault();
+    setStatus([place("champ", [clampX(champ[0] + d[0]), clampY(champ[1] + d[1])])]);
+    update();
+  });
+  mapSel.addEventListener("change", onMapChange);
   clsSel.addEventListener("change", update);
-  update();
+  onMapChange();
   root.dataset.ready = "yes";
 }

@@ -9,7 +9,7 @@ import {
 } from "./timeline.js";
 import { totalsCache } from "./totals.js";
 import {
-  buildLayout, describeEvent, fillAgents, fillLog, fillMetrics, fillTotalEffects, fillTotals,
+  buildLayout, describeEvent, fillAgents, fillLog, fillMetrics, fillNow, fillTotalEffects, fillTotals,
   fillViews, viewLabel,
 } from "./ui.js";
 import { formatHash, shareUrl, checkSource, parseHash } from "./urlstate.js";
@@ -82,7 +82,7 @@ export function mountViewer(container, options = {}) {
     ui.score.textContent = `a ${f.score[t][0]} : ${f.score[t][1]} b  (to ${f.winning_score[t]})`;
     const result = f.result[t];
     const end = result === -1 ? "" : result === 2 ? " \u2014 draw" : ` \u2014 team ${"ab"[result]} wins`;
-    ui.clock.textContent = `tick ${f.tick[t]} / ${f.horizon[t]}${end}`;
+    ui.clock.textContent = `${clockText(t)}${end}`;
     ui.scrub.value = String(t);
     ui.play.textContent = tl.playing ? "Pause" : "Play";
     ui.speed.value = String(tl.speedIndex);
@@ -91,15 +91,28 @@ export function mountViewer(container, options = {}) {
     ui.root.dataset.view = view;
     fillAgents(ui.agents, agents);
     fillLog(ui.log, replay, view, t, eventsAt, agentsAt, LOG_LIMIT);
+    fillNow(ui.now, replay, view, t, eventsAt, agentsAt);
     fillMetrics(ui.metrics, metricsUpTo(replay, view, t), view === ORACLE && replay.view === null);
     if (ui.totals.box.open) drawTotals(t, agents);
     if (!tl.playing) writeUrl();
   }
 
+  // "tick n / horizon" for a game; a clip (a recording that stops before its game ends) counts
+  // its own ticks, so a 3-tick clip never reads "tick 1 / 300".
+  function clockText(t) {
+    const f = replay.frames;
+    const last = replay.ticks;
+    if (last === 0) return `tick ${f.tick[0]}: a position only (no ticks played)`;
+    const clip = f.result[last] === -1 && f.tick[last] < f.horizon[last];
+    if (!clip) return `tick ${f.tick[t]} / ${f.horizon[t]}`;
+    if (f.tick[0] === 0) return `tick ${f.tick[t]} of this ${last}-tick clip`;
+    return `tick ${f.tick[t]} (a clip of ticks ${f.tick[0] + 1}\u2013${f.tick[last]})`;
+  }
+
   // The scope in words: the ticks counted (tick t's own events too, as the log shows them).
   function totalsScope(t) {
     const f = replay.frames;
-    const through = replay.ticks === 0 ? "no ticks played" : t >= replay.ticks ? "the whole game" : `ticks ${f.tick[0]}\u2013${f.tick[t]}`;
+    const through = replay.ticks === 0 || t === 0 ? "no ticks played yet" : t >= replay.ticks ? "the whole game" : `ticks ${f.tick[0] + 1}\u2013${f.tick[t]}`;
     return view === ORACLE ? ` \u2014 ${through}` : ` \u2014 ${through}, as ${viewLabel(view)} saw it`;
   }
 
@@ -160,7 +173,11 @@ export function mountViewer(container, options = {}) {
       const used = replay.systems.slice(team * 5, team * 5 + 5).filter((s) => s !== null);
       return [...new Set(used)].join(" + ") || "?";
     });
-    ui.matchup.textContent = `team a: ${names[0]}  vs  team b: ${names[1]}`;
+    const authored = names.every((n) => n === "authored");
+    ui.matchup.textContent = authored
+      ? "both teams: actions written for this scene"
+      : `team a: ${names[0]}  vs  team b: ${names[1]}`;
+    for (const b of [ui.first, ui.back, ui.play, ui.fwd, ui.last, ui.scrub]) b.disabled = replay.ticks === 0;
     ui.scrub.max = String(replay.ticks);
     totals = totalsCache(replay);
     fillTotalEffects(ui.totals.effect, replay.rules);

@@ -2,15 +2,22 @@
 // and what happens during the tick (attacks, heals, Charges, deaths, respawns).
 // Numbers about classes and effects come from the replay's own `rules` table.
 
-import { AGENT_NAMES } from "./format/validate.js";
-import { ORACLE, agentsAt, eventsAt, eyesOf, teamOf } from "./view.js";
+// Every colour and status label comes from web_demo/assets/palette.json, the one palette the
+// still pictures (marl_bgs/site/draw.py) and the Visual Key read too.
+//
+// Frame t is the arena after tick t (frame 0: the starting position). The lines drawn over it
+// are what happened during tick t, the same events the log lists as "tick t": combat lines
+// from where the agents stood when the tick began, and a fallen agent (a grey body with a
+// cross) where it fell.
 
-export const TEAM_COLOURS = ["#2f6fd6", "#d6452f"];
-const TEAM_LIGHT = ["rgba(47,111,214,0.16)", "rgba(214,69,47,0.16)"];
-const EFFECT_LABELS = {
-  stun: "STN", trap: "TRP", slow_hunter: "SLW", slow_charge: "SLW", slow_poison: "PSN",
-  healing_cut: "CUT", burst: "BST", blessing: "BLS",
-};
+import PALETTE from "../assets/palette.json" with { type: "json" };
+import { AGENT_NAMES } from "./format/validate.js";
+import { ORACLE, agentsAt, eventsDuring, eyesOf, teamOf } from "./view.js";
+
+export { PALETTE };
+export const TEAM_COLOURS = PALETTE.team;
+const TEAM_LIGHT = PALETTE.team_light;
+export const EFFECT_LABELS = Object.fromEntries(Object.entries(PALETTE.effects).map(([k, v]) => [k, v.code]));
 const RAYS = 180;
 
 // Geometry in milli-units -> canvas pixels (y grows north in the game, down on screen).
@@ -86,16 +93,16 @@ export function prepareObstacles(map) {
 function drawArena(ctx, sc, replay, t, obstacles) {
   const f = replay.frames;
   const rules = replay.rules;
-  ctx.fillStyle = "#f4f1e8";
+  ctx.fillStyle = PALETTE.floor;
   ctx.fillRect(0, 0, sc.width, sc.height);
-  // Red Zones: the strip at each team's own spawn end, tinted with that team's colour.
+  // Red Zones: the strip at each team's own spawn end, red, with a dashed inner edge.
   const depth = f.red_zone_depth[t];
   for (let team = 0; team < 2; team++) {
     const left = f.spawn_end[t][team] === 0;
     const x0 = left ? 0 : rules.arena[0] - depth;
-    ctx.fillStyle = TEAM_LIGHT[team];
+    ctx.fillStyle = PALETTE.red_zone_fill;
     ctx.fillRect(sc.x(x0), 0, depth * sc.s, sc.height);
-    ctx.strokeStyle = TEAM_COLOURS[team];
+    ctx.strokeStyle = PALETTE.red_zone;
     ctx.setLineDash([6, 4]);
     ctx.lineWidth = 1;
     ctx.beginPath();
@@ -104,27 +111,43 @@ function drawArena(ctx, sc, replay, t, obstacles) {
     ctx.lineTo(edge, sc.height);
     ctx.stroke();
     ctx.setLineDash([]);
-    // Spawn pads of this team's end.
+    // Spawn pads of this team's end: square outlines in the team's colour.
     const pads = rules.pads[left ? "left" : "right"];
-    ctx.fillStyle = TEAM_COLOURS[team];
-    ctx.globalAlpha = 0.35;
+    ctx.strokeStyle = PALETTE.team_light[team];
+    ctx.lineWidth = 2;
     for (const [px, py] of pads) {
       const half = rules.body_radius * sc.s;
-      ctx.fillRect(sc.x(px) - half, sc.y(py) - half, 2 * half, 2 * half);
+      ctx.strokeRect(sc.x(px) - half, sc.y(py) - half, 2 * half, 2 * half);
     }
-    ctx.globalAlpha = 1;
   }
-  ctx.fillStyle = "#5b5347";
+  ctx.fillStyle = PALETTE.obstacle;
+  ctx.strokeStyle = PALETTE.obstacle;
   for (const ob of obstacles) {
     ctx.beginPath();
     if (ob.kind === "pillar") {
       ctx.arc(sc.x(ob.x * 1000), sc.y(ob.y * 1000), ob.radius * 1000 * sc.s, 0, 2 * Math.PI);
+      ctx.fill();
+    } else if (isThinWall(ob)) {
+      // A thin wall: a line along its length, never thinner than thin_wall_px on screen.
+      const [a, b, c, d] = ob.corners;
+      const mid = (p, q) => [(p[0] + q[0]) / 2, (p[1] + q[1]) / 2];
+      const [from, to] = ob.width >= ob.height ? [mid(a, d), mid(b, c)] : [mid(a, b), mid(d, c)];
+      ctx.lineWidth = Math.max(PALETTE.thin_wall_px, Math.min(ob.width, ob.height) * 1000 * sc.s);
+      ctx.lineCap = "butt";
+      ctx.moveTo(sc.x(from[0]), sc.y(from[1]));
+      ctx.lineTo(sc.x(to[0]), sc.y(to[1]));
+      ctx.stroke();
     } else {
       ob.corners.forEach(([cx, cy], i) => (i ? ctx.lineTo(sc.x(cx), sc.y(cy)) : ctx.moveTo(sc.x(cx), sc.y(cy))));
       ctx.closePath();
+      ctx.fill();
     }
-    ctx.fill();
   }
+}
+
+// Walls thinner than palette.thin_wall map units are drawn as lines of a minimum width.
+export function isThinWall(ob) {
+  return ob.kind === "wall" && Math.min(ob.width, ob.height) < PALETTE.thin_wall;
 }
 
 function drawSight(ctx, sc, agents, view, obstacles) {
@@ -135,10 +158,10 @@ function drawSight(ctx, sc, agents, view, obstacles) {
   shade.height = ctx.canvas.height;
   const sctx = shade.getContext("2d");
   sctx.setTransform(ctx.getTransform());
-  sctx.fillStyle = "rgba(20,20,30,0.38)";
+  sctx.fillStyle = PALETTE.shade;
   sctx.fillRect(0, 0, sc.width, sc.height);
   sctx.globalCompositeOperation = "destination-out";
-  sctx.fillStyle = "#000";
+  sctx.fillStyle = "black"; // a mask: only its alpha counts
   for (const a of eyes) {
     const poly = sightPolygon(a.x, a.y, a.sight, obstacles);
     sctx.beginPath();
@@ -163,33 +186,18 @@ function line(ctx, sc, a, b, colour, width, dash = []) {
   ctx.setLineDash([]);
 }
 
-function cross(ctx, sc, x, y, size, colour) {
-  ctx.strokeStyle = colour;
-  ctx.lineWidth = 3;
-  const px = sc.x(x);
-  const py = sc.y(y);
-  ctx.beginPath();
-  ctx.moveTo(px - size, py - size);
-  ctx.lineTo(px + size, py + size);
-  ctx.moveTo(px + size, py - size);
-  ctx.lineTo(px - size, py + size);
-  ctx.stroke();
-}
-
-function drawEvents(ctx, sc, events, agents, rules) {
+function drawEvents(ctx, sc, events, before, rules) {
+  // Where each agent stood when the tick began: combat is judged from there.
   const at = (name) => {
-    const a = agents[AGENT_NAMES.indexOf(name)];
+    const a = before[AGENT_NAMES.indexOf(name)];
     return [a.x, a.y];
   };
   const body = rules.body_radius * sc.s;
   for (const e of events) {
-    if (e.kind === "damage") line(ctx, sc, at(e.source), at(e.target), "rgba(200,40,20,0.85)", 2.5);
-    else if (e.kind === "heal") line(ctx, sc, at(e.source), at(e.target), "rgba(30,160,60,0.9)", 2.5, [5, 3]);
+    if (e.kind === "damage") line(ctx, sc, at(e.source), at(e.target), PALETTE.damage, 2.5);
+    else if (e.kind === "heal") line(ctx, sc, at(e.source), at(e.target), PALETTE.heal, 2.5, [5, 3]);
     else if (e.kind === "charge") {
-      line(ctx, sc, [e.from[0] * 1000, e.from[1] * 1000], [e.to[0] * 1000, e.to[1] * 1000], "#7a2fd6", 4, [10, 4]);
-    } else if (e.kind === "death") {
-      const [x, y] = at(e.target);
-      cross(ctx, sc, x, y, body * 0.9, "#111");
+      line(ctx, sc, [e.from[0] * 1000, e.from[1] * 1000], [e.to[0] * 1000, e.to[1] * 1000], PALETTE.charge, 4, [10, 4]);
     } else if (e.kind === "respawn") {
       ctx.strokeStyle = TEAM_COLOURS["ab".indexOf(e.target[0])];
       ctx.lineWidth = 2;
@@ -198,6 +206,31 @@ function drawEvents(ctx, sc, events, agents, rules) {
       ctx.stroke();
     }
   }
+}
+
+// An agent that died during the tick, where it fell: a faded grey body with a dark cross.
+function drawFallen(ctx, sc, a, rules) {
+  const r = rules.body_radius * sc.s;
+  const px = sc.x(a.x);
+  const py = sc.y(a.y);
+  ctx.fillStyle = PALETTE.fallen;
+  ctx.globalAlpha = 0.6;
+  ctx.beginPath();
+  ctx.arc(px, py, r, 0, 2 * Math.PI);
+  ctx.fill();
+  ctx.globalAlpha = 1;
+  ctx.strokeStyle = TEAM_COLOURS[a.team];
+  ctx.lineWidth = 2;
+  ctx.stroke();
+  const k = r * 0.9;
+  ctx.strokeStyle = PALETTE.death;
+  ctx.lineWidth = 3;
+  ctx.beginPath();
+  ctx.moveTo(px - k, py - k);
+  ctx.lineTo(px + k, py + k);
+  ctx.moveTo(px + k, py - k);
+  ctx.lineTo(px - k, py + k);
+  ctx.stroke();
 }
 
 function drawAgent(ctx, sc, a, rules) {
@@ -211,7 +244,7 @@ function drawAgent(ctx, sc, a, rules) {
   ctx.fill();
   ctx.globalAlpha = 1;
   if (a.shield > 0) {
-    ctx.strokeStyle = "#e8c200";
+    ctx.strokeStyle = PALETTE.shield;
     ctx.setLineDash([3, 3]);
     ctx.lineWidth = 2;
     ctx.beginPath();
@@ -221,12 +254,12 @@ function drawAgent(ctx, sc, a, rules) {
   }
   // Trap and Poison marks.
   if (a.effects.trap) {
-    ctx.strokeStyle = "#0aa4c4";
+    ctx.strokeStyle = PALETTE.trap;
     ctx.lineWidth = 2;
     ctx.strokeRect(px - r - 4, py - r - 4, 2 * r + 8, 2 * r + 8);
   }
   if (a.effects.slow_poison || a.effects.healing_cut) {
-    ctx.fillStyle = "#3c9a1e";
+    ctx.fillStyle = PALETTE.poison;
     for (let k = 0; k < 3; k++) {
       ctx.beginPath();
       ctx.arc(px + r + 4, py - r + k * r * 0.9, 2.5, 0, 2 * Math.PI);
@@ -234,20 +267,20 @@ function drawAgent(ctx, sc, a, rules) {
     }
   }
   // Class glyph.
-  ctx.fillStyle = "#fff";
+  ctx.fillStyle = PALETTE.label_halo;
   ctx.font = `bold ${Math.round(r * 1.1)}px sans-serif`;
   ctx.textAlign = "center";
   ctx.textBaseline = "middle";
   ctx.fillText(a.classTitle.slice(0, 1), px, py + 1);
   // Health bar.
   const w = 2 * r;
-  ctx.fillStyle = "#333";
+  ctx.fillStyle = PALETTE.health_track;
   ctx.fillRect(px - r, py - r - 8, w, 5);
-  ctx.fillStyle = a.health / a.maxHealth > 0.35 ? "#2fae3f" : "#e0a21b";
+  ctx.fillStyle = a.health / a.maxHealth > PALETTE.health_low_share ? PALETTE.health_good : PALETTE.health_low;
   ctx.fillRect(px - r, py - r - 8, (w * a.health) / a.maxHealth, 5);
   // Ultimate readiness: a full gold ring when ready, else the share of cooldown gone.
   const share = 1 - a.ultimateCooldown / rules.ultimate_cooldown;
-  ctx.strokeStyle = a.ultimateCooldown === 0 ? "#f2b800" : "rgba(90,90,90,0.8)";
+  ctx.strokeStyle = a.ultimateCooldown === 0 ? PALETTE.ult_ready : PALETTE.ult_wait;
   ctx.lineWidth = 2;
   ctx.beginPath();
   ctx.arc(px - r - 5, py + r + 2, 4, -Math.PI / 2, -Math.PI / 2 + 2 * Math.PI * share);
@@ -256,12 +289,22 @@ function drawAgent(ctx, sc, a, rules) {
   const labels = Object.keys(a.effects).map((n) => EFFECT_LABELS[n] || n.slice(0, 3).toUpperCase());
   if (labels.length) {
     ctx.font = "9px sans-serif";
-    ctx.fillStyle = "#222";
+    ctx.fillStyle = PALETTE.text;
     ctx.fillText([...new Set(labels)].join(" "), px, py + r + 9);
   }
 }
 
-// Draw frame t of `replay` as `view` sees it. `canvas` keeps its CSS width; returns the scale.
+// The agents that died during tick t (frame t), as they stood when it began.
+export function fallenAt(replay, view, t) {
+  if (t < 1) return [];
+  const before = agentsAt(replay, view, t - 1);
+  return eventsDuring(replay, view, t)
+    .filter((e) => e.kind === "death")
+    .map((e) => before[AGENT_NAMES.indexOf(e.target)]);
+}
+
+// Draw frame t of `replay` as `view` sees it: the arena after tick t with what happened during
+// tick t. `canvas` keeps its CSS width; returns the scale and the agents of frame t.
 export function renderFrame(canvas, replay, view, t, obstacles) {
   const ctx = canvas.getContext("2d");
   const ratio = globalThis.devicePixelRatio || 1;
@@ -274,7 +317,10 @@ export function renderFrame(canvas, replay, view, t, obstacles) {
   const agents = agentsAt(replay, view, t);
   drawArena(ctx, sc, replay, t, obstacles);
   drawSight(ctx, sc, agents, view, obstacles);
-  drawEvents(ctx, sc, eventsAt(replay, view, t), agents, replay.rules);
+  if (t >= 1) {
+    for (const a of fallenAt(replay, view, t)) drawFallen(ctx, sc, a, replay.rules);
+    drawEvents(ctx, sc, eventsDuring(replay, view, t), agentsAt(replay, view, t - 1), replay.rules);
+  }
   for (const a of agents) if (a.present && a.visible && a.alive) drawAgent(ctx, sc, a, replay.rules);
   return { scale: sc, agents };
 }

@@ -35,7 +35,7 @@ export function contributions(event, kind, effect = null) {
   }
 }
 
-// Prefix sums over ticks: block k (k = 0..T) holds the totals of ticks 0..k-1, cell
+// Prefix sums over ticks: block k (k = 0..T) holds the totals of events lists 0..k-1 (ticks 1..k), cell
 // source * 10 + recipient. Float64 keeps long games' sums exact (int32 could overflow).
 export function cumulativeTotals(replay, view, kind, effect = null) {
   const sums = new Float64Array((replay.ticks + 1) * PAIRS);
@@ -49,10 +49,10 @@ export function cumulativeTotals(replay, view, kind, effect = null) {
   return sums;
 }
 
-// The 10 x 10 totals at frame t, tick t's own events included (the ones the event log marks
-// as now); at the last frame, the whole game.
+// The 10 x 10 totals at frame t: ticks 1..t, the last one being tick t, whose events the log
+// marks as now; at the last frame, the whole game.
 export function totalsAt(sums, ticks, t) {
-  const k = Math.min(Math.max(Math.floor(t) + 1, 0), ticks);
+  const k = Math.min(Math.max(Math.floor(t), 0), ticks);
   const block = sums.subarray(k * PAIRS, (k + 1) * PAIRS);
   return Array.from({ length: NUM_SLOTS }, (_, s) => Array.from(block.subarray(s * NUM_SLOTS, (s + 1) * NUM_SLOTS)));
 }

@@ -1,8 +1,31 @@
 // The viewer's DOM: controls, panels, help overlay. Every string that comes from a file is
 // put in with textContent (never innerHTML), so names like "<img onerror=...>" stay text.
 
+import PALETTE from "../assets/palette.json" with { type: "json" };
 import { SPEEDS } from "./timeline.js";
-import { METRIC_NAMES, ORACLE } from "./view.js";
+import { METRIC_NAMES, ORACLE, tickNumber } from "./view.js";
+
+// An effect in words ("slowed after a Warrior's Charge"), its short code on the canvas (SLW).
+export function effectName(id) {
+  return PALETTE.effects[id]?.name ?? id.replaceAll("_", " ");
+}
+export function effectCode(id) {
+  return PALETTE.effects[id]?.code ?? id.slice(0, 3).toUpperCase();
+}
+export function effectWord(id) {
+  return PALETTE.effects[id]?.word ?? id.replaceAll("_", " ");
+}
+export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+// The status codes drawn under bodies, each with its meaning (one per code).
+export function statusLegend() {
+  const seen = new Map();
+  for (const [id, e] of Object.entries(PALETTE.effects)) {
+    if (!seen.has(e.code)) seen.set(e.code, []);
+    seen.get(e.code).push(e.name);
+  }
+  return [...seen].map(([code, names]) => [code, names.join("; or ")]);
+}
 
 export const SHORTCUTS = [
   ["Space", "play / pause"],
@@ -34,6 +57,8 @@ function button(label, title, cls) {
 // Build the viewer's elements inside `container`; returns named references.
 export function buildLayout(container, { compact }) {
   const root = el("div", { class: `mbg-root${compact ? " mbg-compact" : ""}`, tabindex: "0" });
+  // The team colours of palette.json, for the stylesheet too.
+  PALETTE.team.forEach((c, k) => root.style.setProperty(`--mbg-team-${"ab"[k]}`, c));
   const title = el("div", { class: "mbg-title" });
   const matchup = el("div", { class: "mbg-matchup" });
   const score = el("div", { class: "mbg-score", "aria-live": "polite" });
@@ -69,6 +94,11 @@ export function buildLayout(container, { compact }) {
   const agents = el("table", { class: "mbg-agents" });
   const log = el("ol", { class: "mbg-log", "aria-label": "event log" });
   const metrics = el("table", { class: "mbg-metrics" });
+  // What happened during the tick shown, right under the arena (clips show only this).
+  const now = el("ul", { class: "mbg-now-events", "aria-label": "events of this tick", "aria-live": "polite" });
+  const legend = el("details", { class: "mbg-legend" },
+    el("summary", { text: "Status labels (STN, SLW, PSN, BLS, ...)" }),
+    el("dl", {}, ...statusLegend().flatMap(([code, what]) => [el("dt", { text: code }), el("dd", { text: what })])));
   const panels = el(
     "div", { class: "mbg-panels" },
     el("section", {}, el("h4", { text: "Agents" }), agents),
@@ -83,12 +113,12 @@ export function buildLayout(container, { compact }) {
 
   const totals = buildTotals(!compact);
 
-  root.append(header, error, stage, controls, panels, totals.box, helpBox);
+  root.append(header, error, stage, controls, now, legend, panels, totals.box, helpBox);
   container.append(root);
   return {
     root, title, matchup, score, clock, error, canvas, drop, first, back, play, fwd, last, scrub,
     speed, view, share, shareOut, file, fileLabel, help, helpBox, agents, log, metrics, panels,
-    totals,
+    totals, now, legend,
   };
 }
 
@@ -136,8 +166,9 @@ export function fillViews(select, views, current) {
 
 const fmt = (milli) => (milli / 1000).toFixed(milli % 1000 === 0 ? 0 : 1);
 
-// One event as a sentence: who did what to whom.
-export function describeEvent(e, agents) {
+// One event as a sentence: who did what to whom. `excess` (HP) is the part of a heal above
+// the target's maximum health, when this heal is the only one on its target in the tick.
+export function describeEvent(e, agents, excess = null) {
   const who = (name) => {
     const a = agents.find((x) => x.name === name);
     return a ? `${name} (${a.classTitle})` : name;
@@ -145,18 +176,22 @@ export function describeEvent(e, agents) {
   switch (e.kind) {
     case "damage":
       return `${who(e.source)} ${e.ability} \u2192 ${who(e.target)}: ${e.amount} damage`;
-    case "heal":
-      return `${who(e.source)} ${e.ability} \u2192 ${who(e.target)}: +${e.amount} health`;
+    case "heal": {
+      const base = `${who(e.source)} ${e.ability} \u2192 ${who(e.target)}`;
+      if (!excess) return `${base}: +${e.amount} health`;
+      const useful = Math.round((e.amount - excess) * 1000) / 1000;
+      return `${base}: +${useful} health (of ${e.amount} healing, ${excess} above maximum health wasted)`;
+    }
     case "excess_heal":
-      return `${who(e.target)}: ${e.amount} healing above maximum (excess)`;
+      return `${who(e.target)}: ${e.amount} of the healing was above maximum health (wasted)`;
     case "effect":
-      return `${who(e.source)} puts ${e.effect} on ${who(e.target)} (${e.ticks} ticks)`;
+      return `${who(e.source)} puts ${effectWord(e.effect)} (${effectCode(e.effect)}) on ${who(e.target)} for ${plural(e.ticks, "tick")}`;
     case "trap_broken":
       return `${who(e.target)}'s Trap broken by ${e.by.join(", ")}`;
     case "charge":
       return `${who(e.source)} charges ${who(e.target)}`;
     case "death":
-      return `${who(e.target)} dies${e.by.length ? ` (by ${e.by.join(", ")})` : ""}, ${e.points} point${e.points === 1 ? "" : "s"}${e.red_zone ? " (Red Zone)" : ""}`;
+      return `${who(e.target)} dies${e.by.length ? ` (by ${e.by.join(", ")})` : ""}, ${plural(e.points, "point")}${e.red_zone ? " (Red Zone)" : ""}`;
     case "shield_cleared":
       return `${who(e.target)} steps clear as the shield ends`;
     case "respawn":
@@ -170,22 +205,50 @@ export function describeEvent(e, agents) {
   }
 }
 
+// The sentences of one tick's events, a heal's excess folded into it when it is the only heal
+// on its target (else the excess keeps its own line). Rest heals are left out.
+export function describeTick(events, agents) {
+  const heals = new Map();
+  const excess = new Map();
+  for (const e of events) {
+    if (e.kind === "heal") heals.set(e.target, (heals.get(e.target) ?? 0) + 1);
+    if (e.kind === "excess_heal") excess.set(e.target, e.amount);
+  }
+  const out = [];
+  for (const e of events) {
+    if (e.kind === "rest_heal") continue;
+    if (e.kind === "excess_heal" && heals.get(e.target) === 1) continue;
+    const folded = e.kind === "heal" && heals.get(e.target) === 1 ? excess.get(e.target) ?? null : null;
+    out.push([e, describeEvent(e, agents, folded)]);
+  }
+  return out;
+}
+
 export function fillAgents(table, agents) {
-  const rows = [el("tr", {}, ...["agent", "class", "system", "health", "ult", "status"].map((h) => el("th", { text: h })))];
+  const heads = [["agent"], ["class"], ["system"], ["health", "mbg-health"], ["ult", "mbg-ult"], ["status", "mbg-status"]];
+  const rows = [el("tr", {}, ...heads.map(([h, cls]) => el("th", { text: h, class: cls ?? "" })))];
   for (const a of agents) {
     if (!a.present) continue;
     const tr = el("tr", { class: `mbg-team-${"ab"[a.team]}${a.visible ? "" : " mbg-hidden"}`, "data-agent": a.name });
     if (!a.visible) {
       tr.append(el("td", { text: a.name }), el("td", { text: "hidden", colspan: "5" }));
     } else {
-      const status = a.alive ? Object.keys(a.effects).join(", ") + (a.shield ? ` shield ${a.shield}` : "") : "dead";
+      const status = el("td", { class: "mbg-status" });
+      if (!a.alive) status.textContent = "dead";
+      else {
+        const ids = Object.keys(a.effects);
+        for (const id of ids) {
+          status.append(el("abbr", { class: "mbg-code", title: `${effectName(id)} (${plural(a.effects[id], "tick")} left)`, text: effectCode(id) }), " ");
+        }
+        if (a.shield) status.append(el("span", { title: "spawn shield: cannot be seen, targeted or healed", text: `shield ${a.shield}` }));
+      }
       tr.append(
         el("td", { text: a.name }),
         el("td", { text: a.classTitle }),
         el("td", { text: a.system ?? "" }),
-        el("td", { text: `${fmt(a.health)} / ${fmt(a.maxHealth)}` }),
-        el("td", { text: a.ultimateCooldown === 0 ? "ready" : String(a.ultimateCooldown) }),
-        el("td", { text: status }),
+        el("td", { class: "mbg-health", text: `${fmt(a.health)}/${fmt(a.maxHealth)}` }),
+        el("td", { class: "mbg-ult", text: a.ultimateCooldown === 0 ? "ready" : String(a.ultimateCooldown) }),
+        status,
       );
     }
     rows.push(tr);
@@ -193,17 +256,34 @@ export function fillAgents(table, agents) {
   table.replaceChildren(...rows);
 }
 
+// The log, newest first: tick n's lines are labelled "tick n" and highlighted on frame n,
+// the frame that draws them.
 export function fillLog(list, replay, view, t, eventsAt, agentsAt, limit) {
   const items = [];
-  for (let k = Math.min(t, replay.ticks - 1); k >= 0 && items.length < limit; k--) {
+  for (let k = Math.min(t, replay.ticks) - 1; k >= 0 && items.length < limit; k--) {
     const agents = agentsAt(replay, view, k);
-    for (const e of eventsAt(replay, view, k)) {
-      if (e.kind === "rest_heal" || e.kind === "excess_heal") continue;
-      items.push(el("li", { class: k === t ? "mbg-now" : "", text: `t${replay.frames.tick[k]} ${describeEvent(e, agents)}` }));
+    const n = tickNumber(replay, k);
+    for (const [, text] of describeTick(eventsAt(replay, view, k), agents)) {
+      items.push(el("li", { class: k === t - 1 ? "mbg-now" : "", "data-tick": String(n), text: `tick ${n}: ${text}` }));
       if (items.length >= limit) break;
     }
   }
   if (!items.length) items.push(el("li", { class: "mbg-empty", text: "no events seen yet" }));
+  list.replaceChildren(...items);
+}
+
+// Under the arena: the lines of the tick frame t shows (none at the start).
+export function fillNow(list, replay, view, t, eventsAt, agentsAt) {
+  const items = [];
+  if (t >= 1 && t <= replay.ticks) {
+    const n = tickNumber(replay, t - 1);
+    for (const [, text] of describeTick(eventsAt(replay, view, t - 1), agentsAt(replay, view, t - 1))) {
+      items.push(el("li", { "data-tick": String(n), text: `tick ${n}: ${text}` }));
+    }
+    if (!items.length) items.push(el("li", { class: "mbg-empty", text: `tick ${n}: no combat or status events` }));
+  } else {
+    items.push(el("li", { class: "mbg-empty", text: replay.ticks === 0 ? "a position only: no ticks are played" : "the start: step forward to play tick 1" }));
+  }
   list.replaceChildren(...items);
 }
 
@@ -226,7 +306,7 @@ export function fillMetrics(table, metrics, full) {
 
 export function fillTotalEffects(select, rules) {
   const names = rules.effects.map((e) => e.name);
-  select.replaceChildren(el("option", { value: "", text: "all effects" }), ...names.map((n) => el("option", { value: n, text: n })));
+  select.replaceChildren(el("option", { value: "", text: "all effects" }), ...names.map((n) => el("option", { value: n, text: `${effectCode(n)}: ${effectName(n)}` })));
 }
 
 // A pair's label as the viewer names agents elsewhere: "a0 (Mage)"; an enemy's class only

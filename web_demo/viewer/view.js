@@ -3,6 +3,11 @@
 // knows its own agents and sees an enemy while one of its living agents sees it (the
 // recorded sight bitmasks) and it has no spawn shield; a single agent uses its own sight.
 // Tick t's actions and events are judged by who was visible at the start of tick t.
+//
+// Tick numbers: ticks count from 1. Tick n is the n-th step of the game; frame n is the arena
+// after it (frame 0: the start). `eventsAt(replay, view, k)` reads the replay's k-th list of
+// events (0-based), which is tick k + 1; `eventsDuring(replay, view, n)` is tick n itself, the
+// events the viewer draws and highlights on frame n.
 
 import { AGENT_NAMES, NUM_SLOTS, TEAM_SIZE } from "./format/validate.js";
 
@@ -70,6 +75,16 @@ export function eventsAt(replay, view, t) {
   if (t < 0 || t >= replay.ticks) return [];
   const vis = visibleAt(replay, view, t);
   return replay.events[t].filter((e) => eventAgents(e).every((n) => vis[AGENT_NAMES.indexOf(n)]));
+}
+
+// Events of tick n (1-based; none for the starting frame 0): what frame n shows happening.
+export function eventsDuring(replay, view, n) {
+  return eventsAt(replay, view, n - 1);
+}
+
+// The tick number of the replay's k-th events list (0-based), as every page writes it.
+export function tickNumber(replay, k) {
+  return replay.frames.tick[k] + 1;
 }
 
 // Accepted actions of tick t per slot; null where hidden.
