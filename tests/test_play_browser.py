@@ -8,6 +8,7 @@ shows the reader's own error as text. Screenshots go to artifacts/screenshots/."
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -74,6 +75,9 @@ def test_a_human_plays_a_whole_game_by_keyboard_against_tdm_alpha(page, server, 
     records = play_by_keyboard(page)
     assert wait_state(page, "over") == "over"
     assert page.text_content(".bgp-result").split()[0] in ("Team", "Draw")
+    # The log numbers ticks as every page does: "tick n:" for the n-th step, from 1.
+    lines = [t for t in page.locator(".bgp-log li").all_text_contents() if "no events" not in t]
+    assert lines and all(re.match(r"tick [1-9][0-9]*: ", t) for t in lines), lines[:3]
     page.wait_for_selector(".bgp-review .mbg-root.mbg-loaded")  # the viewer opened the replay
     page.screenshot(path=str(SHOTS / "play-browser-end.png"), full_page=True)
     path = download_replay(page, tmp_path)

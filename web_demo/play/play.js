@@ -11,8 +11,8 @@
 import { mountViewer } from "../viewer/embed.js";
 import { readReplayBytes, validateReplay } from "../viewer/format/validate.js";
 import { prepareObstacles, renderFrame, TEAM_COLOURS } from "../viewer/render.js";
-import { describeEvent, el, fillAgents, fillMetrics } from "../viewer/ui.js";
-import { ORACLE, agentsAt, eventsAt } from "../viewer/view.js";
+import { describeTick, el, fillAgents, fillMetrics } from "../viewer/ui.js";
+import { ORACLE, agentsAt, eventsAt, tickNumber } from "../viewer/view.js";
 import {
   MOVE_KEYS, MOVE_NAMES, MOVE_STEPS, PAD, decode, isLegal, legalMoves, legalSet, legalTargets,
   startOrder, targetOfKey, withMove, withTarget, withUltimateToggled,
@@ -387,7 +387,7 @@ export function mountPlay(host, options = {}) {
     fillAgents(ui.agents, agentsAt(win, session.who, t));
     session.busy = false;
     if (view.done) {
-      draw(Math.max(t - 1, 0));
+      draw(t); // frame t draws the last tick's attacks, heals and deaths
       await finish(view);
       return;
     }
@@ -412,9 +412,9 @@ export function mountPlay(host, options = {}) {
     const who = session.who;
     const agents = agentsAt(win, who, 0);
     const items = [];
-    for (const e of eventsAt(win, who, 0)) {
-      if (e.kind === "rest_heal" || e.kind === "excess_heal") continue;
-      items.push(el("li", { class: "mbg-now", text: `t${win.frames.tick[0]} ${describeEvent(e, agents)}` }));
+    const n = tickNumber(win, 0); // the site's one convention: tick n is the n-th step
+    for (const [, text] of describeTick(eventsAt(win, who, 0), agents)) {
+      items.push(el("li", { class: "mbg-now", text: `tick ${n}: ${text}` }));
     }
     for (const li of ui.log.querySelectorAll(".mbg-now")) li.classList.remove("mbg-now");
     for (const li of ui.log.querySelectorAll(".mbg-empty")) li.remove();
