@@ -353,3 +353,17 @@ def test_metrics_explorer_shows_sorts_and_filters_the_files_numbers(page, site_u
     page.locator(".mbg-explorer").scroll_into_view_if_needed()
     _shot(page, "metrics_explorer")
     assert page.watch.errors == [] and page.watch.outside == []
+
+
+def test_on_a_phone_clips_stay_readable_and_keyboard_hints_hide(browser, site_url):
+    base, _ = site_url
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+    )
+    pg = context.new_page()
+    pg.goto(f"{base}rules/how-a-match-works/", wait_until="load")
+    pg.wait_for_selector(".bgs-clip .mbg-canvas")
+    # Agents about 30 px across: the arena keeps 640 px and scrolls sideways.
+    assert pg.eval_on_selector(".bgs-clip .mbg-canvas", "c => c.clientWidth") >= 600
+    assert not pg.locator(".mbg-help-btn").first.is_visible()  # no keyboard on a touch screen
+    context.close()
