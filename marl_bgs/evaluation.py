@@ -629,6 +629,18 @@ def summarize(games: pd.DataFrame) -> dict:
     }
 
 
+def cpu_model() -> str:
+    """The CPU's model name (Linux), else what `platform` knows: provenance, because a
+    learned System's float32 games can differ between kinds of CPU."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
 def _versions() -> dict:
     from . import __version__
 

@@ -36,6 +36,8 @@ sys.path.insert(0, str(ROOT))
 
 import pandas as pd  # noqa: E402
 
+from marl_bgs.evaluation import cpu_model  # noqa: E402
+
 OPPONENTS = ("random", "tdm-alpha", "tdm-beta", "tdm-gamma")
 COPIED = ("config.json", "updates.csv", "validation.csv")
 
@@ -48,16 +50,6 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return centre - half, centre + half
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def budget(run: Path, selected: dict) -> dict:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import sys
 import time
 from pathlib import Path
@@ -45,21 +44,10 @@ def _provenance(published: Path) -> dict:
     return json.loads(path.read_text())
 
 
-def _cpu() -> str:
-    """The CPU's model name (Linux), else what platform knows."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def replay(season: str, out: Path, batch_size: int, progress: bool) -> dict:
     """Play the season again with full metrics; returns what was written."""
     from marl_bgs import evaluate
-    from marl_bgs.evaluation import _versions
+    from marl_bgs.evaluation import _versions, cpu_model
 
     published = out / season
     prov = _provenance(published)
@@ -113,7 +101,7 @@ def replay(season: str, out: Path, batch_size: int, progress: bool) -> dict:
         "columns": int(table.shape[1] - 2),
         "every_game_repeated": True,
         "versions": _versions(),
-        "cpu": _cpu(),
+        "cpu": cpu_model(),
     }
     (published / "full_metrics.json").write_text(json.dumps(record, indent=2) + "\n")
     timing = {"wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1)}
