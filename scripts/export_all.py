@@ -31,6 +31,8 @@ STEPS: tuple[tuple[str, list[str]], ...] = (
         "season 0 full metrics: Metrics Explorer data and team measures",
         ["scripts/export_team_measures.py", "--season", "season0"],
     ),
+    # Executes only notebooks whose cells changed since their export (all five with --check).
+    ("tutorial notebooks", ["scripts/export_tutorials.py", "--resume"]),
     # Fetched into the ignored exports/browser/ (never committed); skipped without npm.
     (
         "browser engine (Pyodide, NumPy, engine wheel)",

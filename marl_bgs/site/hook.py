@@ -18,7 +18,7 @@ from typing import Any
 from mkdocs.structure.files import File, Files
 
 from marl_bgs.core import classes as C
-from marl_bgs.site import cli_page, data_pages, explorer_page, leaderboard_page
+from marl_bgs.site import cli_page, data_pages, explorer_page, leaderboard_page, tutorials
 from marl_bgs.site.classes_page import class_page, classes_index
 from marl_bgs.site.llm_page import llm_page
 from marl_bgs.site.metrics_page import full_metrics_page, metrics_page
@@ -54,6 +54,7 @@ def _generated(root: Path) -> dict[str, Any]:
     pages.update(data_pages.map_pages(root))  # maps/<id>.md, linked from the atlas
     pages.update(leaderboard_page.pages(root))
     pages.update(explorer_page.pages(root))
+    pages.update(tutorials.pages(root))  # only when exports/tutorials/ has been written
     return pages
 
 
@@ -62,6 +63,7 @@ def navigation(root: Path) -> list:
         {"Home": "index.md"},
         {"Getting Started": "getting-started.md"},
         {"One Game or Many": "one-game-or-many.md"},
+        *tutorials.nav(root),  # only when exports/tutorials/ has been written
         {
             "How a Match Works": [
                 {"The rules, shown by the engine": "rules/how-a-match-works.md"},

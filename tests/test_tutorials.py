@@ -1,0 +1,197 @@
+"""The tutorials: notebooks in site_src/tutorials/, stored without outputs, executed here
+without an error, rendered into exports/tutorials/ exactly as they print now, and shown in
+the built site.
+
+Executing all five takes a few minutes with a warm JAX compilation cache
+(JAX_COMPILATION_CACHE_DIR, which conftest.py sets and the kernels inherit) and far longer
+without one: every notebook compiles its own game loops. Each test prints its notebook's
+execution time (`pytest -s`).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+
+from marl_bgs.site import tutorials as T
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = T.notebook_paths(ROOT)
+STEMS = [
+    "01-first-game",
+    "02-write-a-system",
+    "03-train-rec-ippo",
+    "04-crossplay",
+    "05-results-and-pandas",
+]
+
+
+def _needs_jupyter() -> None:
+    for module in ("nbformat", "nbclient", "nbconvert", "ipykernel"):
+        pytest.importorskip(module)
+
+
+def test_the_five_tutorials_are_there():
+    assert [p.stem for p in NOTEBOOKS] == STEMS
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_is_stored_without_outputs(path):
+    pytest.importorskip("nbformat")
+    import nbformat
+
+    nb = T.read_notebook(path)
+    nbformat.validate(nb)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code and all(c.outputs == [] and c.execution_count is None for c in code)
+    assert T.title_of(nb) and T.summary_of(nb)
+    assert len({c.id for c in nb.cells}) == len(nb.cells)
+
+
+def test_export_is_of_these_notebooks():
+    """Cheap staleness check (no kernel): every notebook has an export made from its cells
+    as they are now, with its page and figures on disk."""
+    pytest.importorskip("nbformat")
+    index = T.read_index(ROOT)
+    assert index is not None, "run scripts/export_tutorials.py"
+    entries = {e["notebook"]: e for e in index["tutorials"]}
+    assert sorted(entries) == [p.name for p in NOTEBOOKS]
+    for path in NOTEBOOKS:
+        entry = entries[path.name]
+        assert entry["source_sha256"] == T.source_hash(T.read_notebook(path)), (
+            f"{path.name} changed since its export: run scripts/export_tutorials.py"
+        )
+        for name in [entry["page"], *entry["figures"]]:
+            assert (ROOT / T.EXPORT_DIR / name).is_file(), name
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_executes_and_its_page_is_what_it_prints(path, tmp_path):
+    """Every cell runs without an error (nbclient raises CellExecutionError naming the cell),
+    and the rendered page and figures are byte for byte the exported ones (outputs tagged
+    cpu-float aside on another kind of CPU than the one that recorded them)."""
+    _needs_jupyter()
+    run = T.execute(path, workdir=tmp_path)
+    print(f"\n{path.stem}: executed in {run.seconds:.1f} s")
+    old = T.existing_files(ROOT / T.EXPORT_DIR)
+    new = T.build_files(ROOT, [run], previous=old)
+    stale, notes = T.stale_files(new, old)
+    for note in notes:
+        print(f"note: {note}")
+    assert stale == [], f"stale: {stale}; run scripts/export_tutorials.py {path.stem}"
+
+
+def test_tutorial_pages_are_in_the_built_site():
+    from marl_bgs.site.build import build_once
+
+    site = build_once().site
+    index = T.read_index(ROOT)
+    assert (site / "tutorials" / "index.html").is_file()
+    overview = (site / "tutorials" / "index.html").read_text()
+    for entry in index["tutorials"]:
+        stem = entry["page"][: -len(".md")]
+        page = site / "tutorials" / stem / "index.html"
+        assert page.is_file(), stem
+        html = page.read_text()
+        assert f'href="../{stem}/"' in overview or f'href="{stem}/"' in overview, stem
+        assert '<span class="filename">Output</span>' in html, f"{stem}: no output block"
+        assert (site / "tutorials" / entry["notebook"]).is_file()  # the download link
+        for figure in entry["figures"]:
+            assert (site / T.EXPORT_DIR / figure).is_file(), figure
+            assert f"{T.EXPORT_DIR.as_posix()}/{figure}" in html, figure
+    nav = (site / "index.html").read_text()
+    assert "Tutorials" in nav
+
+
+# ---- the rendering helpers -----------------------------------------------------------------
+def _export(page: str, cpu: str, figure: str) -> dict[str, bytes]:
+    entry = {"notebook": "x.ipynb", "page": "x.md", "figures": ["x/figure_3_0.png"]}
+    entry["recorded"] = {"cpu": cpu, "platform": "cpu", "versions": {"jax": "1"}}
+    index = {"format": T.FORMAT, "version": T.VERSION, "tutorials": [entry]}
+    return {
+        "index.json": json.dumps(index).encode(),
+        "x.md": page.encode(),
+        "x/figure_3_0.png": figure.encode(),
+    }
+
+
+def test_cpu_float_outputs_are_compared_only_on_the_cpu_that_recorded_them():
+    page = "text\n<!-- cpu-float -->\n```text\n{}\n```\n![plot](x/figure_3_0.png)\n<!-- /cpu-float -->\n"
+    old = _export(page.format("0.125"), "CPU one", "curve 1")
+    same_cpu = _export(page.format("0.126"), "CPU one", "curve 2")
+    other_cpu = _export(page.format("0.126"), "CPU two", "curve 2")
+    assert T.stale_files(same_cpu, old)[0] == ["x.md", "x/figure_3_0.png"]
+    stale, notes = T.stale_files(other_cpu, old)
+    assert stale == [] and "left out" in notes[0]
+    # Outside a cpu-float region every byte still counts, on any CPU.
+    changed = _export(page.format("0.126").replace("text\n<", "txet\n<"), "CPU two", "curve 2")
+    assert T.stale_files(changed, old)[0] == ["x.md"]
+
+
+def test_tidy_html_gives_a_plain_table_with_one_header_row():
+    html = (
+        "<div>\n<style scoped>\n    .dataframe tbody tr th {}\n</style>\n"
+        '<table border="1" class="dataframe">\n  <thead>\n'
+        '    <tr style="text-align: right;">\n      <th></th>\n      <th>wins</th>\n    </tr>\n'
+        "    <tr>\n      <th>map_id</th>\n      <th></th>\n    </tr>\n  </thead>\n"
+        "  <tbody>\n    <tr>\n      <th>47</th>\n      <td>1</td>\n    </tr>\n  </tbody>\n"
+        "</table>\n</div>"
+    )
+    tidy = T.tidy_html(html)
+    assert "style" not in tidy and "class=" not in tidy and "border" not in tidy
+    assert tidy.count("<tr>") == 2 and "<th>map_id</th><th>wins</th>" in tidy
+
+
+def test_png_text_chunks_are_dropped():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import io
+
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(1, 1))
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    data = buf.getvalue()
+    assert b"tEXt" in data and b"Software" in data
+    stripped = T.strip_png_text(data)
+    assert b"tEXt" not in stripped and stripped.startswith(b"\x89PNG") and b"IEND" in stripped
+    assert base64.b64encode(stripped)  # still a whole file
+
+
+def test_an_output_showing_a_memory_address_is_refused():
+    """Such an output differs on every run, so the export could never be checked."""
+    nbformat = pytest.importorskip("nbformat")
+    pytest.importorskip("nbconvert")
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+    cell = new_code_cell("f")
+    cell.outputs = [new_output("execute_result", {"text/plain": "<function f at 0x7f3a2c1b9e40>"})]
+    nb = new_notebook(cells=[new_markdown_cell("# T\n\nA test."), cell])
+    nbformat.validate(nb)
+    with pytest.raises(ValueError, match="memory address"):
+        T.render(T.Executed("x", nb, 0.0))
+
+
+def test_printed_text_is_one_block_however_the_kernel_flushed_it():
+    """A print can reach the notebook in several stream pieces, differently from run to run."""
+    nbformat = pytest.importorskip("nbformat")
+    pytest.importorskip("nbconvert")
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+    cell = new_code_cell('print("same:", True)')
+    cell.outputs = [
+        new_output("stream", name="stdout", text="same:"),
+        new_output("stream", name="stdout", text=" True\n"),
+        new_output("stream", name="stderr", text="a warning\n"),
+    ]
+    nb = new_notebook(cells=[new_markdown_cell("# T\n\nA test."), cell])
+    nbformat.validate(nb)
+    page = T.render(T.Executed("x", nb, 0.0))["x.md"].decode()
+    assert page.count('```text title="Output"') == 1
+    assert "same: True" in page and "a warning" not in page
