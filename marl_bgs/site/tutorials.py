@@ -241,6 +241,8 @@ def _single_blank_lines(text: str) -> str:
 
 def recorded_environment() -> dict:
     """The CPU model and package versions that produced the outputs (stored in index.json)."""
+    from ..evaluation import cpu_model  # pandas: only when notebooks run, not at build
+
     versions = {"python": platform.python_version()}
     for name in RECORDED_PACKAGES:
         try:
@@ -248,17 +250,6 @@ def recorded_environment() -> dict:
         except metadata.PackageNotFoundError:
             versions[name] = None
     return {"cpu": cpu_model(), "platform": "cpu", "versions": versions}
-
-
-def cpu_model() -> str:
-    """The CPU's model name (Linux), else what `platform` knows."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def build_files(
