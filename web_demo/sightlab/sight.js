@@ -17,8 +17,13 @@ function sign(v) {
   return v > 0 ? 1 : v < 0 ? -1 : 0;
 }
 
-/** Whether point p lies within r of segment a-b (closed: touching counts). */
-export function nearSegment(px, py, ax, ay, bx, by, r) {
+const closerOrTouching = (d, limit) => d <= limit;
+const closer = (d, limit) => d < limit;
+
+/** Whether point p lies within r of segment a-b (closed: touching counts; `strict`: only a
+ * point closer than r counts, the engine's test of where a body may stand). */
+export function nearSegment(px, py, ax, ay, bx, by, r, strict = false) {
+  const inside = strict ? closer : closerOrTouching;
   const ux = bx - ax;
   const uy = by - ay;
   const wx = px - ax;
@@ -26,11 +31,11 @@ export function nearSegment(px, py, ax, ay, bx, by, r) {
   const dot = wx * ux + wy * uy;
   const uu = ux * ux + uy * uy;
   const r2 = r * r;
-  if (dot <= 0) return wx * wx + wy * wy <= r2;
-  if (dot >= uu) return (px - bx) * (px - bx) + (py - by) * (py - by) <= r2;
+  if (dot <= 0) return inside(wx * wx + wy * wy, r2);
+  if (dot >= uu) return inside((px - bx) * (px - bx) + (py - by) * (py - by), r2);
   const cross = f32(Math.abs(wx * uy - wy * ux));
   const reach = f32(f32(r) * f32(Math.sqrt(f32(uu))));
-  return cross <= reach;
+  return inside(cross, reach);
 }
 
 function boxBlocks(box, x0, y0, x1, y1) {
@@ -151,22 +156,6 @@ export const BODY = 500; // body radius, milli-units
 export const ARENA = { lox: BODY, loy: BODY, hix: 20000 - BODY, hiy: 10000 - BODY };
 const CONTACT_SQ = (2 * BODY) * (2 * BODY);
 
-/** nearSegment, but only a point closer than r counts (the engine's strict form). */
-function nearSegmentStrict(px, py, ax, ay, bx, by, r) {
-  const ux = bx - ax;
-  const uy = by - ay;
-  const wx = px - ax;
-  const wy = py - ay;
-  const dot = wx * ux + wy * uy;
-  const uu = ux * ux + uy * uy;
-  const r2 = r * r;
-  if (dot <= 0) return wx * wx + wy * wy < r2;
-  if (dot >= uu) return (px - bx) * (px - bx) + (py - by) * (py - by) < r2;
-  const cross = f32(Math.abs(wx * uy - wy * ux));
-  const reach = f32(f32(r) * f32(Math.sqrt(f32(uu))));
-  return cross < reach;
-}
-
 /** Whether a body centred at p (milli-units) sinks into an obstacle or leaves the arena. */
 export function bodyBlocked(shapes, p) {
   const [x, y] = p;
@@ -182,7 +171,7 @@ export function bodyBlocked(shapes, p) {
     for (let k = 0; k < 4; k++) {
       const [ax, ay] = corners[k];
       const [bx, by] = corners[(k + 1) % 4];
-      if (nearSegmentStrict(x, y, ax, ay, bx, by, BODY)) return true;
+      if (nearSegment(x, y, ax, ay, bx, by, BODY, true)) return true;
       if (orient(ax, ay, bx, by, x, y) < 0) inside = false;
     }
     if (inside) return true;
