@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import gc
+import http.server
 import os
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -69,3 +72,22 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:  # keep test output clean
+        pass
+
+
+@pytest.fixture(scope="session")
+def site_url():
+    """(address, folder) of the site built once per session, served on 127.0.0.1."""
+    from marl_bgs.site import build as site_build
+
+    built = site_build.build_once()
+    handler = functools.partial(_QuietHandler, directory=str(built.site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/", built.site
+    server.shutdown()

@@ -7,10 +7,7 @@ changed pages at 1366x900 and 390x844 go to artifacts/screenshots/issue19/.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import math
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +16,6 @@ import pytest
 from marl_bgs.core.geometry import body_overlap
 from marl_bgs.core.state import map_arrays
 from marl_bgs.maps import load_map
-from marl_bgs.site import build as site_build
 
 from .browser import CHROMIUM
 
@@ -32,19 +28,10 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touc
 DESKTOP = {"viewport": {"width": 1366, "height": 900}}
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
-@pytest.fixture(scope="module")
-def base():
-    built = site_build.build_once()
-    handler = functools.partial(_Quiet, directory=str(built.site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
+@pytest.fixture
+def base(site_url):
+    """The built site's address, from the one server the site tests share."""
+    return site_url[0]
 
 
 def _context(browser, **kw):

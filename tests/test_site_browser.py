@@ -9,16 +9,11 @@ artifacts/screenshots/site/.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
-import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-
-from marl_bgs.site import build as site_build
 
 from .browser import CHROMIUM as CHROMIUM_PATH
 from .browser import CHROMIUM_ARGS
@@ -31,22 +26,6 @@ SHOTS = ROOT / "artifacts" / "screenshots" / "site"
 ARGS = CHROMIUM_ARGS
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:  # keep test output clean
-        pass
-
-
-@pytest.fixture(scope="session")
-def site_url():
-    built = site_build.build_once()
-    handler = functools.partial(_Quiet, directory=str(built.site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/", built.site
-    server.shutdown()
 
 
 class Watch:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from marl_bgs.replay import load_replay
 
-from .test_site_browser import FAILED_VIEWERS, VIEWERS_SETTLED, page, site_url  # noqa: F401
+from .test_site_browser import FAILED_VIEWERS, VIEWERS_SETTLED, page  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENT = re.compile(r"\b([ab]\d) \(")
