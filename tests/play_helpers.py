@@ -132,3 +132,45 @@ def check_against_engine(path: Path, records: list[dict], human: str = "a0") -> 
         present = replay.frames["present"][t].astype(bool)
         want_hidden = [names[s] for s in range(10) if present[s] and not vis[t][s]]
         assert rec["hidden"] == want_hidden, f"tick {t}: hidden agents"
+
+
+def start_position(page, doc: dict, controllers: dict[str, str]) -> None:
+    """Start a game from the position file `doc` with these slots' players."""
+    page.set_input_files(
+        "input[name=position]",
+        files=[
+            {"name": "p.json", "mimeType": "application/json", "buffer": json.dumps(doc).encode()}
+        ],
+    )
+    for slot, who in controllers.items():
+        page.select_option(f"select[name=controller_{slot}]", who)
+    page.click(".bgp-start")
+    wait_state(page, "turn", "over", timeout=30_000)
+
+
+def commit_to_the_end(page, ticks: int) -> None:
+    """Commit every human agent's order (Enter) until the game is over."""
+    for _ in range(ticks):
+        if page.get_attribute(ROOT_SEL, "data-state") == "over":
+            break
+        tick = page.get_attribute(ROOT_SEL, "data-tick")
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            f"() => {{ const r = document.querySelector('{ROOT_SEL}'); return r.dataset.state "
+            f"=== 'over' || (r.dataset.state === 'turn' && r.dataset.tick !== '{tick}'); }}",
+            timeout=30_000,
+        )
+    assert wait_state(page, "over") == "over"
+
+
+def arena_points(page, points: list[tuple[int, int]], arena: list[int]) -> list[dict]:
+    """Map points (milli-units) as offsets in the arena canvas's padding box, by the
+    viewer's own scale (web_demo/viewer/render.js), for `locator.click(position=...)`."""
+    return page.evaluate(
+        """async ([points, arena]) => {
+          const { makeScale } = await import('/web_demo/viewer/render.js');
+          const sc = makeScale(document.querySelector('.bgp-canvas').clientWidth, { arena });
+          return points.map(([x, y]) => ({ x: sc.x(x), y: sc.y(y) }));
+        }""",
+        [points, arena],
+    )

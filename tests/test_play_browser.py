@@ -3,7 +3,11 @@
 leaving 127.0.0.1, a human plays a whole short game against TDM-Alpha by keyboard while
 the page offers only the engine's legal choices and hides unseen enemies, the downloaded
 replay reads back and replays identically on the Python engine, and a bad position file
-shows the reader's own error as text. Screenshots go to artifacts/screenshots/."""
+shows the reader's own error as text. A game of Systems alone plays itself (pause, one
+tick, speed, stop at the end); ghosts stand where the engine moves slowed agents; clicks on
+the arena select agents and pick only legal targets; the finished game's last tick shows
+again without the position before it; and on the built site the client works after
+arriving by Material's instant navigation. Screenshots go to artifacts/screenshots/."""
 
 from __future__ import annotations
 
@@ -11,21 +15,27 @@ import json
 import re
 import shutil
 from pathlib import Path
+from urllib.parse import urlsplit
 
+import numpy as np
 import pytest
 
 from marl_bgs import Game
 from marl_bgs.core.position import starting_position
 from marl_bgs.replay import load_replay, replay_game
+from marl_bgs.replay.schema import rules_table
 
 from . import test_engine_browser
 from .browser import CHROMIUM
 from .engine_files import ROOT
 from .play_helpers import (
+    arena_points,
     check_against_engine,
+    commit_to_the_end,
     download_replay,
     play_by_keyboard,
     set_up,
+    start_position,
     wait_state,
 )
 
@@ -128,30 +138,236 @@ def test_a_position_file_game_with_the_learned_entrant(page, tmp_path):
     `.npz` NumPy forward pass, carried by the engine wheel) and TDM-Beta."""
     wait_state(page, "setup")
     doc = starting_position(42, (["priest"], ["rogue", "hunter"]), horizon=9, winning_score=2)
-    page.set_input_files(
-        "input[name=position]",
-        files=[
-            {"name": "p.json", "mimeType": "application/json", "buffer": json.dumps(doc).encode()}
-        ],
-    )
-    page.select_option("select[name=controller_a0]", "human")
-    page.select_option("select[name=controller_b0]", "ppo-rec-ippo-0")
-    page.select_option("select[name=controller_b1]", "tdm-beta")
-    page.click(".bgp-start")
+    controllers = {"a0": "human", "b0": "ppo-rec-ippo-0", "b1": "tdm-beta"}
+    start_position(page, doc, controllers)
     assert wait_state(page, "turn") == "turn"
     assert json.loads(page.get_attribute(".bgp-root", "data-legal")).keys() == {"a0"}
-    for _ in range(9):
-        if page.get_attribute(".bgp-root", "data-state") == "over":
-            break
-        tick = page.get_attribute(".bgp-root", "data-tick")
-        page.keyboard.press("Enter")  # commit every human agent
-        page.wait_for_function(
-            f"() => {{ const r = document.querySelector('.bgp-root'); return r.dataset.state "
-            f"=== 'over' || (r.dataset.state === 'turn' && r.dataset.tick !== '{tick}'); }}"
-        )
-    assert wait_state(page, "over") == "over"
+    commit_to_the_end(page, 9)  # Enter commits every human agent
     assert "After 9 ticks" in page.text_content(".bgp-end")
     replay = load_replay(download_replay(page, tmp_path))
     assert replay.systems[:1] + replay.systems[5:7] == ["human", "ppo-rec-ippo-0", "tdm-beta"]
     assert replay_game(replay, "numpy") == 9
+    new_game(page)
+
+
+def new_game(page) -> None:
+    """Back to an empty setup form (no position file) after a finished game."""
     page.click(".bgp-new")
+    wait_state(page, "setup")
+    if page.is_visible(".bgp-root button:has-text('Clear file')"):
+        page.click(".bgp-root button:has-text('Clear file')")
+
+
+def _tick(page) -> int:
+    return int(page.get_attribute(".bgp-root", "data-tick"))
+
+
+def test_systems_alone_play_by_themselves_with_pause_and_speed(page, tmp_path):
+    """No human slot: the game plays itself; Pause holds it, Next tick plays one, Space
+    resumes, the speed sets the pace, and it stops at the end."""
+    wait_state(page, "setup")
+    controllers = {"a0": "tdm-alpha", "b0": "tdm-beta"}
+    set_up(page, classes=(("mage",), ("priest",)), controllers=controllers, horizon=30)
+    root = ".bgp-root"
+    assert page.get_attribute(root, "data-auto") == "playing"
+    assert page.is_visible(".bgp-pause") and page.is_hidden(".bgp-pad")
+    page.wait_for_function("() => Number(document.querySelector('.bgp-root').dataset.tick) >= 2")
+    page.click(".bgp-pause")
+    assert page.get_attribute(root, "data-auto") == "paused"
+    assert page.text_content(".bgp-pause") == "Resume"
+    wait_state(page, "turn")  # a tick already asked for still lands
+    held = _tick(page)
+    page.wait_for_timeout(1600)  # 3 ticks at the default 2 ticks/s
+    assert _tick(page) == held
+    page.click(".bgp-next")
+    page.wait_for_function(
+        f"() => document.querySelector('.bgp-root').dataset.tick === '{held + 1}'"
+    )
+    wait_state(page, "turn")
+    assert page.get_attribute(root, "data-auto") == "paused"
+    page.select_option(".bgp-speed", "1")
+    page.keyboard.press("Space")  # resume
+    assert page.get_attribute(root, "data-auto") == "playing"
+    page.wait_for_timeout(2500)
+    assert _tick(page) <= held + 1 + 3  # at most one tick a second
+    page.select_option(".bgp-speed", "20")
+    assert wait_state(page, "over") == "over"
+    assert page.get_attribute(root, "data-auto") == "over"
+    assert page.is_disabled(".bgp-pause") and page.is_disabled(".bgp-next")
+    ended = _tick(page)
+    page.wait_for_timeout(300)
+    assert _tick(page) == ended  # nothing plays after the end
+    replay = load_replay(download_replay(page, tmp_path))
+    assert replay.systems[0] == "tdm-alpha" and replay.systems[5] == "tdm-beta"
+    assert replay_game(replay, "numpy") == replay.ticks == ended
+    assert page.errors == []
+    new_game(page)
+
+
+def _slowed_position() -> dict:
+    """Three human agents in the open middle of map 47, each slowed differently."""
+    doc = starting_position(47, (["mage", "rogue", "priest"], ["warrior"]), horizon=3)
+    a = doc["teams"][0]["agents"]
+    a[0].update(x=9.0, y=3.6, effects={"slow_charge": 3})  # Charge: x0.5
+    a[1].update(x=9.0, y=5.0, effects={"slow_hunter": 1, "slow_poison": 2})  # x0.85 x0.5
+    a[2].update(x=9.0, y=6.4, effects={"slow_charge": 4, "blessing": 1})  # Blessing: x0.85
+    return doc
+
+
+def test_ghosts_stand_where_the_engine_moves_slowed_agents(page):
+    """A pending move's ghost is the engine's stride for that agent (its slows, Blessing):
+    where the Python engine moves it when nothing is in the way."""
+    wait_state(page, "setup")
+    doc = _slowed_position()
+    start_position(page, doc, {"a0": "human", "a1": "human", "a2": "human", "b0": "tdm-alpha"})
+    moves = {"a0": ("ArrowRight", 3), "a1": ("Numpad9", 5), "a2": ("Numpad7", 6)}
+    for slot, (key, _) in moves.items():
+        page.click(f".bgp-tab[data-agent={slot}]")
+        page.keyboard.press(key)
+    ghosts = json.loads(page.get_attribute(".bgp-root", "data-ghosts"))
+    game = Game(doc)
+    start = game.state.pos.copy()
+    game.step([[list((m, 0, 0)) for _, m in moves.values()], [[0, 0, 0]]])
+    for s, slot in enumerate(moves):
+        assert ghosts[slot] == game.state.pos[s].tolist(), slot
+    strides = {
+        slot: float(np.hypot(*(game.state.pos[s] - start[s]))) for s, slot in enumerate(moves)
+    }
+    assert strides["a0"] == pytest.approx(500, abs=1)  # a Mage under Charge's slow
+    assert strides["a1"] == pytest.approx(1300 * 0.85 * 0.5, abs=1)
+    assert strides["a2"] == pytest.approx(850, abs=1)  # Blessing holds the slow at 85%
+    commit_to_the_end(page, 3)
+    new_game(page)
+
+
+def _targets(page) -> tuple[str, int]:
+    offered = json.loads(page.get_attribute(".bgp-root", "data-offered"))
+    return page.get_attribute(".bgp-root", "data-selected"), offered["order"][1]
+
+
+def test_clicks_on_the_arena_select_agents_and_pick_legal_targets(page):
+    wait_state(page, "setup")
+    doc = starting_position(47, (["priest", "mage", "warrior"], ["mage", "warrior"]), horizon=2)
+    a, b = doc["teams"][0]["agents"], doc["teams"][1]["agents"]
+    a[0].update(x=9.0, y=4.0)
+    a[1].update(x=9.0, y=6.0)
+    a[2].update(x=10.2, y=4.8)  # a System's agent: a teammate the Priest may heal
+    b[0].update(x=11.2, y=6.0)  # in the Mage's range and sight, not a Priest's target
+    start_position(page, doc, {"a0": "human", "a1": "human", "a2": "tdm-alpha"})
+    legal = Game(doc).legal_actions()
+    offered = json.loads(page.get_attribute(".bgp-root", "data-legal"))
+    assert offered["a0"] == np.flatnonzero(legal[0, 0]).tolist()
+    pos = Game(doc).state.pos
+    names = ["a0", "a1", "a2", "b0"]
+    points = arena_points(page, [pos[s].tolist() for s in (0, 1, 2, 5)], rules_table()["arena"])
+    at = dict(zip(names, points, strict=True))
+    canvas = page.locator(".bgp-canvas")
+    assert _targets(page) == ("a0", 0)
+    canvas.click(position=at["a1"])  # one of yours: selected
+    assert _targets(page) == ("a1", 0)
+    canvas.click(position=at["b0"])  # an enemy in range: the Mage's target (enemy slot 0)
+    assert _targets(page) == ("a1", 6)
+    canvas.click(position=at["a0"])  # your other agent: selected, not targeted
+    assert _targets(page) == ("a0", 0)
+    canvas.click(position=at["b0"])  # not a target a Priest can take: nothing but a hint
+    assert _targets(page) == ("a0", 0)
+    assert "not a target" in page.text_content(".bgp-order")
+    canvas.click(position=at["a2"])  # a System's teammate: healed (own slot 2)
+    assert _targets(page) == ("a0", 3)
+    canvas.click(position=at["a1"], modifiers=["Shift"])  # Shift: your own agent as target
+    assert _targets(page) == ("a0", 2)
+    canvas.click(position=at["a0"])  # the selected agent itself: a self-heal
+    assert _targets(page) == ("a0", 1)
+    for slot, k, t in (("a0", 0, 1), ("a1", 1, 6)):  # what was picked is the engine's choice
+        page.click(f".bgp-tab[data-agent={slot}]")
+        order = json.loads(page.get_attribute(".bgp-root", "data-offered"))["order"]
+        assert order[1] == t and legal[0, k, (order[0] * 11 + t) * 2 + order[2]], slot
+    canvas.click(position={"x": 5, "y": 5})  # empty ground: nothing
+    assert _targets(page) == ("a1", 6)
+    commit_to_the_end(page, 2)
+    new_game(page)
+
+
+RECORD_DRAWS = """() => {
+  const root = document.querySelector('.bgp-root');
+  const canvas = root.querySelector('.bgp-canvas');
+  window.drawn = [];
+  if (window.drawWatch) window.drawWatch.disconnect();
+  window.drawWatch = new MutationObserver(() => window.drawn.push([root.dataset.drawn, canvas.toDataURL()]));
+  window.drawWatch.observe(root, { attributes: true, attributeFilter: ['data-drawn'] });
+}"""
+
+
+def test_the_last_tick_shows_again_at_the_end_without_the_start_position(page):
+    """After the game, "Last tick" (and L) draw the last tick's attacks, heals and deaths,
+    then the final state: never the position before that tick."""
+    wait_state(page, "setup")
+    doc = starting_position(47, (["mage"], ["mage"]), horizon=5, winning_score=1)
+    doc["teams"][0]["agents"][0].update(x=9.0, y=5.0)
+    doc["teams"][1]["agents"][0].update(x=11.0, y=5.0, health=5)
+    start_position(page, doc, {"a0": "human", "b0": "tdm-alpha"})
+    page.keyboard.press("Digit1")  # Arcane Blast on b0: 13 damage, it dies
+    page.keyboard.press("Enter")
+    assert wait_state(page, "over") == "over"
+    assert page.text_content(".bgp-result").startswith("Team a wins")
+    root = ".bgp-root"
+    assert page.get_attribute(root, "data-drawn") == "frame-1"  # the last frame, its lines
+    final = page.locator(".bgp-canvas").evaluate("(c) => c.toDataURL()")
+    for press in (lambda: page.click(".bgp-again"), lambda: page.keyboard.press("KeyL")):
+        page.evaluate(RECORD_DRAWS)
+        press()
+        page.wait_for_function("() => !document.querySelector('.bgp-root').dataset.flash")
+        page.wait_for_timeout(50)
+        drawn = page.evaluate("window.drawn")
+        assert [d for d, _ in drawn] == ["last-tick", "frame-1"], [d for d, _ in drawn]
+        assert drawn[0][1] != final and drawn[-1][1] == final
+    new_game(page)
+
+
+def test_play_works_after_instant_navigation(browser, site_url):
+    """With `site_url` set, Material's instant navigation swaps pages without reloading:
+    Play mounts on arrival either way, keeps its engine across swaps, and plays."""
+    from .engine_files import need_fetched_files
+
+    base, site = site_url
+    if not (site / "exports" / "browser" / "manifest.json").is_file():
+        need_fetched_files()
+        pytest.skip("this site was built before exports/browser/ was fetched")
+    built_for = re.search(r"^site_url: (\S+)$", (ROOT / "mkdocs.yml").read_text(), re.M)[1]
+    sitemap = (site / "sitemap.xml").read_text()
+    assert f"<loc>{built_for}play/</loc>" in sitemap
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    errors, fetched = [], []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("request", lambda r: fetched.append(r.url))
+    # Served here on another port than the one it was built for: the sitemap names this one,
+    # as it would name the site's own address where it is served.
+    pg.route(
+        "**/sitemap.xml",
+        lambda route: route.fulfill(
+            body=sitemap.replace(built_for, base), content_type="application/xml"
+        ),
+    )
+    pg.goto(f"{base}play/", wait_until="load")  # a direct visit
+    play = "[data-play] .bgp-root"
+    pg.wait_for_selector(f"{play}[data-state=idle]")
+    pg.locator(f"{play} .bgp-load").click()
+    pg.wait_for_selector(f"{play}[data-state=setup]", timeout=90_000)
+    pg.evaluate("window.notReloaded = true")
+    pg.locator("nav.md-nav a[href$='/getting-started/']").first.click()
+    pg.wait_for_function("() => location.pathname.endsWith('/getting-started/')")
+    assert pg.locator("[data-play]").count() == 0
+    pg.locator("nav.md-nav a[href$='/play/']").first.click()
+    pg.wait_for_selector(f"{play}[data-state=setup]", timeout=30_000)  # the engine is kept
+    assert pg.evaluate("window.notReloaded") is True  # instant: the page did not reload
+    assert pg.locator(f"{play}").count() == 1
+    assert sum(u.endswith("pyodide.asm.wasm") for u in fetched) == 1
+    pg.select_option(f"{play} select[name=controller_a0]", "tdm-alpha")
+    pg.fill(f"{play} input[name=horizon]", "3")
+    pg.locator(f"{play} .bgp-start").click()
+    pg.wait_for_selector(f"{play}[data-state=over]", timeout=30_000)  # it played itself
+    assert pg.get_attribute(play, "data-tick") == "3"
+    assert errors == []
+    assert all(urlsplit(u).hostname == "127.0.0.1" for u in fetched)
+    context.close()

@@ -7,22 +7,31 @@
 // two-frame replay, checked by the viewer's reader); the game state reaching the page is
 // already filtered to what the human's team may see, so unseen enemies are never drawn.
 // Every string from a file or the engine goes in with textContent.
+//
+// With no human agent the game plays itself (pause, resume, one tick, speed). On the arena,
+// a click (or tap) on one of your agents selects it and a click on a legal target of the
+// selected agent picks it. The root's data attributes say what the page offers and shows
+// (state, tick, legal, offered, ghosts, drawn, auto) for the tests.
 
 import { mountViewer } from "../viewer/embed.js";
 import { readReplayBytes, validateReplay } from "../viewer/format/validate.js";
-import { prepareObstacles, renderFrame, TEAM_COLOURS } from "../viewer/render.js";
+import { makeScale, prepareObstacles, renderFrame, TEAM_COLOURS } from "../viewer/render.js";
 import { describeTick, el, fillAgents, fillMetrics } from "../viewer/ui.js";
 import { ORACLE, agentsAt, eventsAt, tickNumber } from "../viewer/view.js";
 import {
-  MOVE_KEYS, MOVE_NAMES, MOVE_STEPS, PAD, decode, isLegal, legalMoves, legalSet, legalTargets,
-  startOrder, targetOfKey, withMove, withTarget, withUltimateToggled,
+  MOVE_KEYS, MOVE_NAMES, PAD, decode, ghostStride, isLegal, legalMoves, legalSet, legalTargets,
+  slotOfTarget, startOrder, targetOfKey, targetOfSlot, withMove, withTarget, withUltimateToggled,
 } from "./turns.js";
 
 const TEAM_SIZE = 5;
 const SLOT_NAMES = Array.from({ length: 10 }, (_, s) => `${"ab"[Math.floor(s / 5)]}${s % 5}`);
 const LOG_LIMIT = 200;
+// Autoplay speeds (ticks per second) when Systems play every agent; the default is 2.
+const SPEEDS = [1, 2, 4, 8, 20];
+const DEFAULT_SPEED = 2;
 export const KEYS = [
   ["Tab / Shift+Tab", "next / previous agent"],
+  ["click / tap", "select your agent, then click its target (Shift + click: one of your own)"],
   ["arrows, numpad 1-9", "move (numpad 5: stay)"],
   ["1-5", "target enemy slot 0-4"],
   ["Shift + 1-5", "target teammate slot 0-4"],
@@ -32,6 +41,7 @@ export const KEYS = [
   ["Enter", "commit every agent"],
   ["Backspace", "undo"],
   ["L", "show the last tick again"],
+  ["Space / N (no human agent)", "pause or resume / one tick while paused"],
   ["Esc", "leave the client (Tab moves between page elements again)"],
 ];
 
@@ -228,12 +238,28 @@ export function mountPlay(host, options = {}) {
     on(ui.commitAll, "click", () => act(commitAll));
     on(ui.undo, "click", () => act(undo));
     on(ui.again, "click", () => act(flashLastTick));
+    on(ui.canvas, "click", (e) => act(() => clickArena(e)));
+    on(ui.canvas, "pointermove", (e) => ui.canvas.classList.toggle("bgp-pick", pickable(agentUnder(e), e.shiftKey) !== null));
+    // With no human agent: the game plays itself, one tick every 1/speed seconds.
+    ui.pause = el("button", { type: "button", class: "mbg-btn bgp-pause", title: "pause / resume (Space)", text: "Pause" });
+    ui.next = el("button", { type: "button", class: "mbg-btn bgp-next", title: "play one tick (N)", text: "Next tick" });
+    ui.speed = el("select", { name: "speed", class: "bgp-speed", "aria-label": "speed, ticks per second" });
+    for (const n of SPEEDS) ui.speed.append(option(String(n), `${n} tick${n === 1 ? "" : "s"}/s`, n === DEFAULT_SPEED));
+    on(ui.pause, "click", () => act(togglePause));
+    on(ui.next, "click", () => act(nextTick));
+    on(ui.speed, "change", () => {
+      rescheduleAuto();
+      root.focus({ preventScroll: true });
+    });
+    ui.autoBar = el("div", { class: "bgp-auto", role: "group", "aria-label": "autoplay" },
+      ui.pause, ui.next, el("label", {}, "Speed ", ui.speed));
+    ui.buttons = el("div", { class: "bgp-buttons" }, ui.ult, ui.commit, ui.commitAll, ui.undo, ui.again);
+    ui.human = el("div", { class: "bgp-human" }, ui.tabs, ui.order,
+      el("div", { class: "bgp-row" }, ui.pad, el("div", { class: "bgp-side" }, ui.targets, ui.buttons)));
     const keys = el("dl", { class: "bgp-keys" });
     for (const [k, what] of KEYS) keys.append(el("dt", { text: k }), el("dd", { text: what }));
     const controls = el("div", { class: "bgp-controls" },
-      ui.tabs, ui.order,
-      el("div", { class: "bgp-row" }, ui.pad, el("div", { class: "bgp-side" }, ui.targets,
-        el("div", { class: "bgp-buttons" }, ui.ult, ui.commit, ui.commitAll, ui.undo, ui.again))),
+      ui.autoBar, ui.human,
       el("details", { class: "bgp-help" }, el("summary", { text: "Keyboard" }), keys));
     ui.agents = el("table", { class: "mbg-agents" });
     ui.log = el("ol", { class: "mbg-log bgp-log", "aria-label": "event log" });
@@ -271,13 +297,17 @@ export function mountPlay(host, options = {}) {
     session.undo.push(JSON.stringify({ orders: session.orders, committed: [...session.committed], selected: session.selected }));
   }
 
-  function changeOrder(fn) {
+  function changeOrder(fn, refusal = "that is not a legal choice now") {
     const h = selected();
-    if (!h || session.busy || session.committed.has(h.slot)) return;
+    if (!h || session.busy || session.view.done) return;
+    if (session.committed.has(h.slot)) {
+      ui.order.textContent = `${h.slot} has committed its order (Backspace undoes)`;
+      return;
+    }
     const set = session.legal[h.slot];
     const next = fn(set, session.orders[h.slot]);
     if (!next) {
-      ui.order.textContent = `${h.slot}: that is not a legal choice now`;
+      ui.order.textContent = `${h.slot}: ${refusal}`;
       return;
     }
     pushUndo();
@@ -323,6 +353,144 @@ export function mountPlay(host, options = {}) {
     resolveTurn();
   }
 
+  // ---- clicks on the arena -------------------------------------------------------------------
+  // The agent drawn under a pointer event (your team's agents and the enemies it sees), or null.
+  function agentUnder(e) {
+    if (!session || !session.win || game.hidden) return null;
+    const win = session.win;
+    const box = ui.canvas.getBoundingClientRect();
+    const sc = makeScale(ui.canvas.clientWidth || 800, win.rules);
+    const px = e.clientX - box.left - ui.canvas.clientLeft;
+    const py = e.clientY - box.top - ui.canvas.clientTop;
+    const reach = Math.max(win.rules.body_radius * sc.s, 10); // a finger's width at least
+    let best = null;
+    let nearest = Infinity;
+    for (const a of agentsAt(win, session.who, win.ticks)) {
+      if (!a.present || !a.visible || !a.alive) continue;
+      const d = Math.hypot(sc.x(a.x) - px, sc.y(a.y) - py);
+      if (d <= reach && d < nearest) {
+        best = a;
+        nearest = d;
+      }
+    }
+    return best;
+  }
+
+  // What a click on agent `a` does: "select" one of your agents (Tab's choice), "target" it
+  // for the selected agent (Shift + click targets one of your own agents), or nothing (null).
+  function clickMeaning(a, shift) {
+    if (!a || !session || session.busy || session.view.done) return null;
+    const h = selected();
+    const mine = humansHere().find((x) => x.slot === a.name);
+    if (mine && !shift && mine !== h) return "select";
+    return h ? "target" : null;
+  }
+
+  // The target index that names agent `a` for the selected agent, if it may take it now.
+  function legalTargetOf(a) {
+    const h = selected();
+    const t = targetOfSlot(teamOfSlot(h.slot), a.slot);
+    return withTarget(session.legal[h.slot], session.orders[h.slot], t) ? t : null;
+  }
+
+  // The pointer shows a hand over what a click would change.
+  function pickable(a, shift) {
+    const meaning = clickMeaning(a, shift);
+    if (meaning !== "target") return meaning;
+    return session.committed.has(selected().slot) || legalTargetOf(a) === null ? null : meaning;
+  }
+
+  function clickArena(e) {
+    const a = agentUnder(e);
+    const meaning = clickMeaning(a, e.shiftKey);
+    if (meaning === "select") {
+      session.selected = a.name;
+      refreshTurn();
+    } else if (meaning === "target") {
+      const h = selected();
+      if (a.name === h.slot && legalTargetOf(a) === null) return; // itself, not a self-cast
+      const t = targetOfSlot(teamOfSlot(h.slot), a.slot);
+      changeOrder((set, o) => withTarget(set, o, t), `${a.name} is not a target it can take now`);
+    }
+  }
+
+  // ---- autoplay (no human agent) -----------------------------------------------------------
+  let autoTimer = null;
+  let autoPaused = false;
+
+  function autoMode() {
+    return Boolean(session && session.view && !session.view.human_teams.length);
+  }
+
+  function tickDelay() {
+    return 1000 / (Number(ui.speed.value) || DEFAULT_SPEED);
+  }
+
+  function stopAuto() {
+    if (autoTimer) clearTimeout(autoTimer);
+    autoTimer = null;
+  }
+
+  function scheduleAuto() {
+    stopAuto();
+    if (autoMode() && !autoPaused && !session.busy && !session.view.done) {
+      const mine = session;
+      autoTimer = setTimeout(() => {
+        autoTimer = null;
+        if (destroyed || session !== mine || autoPaused || session.busy || session.view.done) return;
+        if (!root.isConnected) {
+          leave(); // the page went away (instant navigation): stop playing
+          return;
+        }
+        resolveTurn();
+      }, tickDelay());
+    }
+    syncAuto();
+  }
+
+  function rescheduleAuto() {
+    if (autoTimer) scheduleAuto();
+  }
+
+  function togglePause() {
+    if (!autoMode() || session.view.done) return;
+    autoPaused = !autoPaused;
+    if (autoPaused) stopAuto();
+    scheduleAuto();
+    refreshTurn();
+  }
+
+  function nextTick() {
+    if (!autoMode() || !autoPaused || session.busy || session.view.done) return;
+    resolveTurn();
+  }
+
+  function syncAuto() {
+    if (!autoMode()) {
+      delete root.dataset.auto;
+      return;
+    }
+    const over = session.view.done;
+    root.dataset.auto = over ? "over" : autoPaused ? "paused" : "playing";
+    ui.pause.textContent = autoPaused ? "Resume" : "Pause";
+    ui.pause.disabled = over;
+    ui.next.disabled = over || !autoPaused || session.busy;
+  }
+
+  // The page holding the client is gone: no more ticks, and the engine forgets the game.
+  function leave() {
+    stopAuto();
+    if (session && session.id !== null && backend) backend.close(session.id).catch(() => {});
+  }
+
+  // Systems play every agent (the autoplay bar), or humans play (the turn builder).
+  function setMode() {
+    const auto = autoMode();
+    ui.autoBar.hidden = !auto;
+    ui.human.hidden = auto;
+    (auto ? ui.autoBar : ui.buttons).append(ui.again);
+  }
+
   // One team's humans have committed: the next human team takes the seat, or the tick resolves.
   async function resolveTurn() {
     const teams = session.view.human_teams;
@@ -341,9 +509,11 @@ export function mountPlay(host, options = {}) {
       next = await backend.step(session.id, session.actions, teams.length ? teams[0] : ORACLE);
     } catch (err) {
       session.busy = false;
+      autoPaused = true; // autoplay stops on an error; Resume tries again
       showError("The engine refused this turn.", err);
       setState("turn");
       refreshTurn();
+      syncAuto();
       return;
     }
     session.actions = {};
@@ -361,6 +531,7 @@ export function mountPlay(host, options = {}) {
     }
     session.view = view;
     session.win = win;
+    if (first) setMode();
     session.who = win.view ? win.view.of : ORACLE;
     session.legal = {};
     for (const h of view.humans) session.legal[h.slot] = legalSet(h.legal);
@@ -388,6 +559,8 @@ export function mountPlay(host, options = {}) {
     session.busy = false;
     if (view.done) {
       draw(t); // frame t draws the last tick's attacks, heals and deaths
+      stopAuto();
+      syncAuto();
       await finish(view);
       return;
     }
@@ -395,6 +568,10 @@ export function mountPlay(host, options = {}) {
     refreshTurn();
     if (ticked && win.ticks > 0 && flashMs > 0) flashLastTick();
     else draw(t);
+    if (autoMode()) {
+      scheduleAuto();
+      return;
+    }
     // Nothing for a human to do this tick (every human agent dead, or none at all): play on.
     if (view.humans.length && view.humans.every((h) => !h.alive)) {
       session.busy = true;
@@ -423,17 +600,24 @@ export function mountPlay(host, options = {}) {
     if (!ui.log.children.length) ui.log.append(el("li", { class: "mbg-empty", text: "no events seen yet" }));
   }
 
+  // Show the last tick again. While playing: the position it started from, then where it left
+  // the agents, with its attacks, heals and deaths. After the game: that tick's drawing alone
+  // (its attacks, heals and deaths over the faded final position), then the final state; the
+  // position before the last tick is not drawn again.
   let flashTimer = null;
   function flashLastTick() {
     if (!session || !session.win || session.win.ticks === 0) return;
     if (flashTimer) clearTimeout(flashTimer);
-    draw(0);
+    const over = session.view.done;
+    if (over) drawLastTickAlone();
+    else draw(0);
     root.dataset.flash = "1";
+    const hold = autoMode() && !over ? Math.min(flashMs, tickDelay() / 2) : flashMs;
     flashTimer = setTimeout(() => {
       flashTimer = null;
       delete root.dataset.flash;
       if (!destroyed && session) draw(session.win.ticks);
-    }, Math.max(flashMs, 1));
+    }, Math.max(hold, 1));
   }
 
   // Frame t of the window as the human's team sees it; on the current frame, the pending
@@ -441,19 +625,63 @@ export function mountPlay(host, options = {}) {
   function draw(t) {
     if (!session || !session.win || game.hidden) return;
     const { scale, agents } = renderFrame(ui.canvas, session.win, session.who, t, session.obstacles);
+    root.dataset.drawn = `frame-${t}`;
     if (t === session.win.ticks && !session.view.done) drawGhosts(scale, agents);
+  }
+
+  // The canvas's pixels, read from a copy made for reading (the arena's canvas stays fast).
+  function pixelsOf(canvas) {
+    const copy = document.createElement("canvas");
+    copy.width = canvas.width;
+    copy.height = canvas.height;
+    const ctx = copy.getContext("2d", { willReadFrequently: true });
+    ctx.drawImage(canvas, 0, 0);
+    return ctx.getImageData(0, 0, copy.width, copy.height);
+  }
+
+  // The last frame drawn twice, with and without the last tick's events: what the events add
+  // (attack and heal lines, the fallen) stays, everything else fades.
+  function drawLastTickAlone() {
+    if (!session || !session.win || game.hidden) return;
+    const win = session.win;
+    const t = win.ticks;
+    const quiet = { ...win, events: win.events.map(() => []) };
+    renderFrame(ui.canvas, quiet, session.who, t, session.obstacles);
+    const plain = pixelsOf(ui.canvas).data;
+    renderFrame(ui.canvas, win, session.who, t, session.obstacles);
+    const image = pixelsOf(ui.canvas);
+    const px = image.data;
+    for (let i = 0; i < px.length; i += 4) {
+      const change = Math.abs(px[i] - plain[i]) + Math.abs(px[i + 1] - plain[i + 1]) + Math.abs(px[i + 2] - plain[i + 2]);
+      if (change > 24) continue;
+      for (let c = 0; c < 3; c++) px[i + c] = 255 - Math.round((255 - plain[i + c]) * 0.3);
+    }
+    ui.canvas.getContext("2d").putImageData(image, 0, 0);
+    root.dataset.drawn = "last-tick";
+  }
+
+  // Where each living human agent's pending move takes it (milli-units) before bodies or
+  // obstacles stop it: the engine's planned stride, slows included.
+  function ghosts(agents) {
+    const out = {};
+    for (const h of humansHere()) {
+      const a = agents[SLOT_NAMES.indexOf(h.slot)];
+      if (!a || !a.alive || !session.orders[h.slot]) continue;
+      const [dx, dy] = ghostStride(h, session.orders[h.slot][0]);
+      out[h.slot] = [a.x + dx, a.y + dy];
+    }
+    return out;
   }
 
   function drawGhosts(sc, agents) {
     const ctx = ui.canvas.getContext("2d");
     const body = session.win.rules.body_radius * sc.s;
+    const where = ghosts(agents);
     for (const h of humansHere()) {
       const a = agents[SLOT_NAMES.indexOf(h.slot)];
-      if (!a || !a.alive) continue;
-      const [m, t, u] = session.orders[h.slot];
-      const [dx, dy] = MOVE_STEPS[m];
-      const gx = a.x + dx * h.speed;
-      const gy = a.y + dy * h.speed;
+      if (!where[h.slot]) continue;
+      const [, t, u] = session.orders[h.slot];
+      const [gx, gy] = where[h.slot];
       const colour = TEAM_COLOURS[a.team];
       const mine = h.slot === session.selected;
       ctx.save();
@@ -465,7 +693,7 @@ export function mountPlay(host, options = {}) {
         ctx.stroke();
       }
       if (t > 0) {
-        const target = agents[t <= 5 ? a.team * 5 + t - 1 : (1 - a.team) * 5 + t - 6];
+        const target = agents[slotOfTarget(a.team, t)];
         if (target && target.visible) {
           ctx.strokeStyle = t <= 5 ? "rgba(30,160,60,0.9)" : "rgba(200,40,20,0.9)";
           ctx.setLineDash([6, 4]);
@@ -500,7 +728,7 @@ export function mountPlay(host, options = {}) {
 
   function targetLabel(team, t, agents) {
     if (t === 0) return "none";
-    const slot = t <= 5 ? team * 5 + t - 1 : (1 - team) * 5 + t - 6;
+    const slot = slotOfTarget(team, t);
     const a = agents[slot];
     const key = t <= 5 ? `\u21e7${t}` : String(t - 5);
     return `${SLOT_NAMES[slot]} ${a && a.visible ? a.classTitle : ""} [${key}]`.replace("  ", " ");
@@ -524,9 +752,11 @@ export function mountPlay(host, options = {}) {
     }));
     const busy = session.busy || session.view.done;
     const teams = session.view.human_teams;
-    ui.turn.textContent = busy ? "resolving the tick\u2026"
-      : !teams.length ? "no human agents: Space plays the next tick"
+    ui.turn.textContent = !teams.length
+      ? `Systems play every agent: ${autoPaused ? "paused (Space resumes, N plays one tick)" : "playing (Space pauses)"}`
+      : busy ? "resolving the tick\u2026"
         : `team ${session.who} to move${teams.length > 1 ? " (pass the keyboard between turns)" : ""}`;
+    root.dataset.ghosts = JSON.stringify(ghosts(agentsAt(session.win, session.who, session.win.ticks)));
     if (!h) {
       for (const b of ui.moveButtons) b.disabled = true;
       ui.targets.replaceChildren();
@@ -554,7 +784,7 @@ export function mountPlay(host, options = {}) {
     const buttons = [];
     for (let t = 0; t <= 10; t++) {
       if (t > 0) {
-        const slot = t <= 5 ? team * 5 + t - 1 : (1 - team) * 5 + t - 6;
+        const slot = slotOfTarget(team, t);
         if (!agents[slot] || !agents[slot].present) continue;
       }
       const b = el("button", {
@@ -581,23 +811,26 @@ export function mountPlay(host, options = {}) {
   }
 
   function onKey(e) {
-    if (!session || game.hidden || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (!session || !session.view || game.hidden || e.ctrlKey || e.metaKey || e.altKey) return;
     if (e.target && ["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName)) return;
+    if (end.contains(e.target)) return; // the finished game's viewer has keys of its own
     let handled = true;
     const move = MOVE_KEYS[e.code];
     const target = targetOfKey(e.code, e.shiftKey);
-    if (e.key === "Tab") cycle(e.shiftKey ? -1 : 1);
+    if (e.code === "KeyL") flashLastTick();
+    else if (e.key === "Escape") root.blur(); // leave the client (Tab is taken while playing)
+    else if (session.view.done) handled = false; // the game is over: nothing else to play
+    else if (autoMode()) {
+      if (e.code === "Space") togglePause();
+      else if (e.code === "KeyN") nextTick();
+      else handled = false;
+    } else if (e.key === "Tab") cycle(e.shiftKey ? -1 : 1);
     else if (move !== undefined) changeOrder((set, o) => withMove(set, o, move));
     else if (target !== null) changeOrder((set, o) => withTarget(set, o, target));
     else if (e.code === "KeyU") changeOrder((set, o) => withUltimateToggled(set, o));
-    else if (e.code === "Space") {
-      if (!session.view.human_teams.length) {
-        if (!session.busy && !session.view.done) resolveTurn();
-      } else commitSelected();
-    } else if (e.key === "Enter") commitAll();
+    else if (e.code === "Space") commitSelected();
+    else if (e.key === "Enter") commitAll();
     else if (e.key === "Backspace") undo();
-    else if (e.code === "KeyL") flashLastTick();
-    else if (e.key === "Escape") root.blur(); // leave the client (Tab is taken while playing)
     else handled = false;
     if (handled) e.preventDefault();
   }
@@ -651,6 +884,8 @@ export function mountPlay(host, options = {}) {
     clearError();
     const spec = specFromForm();
     form.start.disabled = true;
+    stopAuto();
+    autoPaused = false; // a game of Systems alone starts playing at once
     try {
       if (session && session.id !== null) backend.close(session.id).catch(() => {});
       const id = await backend.newGame(spec);
@@ -720,6 +955,7 @@ export function mountPlay(host, options = {}) {
     root,
     destroy() {
       destroyed = true;
+      stopAuto();
       if (flashTimer) clearTimeout(flashTimer);
       if (reviewer) reviewer.destroy();
       for (const fn of cleanups.splice(0)) fn();

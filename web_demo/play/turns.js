@@ -76,3 +76,25 @@ export function withUltimateToggled(set, [m, t, u]) {
   const any = [...set].map(decode).find(([mm, , uu]) => mm === m && uu === want);
   return any ?? null;
 }
+
+// The target index (1-5 a teammate, 6-10 an enemy, by slot) that names the agent in `slot`
+// (0-9) for an agent of `team`, and back: the slot a target index names.
+export function targetOfSlot(team, slot) {
+  const k = slot % 5;
+  return Math.floor(slot / 5) === team ? k + 1 : k + 6;
+}
+
+export function slotOfTarget(team, target) {
+  return target <= 5 ? team * 5 + target - 1 : (1 - team) * 5 + target - 6;
+}
+
+// Where a move takes a human agent before anything blocks it, in milli-units: the engine's
+// planned stride for this agent now (`strides`, per move, as the engine sends it: class speed
+// under the agent's slows, Blessing or shield), else its class speed along the move's unit
+// step (an engine that sends no strides: slows are then not shown).
+export function ghostStride(human, move) {
+  const planned = human.strides && human.strides[move];
+  if (planned) return [planned[0], planned[1]];
+  const [dx, dy] = MOVE_STEPS[move];
+  return [Math.round(dx * human.speed), Math.round(dy * human.speed)];
+}

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
-  MOVE_KEYS, decode, flatOf, legalMoves, legalSet, legalTargets, startOrder, targetOfKey,
-  withMove, withTarget, withUltimateToggled,
+  MOVE_KEYS, decode, flatOf, ghostStride, legalMoves, legalSet, legalTargets, slotOfTarget,
+  startOrder, targetOfKey, targetOfSlot, withMove, withTarget, withUltimateToggled,
 } from "../play/turns.js";
 
 // A legal list like the engine's: every move; with move 3 (E) also enemy 6 and its Ultimate;
@@ -54,4 +54,21 @@ test("keys: arrows and numpad move, digits target", () => {
   assert.equal(targetOfKey("Digit0", false), 0);
   assert.equal(targetOfKey("Digit7", false), null);
   assert.equal(targetOfKey("KeyU", false), null);
+});
+
+test("targets name slots from the acting team's side", () => {
+  assert.equal(targetOfSlot(0, 2), 3); // own slot 2
+  assert.equal(targetOfSlot(0, 5), 6); // enemy slot 0
+  assert.equal(targetOfSlot(1, 5), 1); // team b: b0 is its own slot 0
+  assert.equal(targetOfSlot(1, 4), 10); // team b: a4 is enemy slot 4
+  for (const team of [0, 1]) for (let s = 0; s < 10; s++) assert.equal(slotOfTarget(team, targetOfSlot(team, s)), s);
+});
+
+test("a ghost moves by the engine's planned stride, else by the class speed", () => {
+  const strides = Array.from({ length: 9 }, (_, m) => [m * 10, -m]);
+  assert.deepEqual(ghostStride({ speed: 1000, strides }, 3), [30, -3]);
+  assert.deepEqual(ghostStride({ speed: 1000, strides: [[0, 0], [0, 500]] }, 1), [0, 500]);
+  assert.deepEqual(ghostStride({ speed: 1300 }, 3), [1300, 0]);
+  assert.deepEqual(ghostStride({ speed: 1000 }, 5), [707, 707]);
+  assert.deepEqual(ghostStride({ speed: 1000 }, 0), [0, 0]);
 });
