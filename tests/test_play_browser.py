@@ -29,6 +29,7 @@ from . import test_engine_browser
 from .browser import CHROMIUM
 from .engine_files import ROOT
 from .play_helpers import (
+    EAST_KEYS,
     arena_points,
     check_against_engine,
     commit_to_the_end,
@@ -324,9 +325,9 @@ def test_the_last_tick_shows_again_at_the_end_without_the_start_position(page):
     new_game(page)
 
 
-def test_play_works_after_instant_navigation(browser, site_url):
-    """With `site_url` set, Material's instant navigation swaps pages without reloading:
-    Play mounts on arrival either way, keeps its engine across swaps, and plays."""
+def _instant_page(browser, site_url):
+    """A page on the built site where Material's instant navigation is on, with the lists of
+    its page errors and fetched addresses; skips when the site has no browser engine."""
     from .engine_files import need_fetched_files
 
     base, site = site_url
@@ -338,9 +339,9 @@ def test_play_works_after_instant_navigation(browser, site_url):
     assert f"<loc>{built_for}play/</loc>" in sitemap
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     pg = context.new_page()
-    errors, fetched = [], []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.on("request", lambda r: fetched.append(r.url))
+    pg.errors, pg.fetched = [], []
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    pg.on("request", lambda r: pg.fetched.append(r.url))
     # Served here on another port than the one it was built for: the sitemap names this one,
     # as it would name the site's own address where it is served.
     pg.route(
@@ -349,25 +350,107 @@ def test_play_works_after_instant_navigation(browser, site_url):
             body=sitemap.replace(built_for, base), content_type="application/xml"
         ),
     )
-    pg.goto(f"{base}play/", wait_until="load")  # a direct visit
-    play = "[data-play] .bgp-root"
-    pg.wait_for_selector(f"{play}[data-state=idle]")
-    pg.locator(f"{play} .bgp-load").click()
-    pg.wait_for_selector(f"{play}[data-state=setup]", timeout=90_000)
-    pg.evaluate("window.notReloaded = true")
-    pg.locator("nav.md-nav a[href$='/getting-started/']").first.click()
-    pg.wait_for_function("() => location.pathname.endsWith('/getting-started/')")
+    return context, pg
+
+
+SITE_PLAY = "[data-play] .bgp-root"
+
+
+def _load_play(pg, base: str) -> None:
+    """A direct visit to the Play page, and its engine loaded."""
+    pg.goto(f"{base}play/", wait_until="load")
+    pg.wait_for_selector(f"{SITE_PLAY}[data-state=idle]")
+    pg.locator(f"{SITE_PLAY} .bgp-load").click()
+    pg.wait_for_selector(f"{SITE_PLAY}[data-state=setup]", timeout=90_000)
+
+
+def _go_instantly(pg, path: str) -> None:
+    """Follow the navigation's link to `path` (an instant swap, checked: no reload), and wait
+    for the new page's content to replace the old (the address changes first)."""
+    pg.evaluate("window.notReloaded = true; window.oldArticle = document.querySelector('article')")
+    pg.locator(f"nav.md-nav a[href$='/{path}/']").first.click()
+    pg.wait_for_function(
+        f"() => location.pathname.endsWith('/{path}/') && !window.oldArticle.isConnected"
+    )
+    assert pg.evaluate("window.notReloaded") is True  # instant: the page did not reload
+
+
+def test_play_works_after_instant_navigation(browser, site_url):
+    """With `site_url` set, Material's instant navigation swaps pages without reloading:
+    Play mounts on arrival either way, keeps its engine across swaps, and plays."""
+    base, _ = site_url
+    context, pg = _instant_page(browser, site_url)
+    play = SITE_PLAY
+    _load_play(pg, base)
+    _go_instantly(pg, "getting-started")
     assert pg.locator("[data-play]").count() == 0
+    pg.evaluate("window.notReloaded = true")
     pg.locator("nav.md-nav a[href$='/play/']").first.click()
     pg.wait_for_selector(f"{play}[data-state=setup]", timeout=30_000)  # the engine is kept
     assert pg.evaluate("window.notReloaded") is True  # instant: the page did not reload
     assert pg.locator(f"{play}").count() == 1
-    assert sum(u.endswith("pyodide.asm.wasm") for u in fetched) == 1
+    assert sum(u.endswith("pyodide.asm.wasm") for u in pg.fetched) == 1
     pg.select_option(f"{play} select[name=controller_a0]", "tdm-alpha")
     pg.fill(f"{play} input[name=horizon]", "3")
     pg.locator(f"{play} .bgp-start").click()
     pg.wait_for_selector(f"{play}[data-state=over]", timeout=30_000)  # it played itself
     assert pg.get_attribute(play, "data-tick") == "3"
-    assert errors == []
-    assert all(urlsplit(u).hostname == "127.0.0.1" for u in fetched)
+    assert pg.errors == []
+    assert all(urlsplit(u).hostname == "127.0.0.1" for u in pg.fetched)
+    context.close()
+
+
+# A key press sent to the client kept in window.oldPlay; returns its order's move after it.
+PRESS_OLD = """(code) => {
+  const root = window.oldPlay;
+  root.dispatchEvent(new KeyboardEvent('keydown', { code, key: code, bubbles: true }));
+  return JSON.parse(root.dataset.offered).order[0];
+}"""
+# Whether the page's engine still holds game `id`: "open", or the engine's refusal.
+ENGINE_GAME = """async (id) => {
+  const engine = await window.mbgPlays.engine();
+  try {
+    await engine.view(id, 'a');
+    return 'open';
+  } catch (err) {
+    return err.message;
+  }
+}"""
+
+
+def test_leaving_a_half_played_game_destroys_its_client(browser, site_url):
+    """Instant navigation away from a half-played human game destroys its client (as it does
+    the replay viewers): its root says "destroyed" and has left the document, its keys do
+    nothing, and the engine has forgotten its game; the engine stays for the next page."""
+    base, _ = site_url
+    context, pg = _instant_page(browser, site_url)
+    _load_play(pg, base)
+    set_up(pg, sizes=(1, 1), classes=(("mage",), ("warrior",)), horizon=40)
+    pg.keyboard.press("ArrowRight")
+    pg.keyboard.press("Space")  # a0's order: the tick resolves
+    pg.wait_for_function(
+        f"() => document.querySelector('{SITE_PLAY}').dataset.tick === '1'", timeout=30_000
+    )
+    wait_state(pg, "turn")
+    pg.evaluate(f"window.oldPlay = document.querySelector('{SITE_PLAY}')")
+    offered = json.loads(pg.get_attribute(SITE_PLAY, "data-offered"))
+    (key, move), (other, _) = [
+        (k, m) for k, m in EAST_KEYS if m in offered["moves"] and m != offered["order"][0]
+    ][:2]
+    assert pg.evaluate(PRESS_OLD, key) == move  # keys reach it: a new move is pending
+    assert pg.evaluate("window.mbgPlays.clients.size") == 1
+    assert pg.evaluate(ENGINE_GAME, 1) == "open"  # the first game of this page's engine
+    _go_instantly(pg, "getting-started")
+    pg.wait_for_function("() => window.oldPlay.dataset.state === 'destroyed'", timeout=10_000)
+    assert pg.evaluate("window.oldPlay.isConnected") is False
+    assert pg.evaluate("window.mbgPlays.clients.size") == 0
+    assert pg.evaluate(PRESS_OLD, other) == move  # its key listener is gone
+    assert "no game with id 1" in pg.evaluate(ENGINE_GAME, 1)  # the engine forgot the game
+    tick = pg.evaluate("window.oldPlay.dataset.tick")
+    pg.wait_for_timeout(600)  # longer than the site's flash of the last tick
+    assert pg.evaluate("[window.oldPlay.dataset.tick, window.oldPlay.dataset.state]") == [
+        tick,
+        "destroyed",
+    ]
+    assert pg.errors == []
     context.close()

@@ -42,7 +42,8 @@ def played() -> list[scenes.Played]:
 
 class _Texts(HTMLParser):
     """Every <text> of every <svg>: (svg index, x, y, size, anchor, text); and the bodies
-    (circles of radius 0.5) and combat arrows (lines 0.07 wide) of each."""
+    (boxes of the circles of radius 0.5 and of the health bars' tracks, 1 by 0.14) and combat
+    arrows (lines 0.07 wide) of each."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -59,6 +60,9 @@ class _Texts(HTMLParser):
         elif tag == "circle" and a.get("r") == "0.5":
             x, y = float(a["cx"]), float(a["cy"])
             self.bodies.setdefault(self.svg, []).append((x - 0.5, y - 0.5, x + 0.5, y + 0.5))
+        elif tag == "rect" and a.get("width") == "1" and a.get("height") == "0.14":
+            x, y = float(a["x"]), float(a["y"])
+            self.bodies.setdefault(self.svg, []).append((x, y, x + 1, y + 0.14))
         elif tag == "line" and a.get("stroke-width") == "0.07":
             seg = tuple(float(a[k]) for k in ("x1", "y1", "x2", "y2"))
             self.arrows.setdefault(self.svg, []).append(seg)
@@ -97,13 +101,17 @@ def overlapping_labels(html: str) -> list[tuple[str, str]]:
     return bad
 
 
-def covered_numbers(html: str) -> list[tuple[str, str]]:
-    """Damage and heal numbers (font size 0.34) printed over a body or an arrow."""
+INITIAL_SIZE = 0.45  # a body's class initial, printed inside its own body on purpose
+
+
+def covered_by_labels(html: str) -> list[tuple[str, str]]:
+    """Labels printed over a body (with its health bar) or a combat arrow: damage and heal
+    numbers, agent names, status and range labels; every text but the class initials."""
     parser = _Texts()
     parser.feed(html)
     bad = []
     for svg, x, y, size, anchor, text in parser.texts:
-        if size != 0.34:
+        if size == INITIAL_SIZE:
             continue
         box = text_box(x, y, size, text, anchor)
         if any(boxes_overlap(box, b, -0.02) for b in parser.bodies.get(svg, [])):
@@ -113,9 +121,20 @@ def covered_numbers(html: str) -> list[tuple[str, str]]:
     return bad
 
 
-def test_no_number_is_printed_over_a_body_or_an_arrow(played):
-    bad = {p.scene.key: found for p in played if (found := covered_numbers(scenes.film(p)))}
+def test_no_label_is_printed_over_a_body_or_an_arrow(played):
+    bad = {p.scene.key: found for p in played if (found := covered_by_labels(scenes.film(p)))}
     assert not bad, bad
+
+
+def test_the_cover_check_sees_a_name_over_the_body_above_it():
+    # The Auras case: a name label above its agent reaching into the body of an agent 1.5
+    # units higher (name boxes were never checked against bodies, only numbers were).
+    html = (
+        '<svg><circle cx="8" cy="2.5" r="0.5"/><circle cx="8" cy="4" r="0.5"/>'
+        '<text x="8" y="4.15" font-size="0.45" text-anchor="middle">H</text>'
+        '<text x="8" y="3.14" font-size="0.24" text-anchor="middle">a0</text></svg>'
+    )
+    assert covered_by_labels(html) == [("a0", "body")]
 
 
 def test_no_two_labels_overlap_in_any_still_picture(played):

@@ -9,6 +9,9 @@
 // `data-autoplay` starts a viewer once its replay is loaded (unless the reader asked for
 // reduced motion), and `[data-replay-pick]` buttons switch the page's main viewer to another
 // replay.
+//
+// Play (BattleClients): likewise, each page swap destroys the clients whose host left the
+// document, so a half-played game's timers, listeners and engine session go with its page.
 
 const SITE_ROOT = new URL("../", import.meta.url);
 const VIEWER = ".mbg-viewer[data-src]";
@@ -110,9 +113,26 @@ async function mountLabs() {
 }
 
 // BattleClients: every `[data-play]` gets one (web_demo/play/play.js). The browser's engine
-// is loaded once per visit, when the visitor first asks for it, and kept across page swaps.
+// is loaded once per visit, when the visitor first asks for it, and kept across page swaps;
+// the clients are not: `plays` holds each mounted client by its host, and a client whose host
+// is no longer in the document (the page was swapped away) is destroyed (play.js's
+// `destroy`: timers, listeners, the viewer of a finished game, and the engine's session).
 let playEngine = null;
+const plays = new Map();
+
+function unmountPlays() {
+  for (const [host, client] of plays) {
+    if (host.isConnected) continue;
+    client.destroy();
+    plays.delete(host);
+  }
+}
+
+// For tests: the mounted clients and the shared engine (a promise of it, or null).
+window.mbgPlays = { clients: plays, engine: () => playEngine };
+
 async function mountPlays() {
+  unmountPlays();
   const hosts = [...document.querySelectorAll("[data-play]:not([data-ready])")];
   if (!hosts.length) return;
   const [{ mountPlay }, { browserBackend }] = await Promise.all([
@@ -120,6 +140,7 @@ async function mountPlays() {
     import("./play/backends.js"),
   ]);
   for (const host of hosts) {
+    if (!host.isConnected) continue; // another page arrived while the modules loaded
     host.dataset.ready = "yes";
     const onStatus = (text) => {
       const node = host.querySelector(".bgp-status");
@@ -132,7 +153,7 @@ async function mountPlays() {
       });
       return playEngine;
     };
-    mountPlay(host, { backend, lazy: playEngine === null });
+    plays.set(host, mountPlay(host, { backend, lazy: playEngine === null }));
   }
 }
 

@@ -91,10 +91,12 @@ def boxes_overlap(a, b, pad: float = 0.0) -> bool:
 
 @dataclass
 class _Layout:
-    """Labels placed one by one; each takes the first candidate spot whose box is free."""
+    """Labels placed one by one; each takes the first candidate spot whose box is free: off
+    every placed label, every body with the room above it (a health bar, or a fallen agent's
+    name) and every combat arrow."""
 
     placed: list[tuple[float, float, float, float]] = field(default_factory=list)
-    bodies: list[tuple[float, float, float, float]] = field(default_factory=list)
+    bodies: dict[int, tuple[float, float, float, float]] = field(default_factory=dict)
     segments: list[tuple[float, float, float, float]] = field(default_factory=list)
     out: list[str] = field(default_factory=list)
 
@@ -108,8 +110,11 @@ class _Layout:
         size: float,
         text: str,
         attrs: str,
-        avoid_bodies: bool = True,
+        own: int | None = None,
     ) -> None:
+        """`own`: the slot of a fallen agent whose name this is; it may use the room above
+        that body, not the body."""
+        bodies = [(b[0], b[3] - 1.0, b[2], b[3]) if k == own else b for k, b in self.bodies.items()]
         step = size * 1.1
         x0, y0 = spots[0]
         more = [(x0, y0 + k * step * sgn) for k in range(1, 14) for sgn in (1, -1)]
@@ -118,9 +123,9 @@ class _Layout:
             box = text_box(x, y, size, text)
             if any(boxes_overlap(box, b, 0.02) for b in self.placed):
                 continue
-            if avoid_bodies and any(boxes_overlap(box, b) for b in self.bodies):
+            if any(boxes_overlap(box, b) for b in bodies):
                 continue
-            if avoid_bodies and any(segment_hits_box(g, box) for g in self.segments):
+            if any(segment_hits_box(g, box) for g in self.segments):
                 continue
             break
         else:
@@ -239,7 +244,7 @@ def _agent(state: State, i: int, layout: _Layout) -> str:
     if not state.alive[i]:
         k = 0.3
         layout.place([(x, y - 0.62), (x - 0.7, y - 0.62), (x + 0.7, y - 0.62)], 0.24, name,
-                     f'fill="{colour}"', avoid_bodies=False)  # fmt: skip
+                     f'fill="{colour}"', own=i)  # fmt: skip
         return (
             f'<g class="dead"><title>{name} {spec.title}: fallen</title>'
             f'<circle cx="{_n(x)}" cy="{_n(y)}" r="0.5" fill="{PALETTE["fallen"]}" '
@@ -267,7 +272,7 @@ def _agent(state: State, i: int, layout: _Layout) -> str:
     )
     layout.fixed(x, y + 0.15, 0.45, spec.title[0], f'fill="{HALO}" font-weight="bold"')
     layout.place([(x, y - 0.86), (x - 0.7, y - 0.86), (x + 0.7, y - 0.86)], 0.24, name,
-                 f'fill="{colour}"', avoid_bodies=False)  # fmt: skip
+                 f'fill="{colour}"')  # fmt: skip
     active = sorted(
         {EFFECT_GLYPHS[n] for e, n in enumerate(C.EFFECT_NAMES) if state.effects[i, e] > 0}
     )
@@ -329,8 +334,10 @@ def draw(
     layout = _Layout()
     for i in range(len(state.cls)):
         if state.present[i]:
+            # Names too keep off the bodies: a name above its agent's bar moves aside rather
+            # than cover the body of an agent standing just above.
             x, y = state.pos[i, 0] / MILLI, _y(state.pos[i, 1] / MILLI)
-            layout.bodies.append((x - 0.5, y - 0.8, x + 0.5, y + 0.5))
+            layout.bodies[i] = (x - 0.5, y - 0.8, x + 0.5, y + 0.5)
     if marks.sight is not None:
         i = marks.sight
         r = float(C.SIGHT[int(state.cls[i])])

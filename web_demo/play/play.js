@@ -523,6 +523,7 @@ export function mountPlay(host, options = {}) {
   // Take a view from the engine: check its window with the viewer's reader, draw, log, and
   // set up the next turn (or the end).
   async function show(view, ticked) {
+    if (destroyed) return; // an answer that arrived after the client was destroyed
     const win = validateReplay(view.window);
     const first = !session.win;
     if (first || session.mapKey !== JSON.stringify(win.map.obstacles)) {
@@ -890,6 +891,7 @@ export function mountPlay(host, options = {}) {
       if (session && session.id !== null) backend.close(session.id).catch(() => {});
       const id = await backend.newGame(spec);
       session = { id, spec, view: null, win: null, orders: {}, committed: new Set(), undo: [], actions: {}, lastOrders: {}, busy: false, selected: null };
+      if (destroyed) return leave(); // destroyed while the game was being made
       const first = await backend.view(id, "auto");
       setup.hidden = true;
       end.hidden = true;
@@ -953,9 +955,12 @@ export function mountPlay(host, options = {}) {
 
   return {
     root,
+    // Stop for good: timers, listeners, the finished game's viewer, and the engine's game
+    // (`leave`); the root says "destroyed" (for tests) and leaves the document.
     destroy() {
       destroyed = true;
-      stopAuto();
+      leave();
+      setState("destroyed");
       if (flashTimer) clearTimeout(flashTimer);
       if (reviewer) reviewer.destroy();
       for (const fn of cleanups.splice(0)) fn();
