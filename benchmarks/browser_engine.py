@@ -11,6 +11,11 @@ scripts/export_pyodide.py's files.
     python benchmarks/browser_engine.py --out benchmarks/results/browser_engine.json
     python benchmarks/browser_engine.py --full-fingerprint   # all 50 golden games in Pyodide
     python benchmarks/browser_engine.py --no-chromium        # CPython and Node only
+    python benchmarks/browser_engine.py --no-chromium --browser /tmp/other/browser
+
+`--browser` takes another folder laid out as exports/browser/ (say, the same Pyodide with
+the engine wheel of another checkout, from scripts/engine_wheel.py and a manifest naming
+it), so that two engines can be timed in Node one after the other.
 """
 
 from __future__ import annotations
@@ -74,6 +79,7 @@ def full_fingerprint() -> dict:
 
 
 def main() -> None:
+    global BROWSER
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ticks", type=int, default=600)
     parser.add_argument("--decision-ticks", type=int, default=120)
@@ -81,7 +87,11 @@ def main() -> None:
     parser.add_argument("--full-fingerprint", action="store_true")
     parser.add_argument("--no-chromium", action="store_true")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "browser_engine.json")
+    parser.add_argument("--browser", type=Path, default=None,
+                        help="a folder laid out as exports/browser/ (the default)")  # fmt: skip
     args = parser.parse_args()
+    if args.browser is not None:
+        BROWSER = args.browser.resolve()
     begin = time.perf_counter()
     cpython = browser_loop.run(args.ticks, args.decision_ticks, args.seed, SYSTEMS)
     snippet = ("import browser_loop, json\njson.dumps(browser_loop.run("
@@ -97,9 +107,10 @@ def main() -> None:
     table = [("engine ticks/s (wall)", [c["engine"]["ticks_per_s"] for _, c, _ in columns]),
              ("engine ticks/s (CPU)", [c["engine"]["ticks_per_cpu_s"] for _, c, _ in columns])]  # fmt: skip
     for i, name in enumerate(SYSTEMS):
-        for key, label in (("median_ms", "median"), ("p95_ms", "p95")):
+        for key, label in (("median_ms", "median"), ("p95_ms", "p95"),
+                           ("cpu_median_ms", "CPU median")):  # fmt: skip
             table.append((f"{name} ms/decision ({label})",
-                          [c["decisions"][i][key] for _, c, _ in columns]))  # fmt: skip
+                          [c["decisions"][i].get(key) for _, c, _ in columns]))  # fmt: skip
     table.append(("load s (Pyodide + NumPy + wheel)", [ls for _, _, ls in columns]))
     print(f"{'':34}" + "".join(f"{name:>18}" for name, _, _ in columns))
     for label, values in table:

@@ -2,27 +2,34 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .core.observe import NUM_TARGETS
 from .game import Game
 
 
-def decode(flat: int) -> tuple[int, int, int]:
-    """Flat index (move * 11 + target) * 2 + ultimate -> (move, target, ultimate)."""
+def decode(flat: Any) -> tuple[Any, Any, Any]:
+    """Flat index (move * 11 + target) * 2 + ultimate -> (move, target, ultimate); whole
+    numbers or arrays of them."""
     return flat // (2 * NUM_TARGETS), (flat // 2) % NUM_TARGETS, flat % 2
 
 
 def random_actions(game: Game, rng: np.random.Generator) -> list[list[tuple[int, int, int]]]:
-    """One uniformly drawn legal joint action per agent, as `Game.step` takes them."""
+    """One uniformly drawn legal joint action per agent, as `Game.step` takes them.
+
+    Each agent's draw is `rng.choice(np.flatnonzero(its legal row))`, team a's agents first:
+    that choice is the nth legal action for n = `rng.integers(0, count)`, and one
+    `integers` call over all the counts draws the same numbers in the same order (one array
+    call instead of three per agent; tests/test_numpy_fast_paths.py holds the two alike).
+    """
     legal = game.legal_actions()
-    actions = []
-    for t in range(2):
-        team = []
-        for k in range(game.sizes[t]):
-            team.append(decode(int(rng.choice(np.flatnonzero(legal[t, k])))))
-        actions.append(team)
-    return actions
+    rows = np.concatenate([legal[t, : game.sizes[t]] for t in range(2)])
+    nth = rng.integers(0, rows.sum(axis=1))
+    flat = (rows.cumsum(axis=1) > nth[:, None]).argmax(axis=1)
+    decoded = list(zip(*(part.tolist() for part in decode(flat)), strict=True))
+    return [decoded[: game.sizes[0]], decoded[game.sizes[0] :]]
 
 
 def play_random_game(game: Game, seed: int) -> list[list[dict]]:

@@ -92,22 +92,30 @@ def _by_group(xp: Any, rows: Rows, fn, *per_row: Any) -> Any:
     return xp.concatenate(out) if len(out) > 1 else out[0]
 
 
-def _stop_quanta(xp: Any, p: Any, v: Any, lam: Any, sunk_at) -> Any:
+def _stop_quanta(xp: Any, p: Any, v: Any, lam: Any, surfaces: Any) -> Any:
     """Quanta of v a body travels before a contact at lam (QUANTA if none): the quantum
-    before it, backed off (BACKOFF) until the body stands free on the grid; `sunk_at(pts)`
-    says whether a body at each of the points ((N, S, 2)) sinks into an obstacle."""
+    before it, backed off (BACKOFF) until the body stands free on the grid (in the arena
+    and sunk into no obstacle: `surfaces.sunk_at`)."""
     q = xp.where(lam < 1, xp.floor(lam * F32(QUANTA)), _QUANTA_F).astype(I32)
     if xp is np:  # NumPy pays per call: the first candidate alone, which mostly stands free
         at = p + scaled(np, v, q[:, None], QUANTA)
-        edge_x, edge_y = _off_arena(at)
-        if not np.any(sunk_at(at[:, None, :])[:, 0] | edge_x | edge_y):
+        if not np.any(_blocked_at(np, at[:, None, :], surfaces)[:, 0]):
             return q
     cands = xp.maximum(q[:, None] - xp.asarray(BACKOFF)[None, :], 0)
     pts = p[:, None, :] + scaled(xp, v[:, None, :], cands[..., None], QUANTA)
-    edge_x, edge_y = _off_arena(pts)
-    free = ~(sunk_at(pts) | edge_x | edge_y)
+    free = ~_blocked_at(xp, pts, surfaces)
     chosen = pick(xp, cands, xp.minimum(first_index(xp, free, axis=1), len(BACKOFF) - 1))
     return xp.where(free.any(axis=1), chosen, 0).astype(I32)
+
+
+def _blocked_at(xp: Any, pts: Any, surfaces: Any) -> Any:
+    """Whether a body at each point ((N, S, 2)) is off the arena or sinks into an obstacle
+    (`surfaces.sunk_at`, which may count the arena already, as `geometry.body_blocked`)."""
+    sunk = surfaces.sunk_at(pts)
+    if surfaces.sunk_counts_arena:
+        return sunk
+    edge_x, edge_y = _off_arena(pts)
+    return sunk | edge_x | edge_y
 
 
 class _Surfaces(NamedTuple):
@@ -116,12 +124,14 @@ class _Surfaces(NamedTuple):
 
     first_two(p, v): per body the least first contact and its surface (0-3 the arena
     edges, 4 + k obstacle k), then the same over the other surfaces. least(p, v): the least
-    first contact alone. sunk_at(pts): whether a body at each point sinks into an obstacle.
+    first contact alone. sunk_at(pts): whether a body at each point sinks into an obstacle
+    (and, where `sunk_counts_arena`, whether it is off the arena as well).
     """
 
     first_two: Any
     least: Any
     sunk_at: Any
+    sunk_counts_arena: bool = False
 
 
 def _row_surfaces(xp: Any, rows: Rows, n: int) -> _Surfaces:
@@ -169,9 +179,10 @@ def _dense_surfaces(m: Any, near: Any) -> _Surfaces:
 
     def sunk_at(pts):
         # Points on a body's path lie in its reach, so obstacles out of reach hold none.
+        # `body_blocked` counts the arena's edges too, so `_stop_quanta` need not again.
         return body_blocked(np, pts, m)
 
-    return _Surfaces(first_two, least, sunk_at)
+    return _Surfaces(first_two, least, sunk_at, sunk_counts_arena=True)
 
 
 def _entries(xp: Any, p: Any, v: Any, rows: Rows) -> tuple[Any, Any]:
@@ -274,7 +285,7 @@ def _legs(
     q = xp.asarray(QUANTA, I32)
     n = start.shape[0]
     lam1, first, lam2, second = surfaces.first_two(start, stride)
-    reach1 = _stop_quanta(xp, start, stride, lam1, surfaces.sunk_at)
+    reach1 = _stop_quanta(xp, start, stride, lam1, surfaces)
     contact = start + scaled(xp, stride, reach1[:, None], QUANTA)
     met = lam1 < 1
     t1 = f32(reach1) / F32(QUANTA)
@@ -307,7 +318,7 @@ def _legs(
     slide = xp.where(take2[:, None], w2, xp.where(ok1[:, None], w1, 0))
     slide = xp.where(met[:, None], slide, 0).astype(I32)
     lam_s = surfaces.least(contact, slide)
-    reach2 = _stop_quanta(xp, contact, slide, lam_s, surfaces.sunk_at)
+    reach2 = _stop_quanta(xp, contact, slide, lam_s, surfaces)
     finish = contact + scaled(xp, slide, reach2[:, None], QUANTA)
     t2 = f32(reach1 * q + (q - reach1) * reach2) / F32(QUANTA * QUANTA)
     times = stack(xp, [0 * t1, t1, t2], -1)

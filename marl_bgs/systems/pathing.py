@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..core.ops import stack
 from .percept import MOVES, Obstacles
 
 F32 = np.float32
@@ -51,12 +52,52 @@ CELL_Y = FINE_Y[::2]
 _BOX_CHUNK = -(-32 // BUILD_TICKS)
 _WALL_CHUNK = -(-8 // BUILD_TICKS)
 
+# NumPy keeps what it drew and the grids it built, by the bytes they were made from: a game
+# in the browser redraws the same map shares and rebuilds the same grid every tick, and
+# each costs about as much as the rest of a decision. Entries are read-only arrays.
+_KEPT = 8
+_DRAWN: dict = {}
+_GRIDS: dict = {}
+_DOWNHILL: dict = {}
+
+
+def _kept(table: dict, key: Any, make: Any) -> Any:
+    """`make()`, or what an earlier call with the same key made (NumPy only)."""
+    hit = table.get(key)
+    if hit is None:
+        if len(table) >= _KEPT:
+            table.clear()
+        hit = make()
+        for a in hit if isinstance(hit, tuple) else (hit,):
+            a.flags.writeable = False
+        table[key] = hit
+    return hit
+
+
+def _bytes(*arrays: Any) -> tuple:
+    """A key for NumPy arrays' values: each one's dtype, shape and bytes."""
+    return tuple((a.dtype.str, a.shape, a.tobytes()) for a in map(np.asarray, arrays))
+
+
+def _clip(xp: Any, a: Any, lo: Any, hi: Any) -> Any:
+    """`xp.clip(a, lo, hi)`: on NumPy the two plain operations it is (without `np.clip`'s
+    wrapper, several times dearer on small arrays, and more so in Pyodide)."""
+    if xp is np:
+        return np.minimum(np.maximum(a, lo), hi)
+    return xp.clip(a, lo, hi)
+
 
 def draw(xp: Any, ob: Obstacles, part: Any) -> Any:
     """Fine points (39, 79) within INFLATE of the obstacles of share `part` (0..BUILD_TICKS-1)."""
+    if xp is np:
+        return _kept(_DRAWN, (int(part), *_bytes(*ob)), lambda: _draw(np, ob, part))
+    return _draw(xp, ob, part)
+
+
+def _draw(xp: Any, ob: Obstacles, part: Any) -> Any:
     nb, nw = ob.box_valid.shape[0], ob.wall_valid.shape[0]
-    bi = xp.clip(part * _BOX_CHUNK + xp.arange(_BOX_CHUNK), 0, nb - 1)
-    wi = xp.clip(part * _WALL_CHUNK + xp.arange(_WALL_CHUNK), 0, nw - 1)
+    bi = _clip(xp, part * _BOX_CHUNK + xp.arange(_BOX_CHUNK), 0, nb - 1)
+    wi = _clip(xp, part * _WALL_CHUNK + xp.arange(_WALL_CHUNK), 0, nw - 1)
     lo, hi = xp.take(ob.box_lo, bi, axis=0), xp.take(ob.box_hi, bi, axis=0)
     reach = xp.take(ob.box_radius, bi) + INFLATE
     fx, fy = xp.asarray(FINE_X), xp.asarray(FINE_Y)
@@ -98,7 +139,13 @@ def _fine_at(padded: Any, sx: int, sy: int) -> Any:
 def grid(xp: Any, blocked_fine: Any) -> Grid:
     """Coarse cells and step costs from the fine drawing (padded once: every read below is
     a window of that one copy)."""
-    ff = xp.pad(~blocked_fine, ((2, 2), (2, 2)), constant_values=False)
+    if xp is np:
+        return _kept(_GRIDS, _bytes(blocked_fine), lambda: _grid(np, blocked_fine))
+    return _grid(xp, blocked_fine)
+
+
+def _grid(xp: Any, blocked_fine: Any) -> Grid:
+    ff = _pad(xp, ~blocked_fine, 2, False)
     free = _fine_at(ff, 0, 0)
     near = ~free
     for sx in (-1, 0, 1):
@@ -115,13 +162,25 @@ def grid(xp: Any, blocked_fine: Any) -> Grid:
         if dx and dy:  # no cutting corners: both side steps must be open too
             ok = ok & line(dx, 0) & line(0, dy)
         costs.append(xp.where(ok, F32(STEP_LEN[d]) * weight, F32(BIG)))
-    return Grid(free, xp.stack(costs, 0))
+    return Grid(free, stack(xp, costs, 0))
+
+
+def _pad(xp: Any, a: Any, width: int, fill: Any) -> Any:
+    """`a` with `width` cells of `fill` around its last two axes: `xp.pad`, which NumPy
+    runs as a Python function dearer than the copy (on NumPy: a filled array, `a` written
+    into its middle; the same values and dtype)."""
+    if xp is np:
+        out = np.full(a.shape[:-2] + (a.shape[-2] + 2 * width, a.shape[-1] + 2 * width), fill,
+                      dtype=a.dtype)  # fmt: skip
+        out[..., width:-width, width:-width] = a
+        return out
+    pad = [(0, 0)] * (a.ndim - 2) + [(width, width), (width, width)]
+    return xp.pad(a, pad, constant_values=fill)
 
 
 def _padded(xp: Any, a: Any, fill: Any) -> Any:
     """`a` with one cell of `fill` around the coarse grid (its last two axes)."""
-    pad = [(0, 0)] * (a.ndim - 2) + [(1, 1), (1, 1)]
-    return xp.pad(a, pad, constant_values=fill)
+    return _pad(xp, a, 1, fill)
 
 
 def _window(padded: Any, dx: int, dy: int) -> Any:
@@ -134,14 +193,50 @@ def relax(xp: Any, field: Any, g: Grid, goal: Any, iters: int) -> Any:
 
     Each step pads the field once and reads its eight neighbours as windows of that one
     copy (the same values as padding per direction; NumPy's `pad` was most of a scripted
-    decision's time, and Pyodide pays its Python overhead twice)."""
+    decision's time, and Pyodide pays its Python overhead twice).
+
+    A step is a function of the field alone (the grid and goals fixed), so once a step
+    leaves the field as it was, every later step would too: NumPy stops there (a settled
+    field, most ticks of a game, costs one step instead of `iters`)."""
+    if xp is np:
+        return _relax_numpy(field, g, goal, iters)
     for _ in range(iters):
-        best = None
-        padded = _padded(xp, field, F32(BIG))
-        for d, (dx, dy) in enumerate(STEPS):
-            cand = _window(padded, dx, dy) + g.step_cost[d]
-            best = cand if best is None else xp.minimum(best, cand)
-        field = xp.where(goal, F32(0.0), xp.minimum(best, F32(BIG)))
+        field = _relax_step(xp, field, g, goal)
+    return field
+
+
+def _relax_step(xp: Any, field: Any, g: Grid, goal: Any) -> Any:
+    """One min-plus step of `relax`."""
+    best = None
+    padded = _padded(xp, field, F32(BIG))
+    for d, (dx, dy) in enumerate(STEPS):
+        cand = _window(padded, dx, dy) + g.step_cost[d]
+        best = cand if best is None else xp.minimum(best, cand)
+    return xp.where(goal, F32(0.0), xp.minimum(best, F32(BIG)))
+
+
+def _relax_numpy(field: Any, g: Grid, goal: Any, iters: int) -> Any:
+    """`relax` on NumPy: each step is `_relax_step`'s, the eight neighbours plus their step
+    costs on one leading axis of a 3 x 3 window view (the middle costing infinity, so it
+    never is the least) and the least taken over it (a minimum is exact in any order; every
+    candidate is positive, so no signed zero can tie), in five array calls instead of
+    twenty-odd; and it stops at a settled field."""
+    padded = _padded(np, field, F32(BIG))
+    # (3, 3, F, H, W): window [a, b] holds padded[..., y + a, x + b], the step (b-1, a-1).
+    win = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(-2, -1))
+    win = win.transpose(field.ndim, field.ndim + 1, *range(field.ndim))
+    cost = np.full((3, 3) + (1,) * (field.ndim - 2) + g.step_cost.shape[1:], np.inf, F32)
+    for d, (dx, dy) in enumerate(STEPS):
+        cost[1 + dy, 1 + dx] = g.step_cost[d]
+    for _ in range(iters):
+        best = (win + cost).min(axis=(0, 1))
+        new = np.where(goal, F32(0.0), np.minimum(best, F32(BIG)))
+        # A step is a function of the field alone (grid and goals fixed): once it leaves
+        # the field as it was, every later step would too.
+        if new.dtype == field.dtype and np.array_equal(new, field):
+            return new
+        field = new
+        padded[..., 1:-1, 1:-1] = field
     return field
 
 
@@ -202,16 +297,41 @@ def update_paths(
 
 
 def _cell(xp: Any, xy: Any) -> tuple[Any, Any]:
-    ix = xp.clip(xp.floor(xy[..., 0] / CELL), 0, GRID_W - 1).astype(xp.int32)
-    iy = xp.clip(xp.floor(xy[..., 1] / CELL), 0, GRID_H - 1).astype(xp.int32)
+    ix = _clip(xp, xp.floor(xy[..., 0] / CELL), 0, GRID_W - 1).astype(xp.int32)
+    iy = _clip(xp, xp.floor(xy[..., 1] / CELL), 0, GRID_H - 1).astype(xp.int32)
     return iy, ix
 
 
 def _downhill(xp: Any, field: Any, g: Grid) -> tuple[Any, Any]:
-    """Per cell: the best legal step (index into STEPS) and the field value through it."""
+    """Per cell: the best legal step (index into STEPS) and the field value through it.
+    NumPy keeps the answer for a field and grid seen before (a settled field, every tick)."""
+    if xp is np:
+        key = (id(g), *_bytes(field))
+        hit = _DOWNHILL.get(key)
+        if hit is None or hit[0] is not g:  # the entry holds its grid: no id is reused
+            if len(_DOWNHILL) >= _KEPT:
+                _DOWNHILL.clear()
+            step, through = _downhill_of(np, field, g)
+            step.flags.writeable = through.flags.writeable = False
+            hit = _DOWNHILL[key] = (g, step, through)
+        return hit[1], hit[2]
+    return _downhill_of(xp, field, g)
+
+
+def _downhill_of(xp: Any, field: Any, g: Grid) -> tuple[Any, Any]:
     padded = _padded(xp, field, F32(BIG))
-    cand = xp.stack([_window(padded, dx, dy) + g.step_cost[d] for d, (dx, dy) in enumerate(STEPS)])
+    cand = stack(xp, [_window(padded, dx, dy) + g.step_cost[d] for d, (dx, dy) in enumerate(STEPS)])
     return xp.argmin(cand, axis=0), xp.min(cand, axis=0)
+
+
+_STEP_X = np.asarray([s[0] for s in STEPS], np.int32)
+_STEP_Y = np.asarray([s[1] for s in STEPS], np.int32)
+
+
+def _through(xp: Any, field: Any, iy: Any, ix: Any, dx: Any, dy: Any, length: Any) -> Any:
+    """The field at the neighbour (iy + dy, ix + dx), clamped to the grid, plus the step's
+    length (`STEP_LEN`'s value for it)."""
+    return field[_clip(xp, iy + dy, 0, GRID_H - 1), _clip(xp, ix + dx, 0, GRID_W - 1)] + length
 
 
 def heading(xp: Any, field: Any, g: Grid, xy: Any, goal_xy: Any) -> tuple[Any, Any]:
@@ -222,28 +342,26 @@ def heading(xp: Any, field: Any, g: Grid, xy: Any, goal_xy: Any) -> tuple[Any, A
     none, straight for `goal_xy` (N, 2).
     """
     step, through = _downhill(xp, field, g)
-    sx = xp.asarray(np.asarray([s[0] for s in STEPS], np.int32))
-    sy = xp.asarray(np.asarray([s[1] for s in STEPS], np.int32))
+    sx, sy = xp.asarray(_STEP_X), xp.asarray(_STEP_Y)
     iy, ix = _cell(xp, xy)
     # From the agent's cell, any neighbour counts (its own cell may be drawn blocked).
-    near = xp.stack(
-        [
-            field[xp.clip(iy + dy, 0, GRID_H - 1), xp.clip(ix + dx, 0, GRID_W - 1)]
-            + F32(CELL * np.hypot(dx, dy))
-            for dx, dy in STEPS
-        ],
-        -1,
-    )  # (N, 8)
+    if xp is np:  # the eight steps on one more axis: one lookup instead of eight
+        near = _through(np, field, iy[:, None], ix[:, None], _STEP_X, _STEP_Y, STEP_LEN)
+    else:
+        near = xp.stack(
+            [_through(xp, field, iy, ix, dx, dy, F32(CELL * np.hypot(dx, dy))) for dx, dy in STEPS],
+            -1,
+        )  # (N, 8)
     first = xp.argmin(near, axis=-1)
     use_own = (g.free[iy, ix] & (through[iy, ix] < BIG)) | (field[iy, ix] <= 0)
     d1 = xp.where(use_own, step[iy, ix], first)
-    y1 = xp.clip(iy + sy[d1], 0, GRID_H - 1)
-    x1 = xp.clip(ix + sx[d1], 0, GRID_W - 1)
+    y1 = _clip(xp, iy + sy[d1], 0, GRID_H - 1)
+    x1 = _clip(xp, ix + sx[d1], 0, GRID_W - 1)
     d2 = step[y1, x1]
     go2 = (through[y1, x1] < BIG) & (field[y1, x1] > 0)
-    y2 = xp.where(go2, xp.clip(y1 + sy[d2], 0, GRID_H - 1), y1)
-    x2 = xp.where(go2, xp.clip(x1 + sx[d2], 0, GRID_W - 1), x1)
-    point = xp.stack([xp.asarray(CELL_X)[x2], xp.asarray(CELL_Y)[y2]], -1)
+    y2 = xp.where(go2, _clip(xp, y1 + sy[d2], 0, GRID_H - 1), y1)
+    x2 = xp.where(go2, _clip(xp, x1 + sx[d2], 0, GRID_W - 1), x1)
+    point = stack(xp, [xp.asarray(CELL_X)[x2], xp.asarray(CELL_Y)[y2]], -1)
     at_goal = field[iy, ix] <= 0
     reached = (xp.min(near, axis=-1) < BIG) | at_goal
     point = xp.where(reached[:, None], point, goal_xy)
@@ -298,8 +416,8 @@ def remember_move(xp: Any, paths: Paths, xy: Any, move: Any, speed: Any, alone: 
     along = xp.sum((xy - paths.last_xy) * step, axis=-1)  # progress the way it stepped
     short = (paths.last_move > 0) & (along < 0.3 * speed) & alone & (paths.tick > 1)
     aim = paths.last_xy + step * F32(0.6)
-    fx = xp.clip(xp.round(aim[:, 0] / FINE) - 1, 0, FINE_W - 1).astype(xp.int32)
-    fy = xp.clip(xp.round(aim[:, 1] / FINE) - 1, 0, FINE_H - 1).astype(xp.int32)
+    fx = _clip(xp, xp.round(aim[:, 0] / FINE) - 1, 0, FINE_W - 1).astype(xp.int32)
+    fy = _clip(xp, xp.round(aim[:, 1] / FINE) - 1, 0, FINE_H - 1).astype(xp.int32)
     hit = (
         xp.abs(xp.arange(FINE_H)[None, :, None] - fy[:, None, None])
         + xp.abs(xp.arange(FINE_W)[None, None, :] - fx[:, None, None])

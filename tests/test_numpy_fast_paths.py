@@ -1,0 +1,142 @@
+"""NumPy-only fast paths give the bits of the general code they stand for.
+
+Each shortcut below skips or merges array calls on NumPy (which pays per call); each is
+held here to the plain form it replaces, on many inputs:
+
+- `random_play.random_actions` draws all agents' actions with one `integers` call: the same
+  numbers as one `rng.choice(np.flatnonzero(row))` per agent, in order.
+- `legs._stop_quanta` on the dense NumPy surfaces asks `body_blocked` alone (which counts
+  the arena's edges) instead of OR-ing the edges in a second time.
+- `pathing.relax` on NumPy steps on a window view and stops at a settled field;
+  `pathing.draw`, `grid` and `_downhill` keep what they built for inputs seen before;
+  `heading` looks up all eight neighbours at once. Scripted decisions on NumPy are also
+  compared with JAX in tests/test_scripted.py and hashed in tests/test_engine_wheel.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from marl_bgs import Game
+from marl_bgs.core import classes as C
+from marl_bgs.core import legs
+from marl_bgs.core.obstacle_rows import Obstacles, obstacle_list, reachable
+from marl_bgs.core.position import starting_position
+from marl_bgs.random_play import decode, random_actions
+from marl_bgs.systems import pathing as P
+
+from .test_movement_fidelity import _map
+
+
+def _choice_loop(game: Game, rng: np.random.Generator) -> list:
+    """`random_actions` as it was written first: one `rng.choice` per agent."""
+    legal = game.legal_actions()
+    return [
+        [decode(int(rng.choice(np.flatnonzero(legal[t, k])))) for k in range(game.sizes[t])]
+        for t in range(2)
+    ]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_actions_draw_what_one_choice_per_agent_draws(seed):
+    pick = np.random.default_rng(100 + seed)
+    rosters = tuple(
+        tuple(C.CLASS_NAMES[int(c)] for c in pick.integers(0, 5, pick.integers(1, 6)))
+        for _ in range(2)
+    )
+    game = Game(starting_position([47, 42, 28][seed % 3], rosters, horizon=80))
+    fast, slow = np.random.default_rng(seed), np.random.default_rng(seed)
+    while not game.done:
+        got, want = random_actions(game, fast), _choice_loop(game, slow)
+        assert got == want
+        assert all(type(v) is int for team in got for act in team for v in act)
+        game.step(got)
+    assert fast.integers(0, 2**40) == slow.integers(0, 2**40)  # the streams stay in step
+
+
+@pytest.mark.parametrize("inline", [False, True])
+def test_stop_quanta_with_edges_counted_once_equals_counting_them_again(inline):
+    """The dense surfaces' `sunk_at` is `body_blocked`, arena edges included; `_legs` with
+    the edges OR-ed in again (the row surfaces' way) plans the same legs."""
+    m = _map(inline)
+    rng = np.random.default_rng(5)
+    obstacles = obstacle_list(np, m)
+    lists = Obstacles(*(a[None] for a in obstacles))
+    for _ in range(150):
+        start = rng.integers([400, 400], [19600, 9600], size=(10, 2)).astype(np.int32)
+        # Some bodies pressed to an edge, some still, strides of every length.
+        start[:3, 0] = rng.choice([500, 501, 19499, 19500], 3)
+        stride = rng.integers(-1500, 1500, size=(10, 2)).astype(np.int32)
+        stride[rng.random(10) < 0.2] = 0
+        end = rng.integers(0, 2, 10).astype(np.int32)
+        near = reachable(np, obstacles, start, stride, legs._grown_boxes(np, m))
+        dense = legs._dense_surfaces(m, near)
+        assert dense.sunk_counts_arena
+        fast = legs._legs(np, start, stride, end, lists, dense)
+        slow = legs._legs(np, start, stride, end, lists, dense._replace(sunk_counts_arena=False))
+        for a, b in zip(fast, slow, strict=True):
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+def _grid_case(rng: np.random.Generator):
+    blocked = rng.random((P.FINE_H, P.FINE_W)) < rng.uniform(0.0, 0.4)
+    g = P._grid(np, blocked)
+    target = rng.uniform([0, 0], [20, 10]).astype(np.float32)
+    goal = np.stack([P.band_cells(np, g, P.ADVANCE_FROM_X), P.goal_cells(np, g, target, 1.0)])
+    return blocked, g, goal
+
+
+def test_relax_on_numpy_equals_its_steps():
+    rng = np.random.default_rng(0)
+    for trial in range(40):
+        _, g, goal = _grid_case(rng)
+        field = np.where(goal, 0.0, P.BIG).astype(np.float32)
+        if trial % 2:  # a field part grown already, as memory carries it
+            field = (field * rng.uniform(0.0, 1.0, field.shape)).astype(np.float32)
+        want = field
+        for iters in range(1, 14):
+            want = P._relax_step(np, want, g, goal)
+            got = P.relax(np, field, g, goal, iters)
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+            assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_kept_drawings_grids_and_downhill_are_what_building_them_gives():
+    rng = np.random.default_rng(1)
+    for _ in range(12):
+        blocked, g, goal = _grid_case(rng)
+        ob = P.Obstacles(
+            box_lo=rng.uniform(0, 18, (32, 2)).astype(np.float32),
+            box_hi=rng.uniform(0, 18, (32, 2)).astype(np.float32) + 1,
+            box_radius=rng.uniform(0, 1, 32).astype(np.float32),
+            box_valid=rng.random(32) < 0.5,
+            wall_corners=rng.uniform(0, 18, (8, 4, 2)).astype(np.float32),
+            wall_valid=rng.random(8) < 0.5,
+        )
+        for _ in range(2):  # built, then kept
+            for part in range(P.BUILD_TICKS):
+                kept = P.draw(np, ob, np.int32(part))
+                assert not kept.flags.writeable
+                assert np.array_equal(kept, P._draw(np, ob, part))
+            grid = P.grid(np, blocked)
+            for a, b in zip(grid, P._grid(np, blocked), strict=True):
+                assert a.dtype == b.dtype and np.array_equal(a, b)
+            field = P.relax(np, np.where(goal, 0.0, P.BIG).astype(np.float32), grid, goal, 8)
+            for f in field:
+                for a, b in zip(P._downhill(np, f, grid), P._downhill_of(np, f, grid), strict=True):
+                    assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+def test_heading_on_numpy_equals_jax():
+    jnp = pytest.importorskip("jax.numpy")
+    rng = np.random.default_rng(2)
+    for _ in range(10):
+        _, g, goal = _grid_case(rng)
+        field = P.relax(np, np.where(goal, 0.0, P.BIG).astype(np.float32), g, goal, 6)[1]
+        xy = rng.uniform([-0.5, -0.5], [20.5, 10.5], (5, 2)).astype(np.float32)
+        aim = rng.uniform([0, 0], [20, 10], (5, 2)).astype(np.float32)
+        got = P.heading(np, field, g, xy, aim)
+        want = P.heading(jnp, jnp.asarray(field), P.Grid(*map(jnp.asarray, g)), xy, aim)
+        for a, b in zip(got, want, strict=True):
+            assert np.array_equal(a, np.asarray(b))
