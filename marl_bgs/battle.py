@@ -33,6 +33,7 @@ from .browser import SPEC_KEYS as GAME_KEYS
 from .browser import _position_of
 from .core import classes as C
 from .core.checks import whole
+from .core.movement import planned_strides
 from .core.position import MAX_HORIZON, MAX_WINNING_SCORE
 from .core.state import LEFT, NUM_SLOTS, SPAWN_END_NAMES, TEAM_SIZE, State
 from .core.tick import TickInfo
@@ -233,8 +234,10 @@ class Session:
 
     def view(self, who: str) -> dict:
         """The last tick (two frames; one before the first tick) as `who` saw it, and the
-        legal actions of `who`'s human agents (all humans' for "oracle"). "auto" is the
-        first team with a human agent, or the oracle when Systems play every slot."""
+        legal actions of `who`'s human agents (all humans' for "oracle") with each one's
+        planned stride per move (`strides`, milli-units: the tick's own `planned_strides`,
+        so the page's ghosts show slows, Blessing and shields). "auto" is the first team
+        with a human agent, or the oracle when Systems play every slot."""
         who = _who(who)
         if who == "auto":
             who = "ab"[self.humans[0] // TEAM_SIZE] if self.humans else "oracle"
@@ -243,6 +246,7 @@ class Session:
             window = window.as_seen_by(who)
         legal = self.game.legal_actions()
         state = self.game.state
+        strides = planned_strides(np, state)
         humans = []
         for s in self.humans:
             team = s // TEAM_SIZE
@@ -256,6 +260,7 @@ class Session:
                     "class": C.CLASSES[cls].name,
                     "alive": bool(state.alive[s]),
                     "speed": round(float(C.SPEED[cls]) * 1000),
+                    "strides": strides[s].tolist(),
                     "legal": np.flatnonzero(legal[team, k]).tolist(),
                 }
             )

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
-from marl_bgs import battle
+from marl_bgs import Game, battle
 from marl_bgs.core.position import starting_position
 from marl_bgs.replay import load_replay, replay_game
 
@@ -92,6 +93,31 @@ def test_a_position_starts_the_game_and_systems_fill_the_other_slots():
     while not view["done"]:
         view = json.loads(battle.step(sid, "{}", "a"))  # a living human left out stands still
     assert view["tick"] == 5
+
+
+def test_the_view_sends_each_humans_stride_where_the_engine_moves_it():
+    """`humans[i].strides` (the page's ghosts) is, for every move, where the engine's tick
+    moves that agent in the open: its class speed under its slows, Blessing's floor."""
+    doc = starting_position(0, (["mage", "rogue", "priest"], ["warrior"]), horizon=3)  # Open Field
+    a = doc["teams"][0]["agents"]
+    a[0].update(x=9.0, y=2.0, effects={"slow_charge": 3})  # Charge: x0.5
+    a[1].update(x=9.0, y=5.0, effects={"slow_hunter": 1, "slow_poison": 2})  # x0.85 x0.5
+    a[2].update(x=9.0, y=8.0, effects={"slow_charge": 4, "blessing": 1})  # Blessing: x0.85
+    controllers = ["human"] * 3 + [None, None, "tdm-alpha"] + [None] * 4
+    sid = battle.new_session(json.dumps({"position": doc, "controllers": controllers}))
+    humans = json.loads(battle.view(sid, "a"))["humans"]
+    assert [h["slot"] for h in humans] == ["a0", "a1", "a2"]
+    strides = np.asarray([h["strides"] for h in humans])
+    assert strides.shape == (3, 9, 2) and (strides[:, 0] == 0).all()
+    for move in range(9):
+        game = Game(doc)
+        start = game.state.pos[:3].copy()
+        game.step([[[move, 0, 0]] * 3, [[0, 0, 0]]])
+        assert (game.state.pos[:3] - start).tolist() == strides[:, move].tolist(), move
+    lengths = np.hypot(*strides[:, 3].T)  # east: the full stride
+    assert lengths.tolist() == pytest.approx([1000 * 0.5, 1300 * 0.85 * 0.5, 1000 * 0.85], abs=1)
+    assert [h["speed"] for h in humans] == [1000, 1300, 1000]  # the class speeds, unslowed
+    battle.close_session(sid)
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from . import classes as C
 from .body_contacts import Paths, body_stops, numpy_cuts, on_grid, truncate
 from .contact import NO_HIT, circle_span, f32, fence, inverse, obstacle_entries
 from .geometry import (
@@ -28,7 +29,8 @@ from .geometry import (
 )
 from .legs import plan_legs
 from .loops import settle
-from .state import MILLI, NUM_SLOTS, MapArrays
+from .observe import stunned
+from .state import MILLI, NUM_SLOTS, MapArrays, State
 
 EYE = np.eye(NUM_SLOTS, dtype=bool)
 
@@ -149,8 +151,6 @@ def stride_table() -> np.ndarray:
     Indexed [speed_index, move]; see `speed_index`. Built once on the host so that both
     engines look up the same integers instead of multiplying floats.
     """
-    from . import classes as C
-
     speeds = []
     for cls in range(len(C.CLASSES)):
         for slows in range(8):
@@ -173,3 +173,31 @@ SHIELD_SPEED_INDEX = STRIDES.shape[0] - 1
 def speed_index(xp: Any, cls: Any, slow_bits: Any, blessed: Any, shielded: Any) -> Any:
     idx = (cls * 8 + slow_bits) * 2 + blessed.astype(I32)
     return xp.where(shielded, SHIELD_SPEED_INDEX, idx).astype(I32)
+
+
+# The effects that slow an agent, in the bit order of `speed_index`'s slow_bits.
+SLOW_EFFECTS = (C.SLOW_HUNTER, C.SLOW_CHARGE, C.SLOW_POISON)
+
+
+def planned_strides(xp: Any, state: State, move: Any = None) -> Any:
+    """Each agent's planned stride this tick, in milli-units, before bodies or obstacles block it.
+
+    The one statement of which start-of-tick statuses set an agent's speed: its class, the
+    slows it carries (Hunter, Charge, Poison), Blessing's floor and a shield's own speed, all
+    looked up as integers in `STRIDES`; an agent that is absent, dead, stunned or trapped plans
+    no stride. Per move, (10, 9, 2), or with `move` (10,) only the stride of each agent's
+    own move, (10, 2). The tick moves with these strides (`tick.step`, zeroed for an agent that
+    dies in the tick's combat); the BattleClient's view sends them for the ghosts.
+    """
+    effects = state.effects
+    slow_bits = (
+        (effects[:, SLOW_EFFECTS[0]] > 0).astype(I32)
+        + 2 * (effects[:, SLOW_EFFECTS[1]] > 0).astype(I32)
+        + 4 * (effects[:, SLOW_EFFECTS[2]] > 0).astype(I32)
+    )
+    blessed = effects[:, C.BLESSING] > 0
+    speed = speed_index(xp, state.cls, slow_bits, blessed, state.shield != 0)
+    can_move = state.present & state.alive & ~stunned(state)
+    if move is None:
+        return xp.where(can_move[:, None, None], xp.asarray(STRIDES)[speed], 0)
+    return xp.where(can_move[:, None], xp.asarray(STRIDES)[speed, move], 0)

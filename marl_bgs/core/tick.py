@@ -13,8 +13,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import classes as C
-from .movement import STRIDES, charge_landing, move_bodies, speed_index
-from .observe import CODE_TO_SLOT, TEAM, Sight, compute_sight, legal_masks, stunned
+from .movement import charge_landing, move_bodies, planned_strides
+from .observe import CODE_TO_SLOT, TEAM, Sight, compute_sight, legal_masks
 from .ops import stack
 from .shield_exit import clear_of_bodies
 from .state import (
@@ -138,17 +138,9 @@ def step(
     bodies = survivors & unshielded
     after_charge = charge_landing(xp, state.pos, goal, charging, bodies, m)
 
-    # 4. Ordinary movement with start-of-tick statuses; speeds come from an integer table.
-    can_move = survivors & ~stunned(state)
-    slow_bits = (
-        (state.effects[:, C.SLOW_HUNTER] > 0).astype(np.int32)
-        + 2 * (state.effects[:, C.SLOW_CHARGE] > 0).astype(np.int32)
-        + 4 * (state.effects[:, C.SLOW_POISON] > 0).astype(np.int32)
-    )
-    blessed = state.effects[:, C.BLESSING] > 0
-    speed = speed_index(xp, cls, slow_bits, blessed, ~unshielded)
-    stride = xp.asarray(STRIDES)[speed, move]
-    stride = xp.where(can_move[:, None], stride, 0)
+    # 4. Ordinary movement with start-of-tick statuses: each agent's planned stride (speeds
+    # from an integer table; stunned agents plan none), and none for those combat killed.
+    stride = xp.where(survivors[:, None], planned_strides(xp, state, move), 0)
     end_of_slot = state.spawn_end[team]
     pos = move_bodies(xp, after_charge, stride, bodies, m, end_of_slot)
     pos = xp.where(survivors[:, None], pos, state.pos)

@@ -7,7 +7,8 @@
 //   backend.catalog                      // {maps, classes, systems, limits}; local: defaults
 //   const id = await backend.newGame(spec);
 //   let v = await backend.view(id, "a");  // {window, tick, done, result, score, humans, ...}
-//                                        // humans[i].strides: planned stride per move (browser)
+//                                        // humans[i].strides: each human's planned stride
+//                                        // per move (marl_bgs.core.movement.planned_strides)
 //   v = await backend.step(id, { a0: [3, 0, 0] }, "a");
 //   const text = await backend.replayText(id);   // the marl-bgs/replay file
 //
@@ -29,33 +30,6 @@ function lastLine(err) {
   return lines[lines.length - 1].replace(/^\w+(Error|Exception): /, "");
 }
 
-// Each human agent's planned stride per move (milli-units, before bodies or obstacles block
-// it), for the ghosts: the engine's own integer speed table (marl_bgs.core.movement.STRIDES)
-// at the row the tick will use for that agent's class, slows, Blessing and shield. The view
-// does not carry it yet (battle.py's `speed` is the class speed alone), so the browser asks
-// its engine; the local client's view has no strides and its ghosts use the class speed.
-const STRIDES_PY = `
-def _bgp_planned_strides(sid):
-    import json
-    import numpy as np
-    from marl_bgs import battle
-    from marl_bgs.core import classes as C
-    from marl_bgs.core.movement import STRIDES, speed_index
-    from marl_bgs.replay.schema import AGENT_NAMES
-
-    session = battle.BROWSER.get(sid)
-    state = session.game.state
-    effects = np.asarray(state.effects)
-    slow_bits = sum(
-        (effects[:, e] > 0).astype(np.int32) << bit
-        for bit, e in enumerate((C.SLOW_HUNTER, C.SLOW_CHARGE, C.SLOW_POISON))
-    )
-    index = speed_index(np, np.asarray(state.cls, np.int32), slow_bits,
-                        effects[:, C.BLESSING] > 0, np.asarray(state.shield) > 0)
-    table = np.asarray(STRIDES)[index]
-    return json.dumps({AGENT_NAMES[s]: table[s].tolist() for s in session.humans})
-`;
-
 /** The engine in this page (Pyodide). `options` go to loadEngine (base, onStatus, ...). */
 export async function browserBackend(options = {}) {
   const engine = await loadEngine(options);
@@ -72,26 +46,6 @@ export async function browserBackend(options = {}) {
       throw new PlayError(lastLine(err), err);
     }
   };
-  let plannedStrides = null;
-  try {
-    const names = engine.pyodide.toPy({});
-    engine.pyodide.runPython(STRIDES_PY, { globals: names });
-    plannedStrides = names.get("_bgp_planned_strides");
-  } catch {
-    plannedStrides = null; // an engine without the table: ghosts at class speed
-  }
-  // The view, with each human's planned strides unless the engine already sent them.
-  const withStrides = (id, view) => {
-    if (!plannedStrides || view.humans.every((h) => Array.isArray(h.strides))) return view;
-    let strides;
-    try {
-      strides = JSON.parse(plannedStrides(id));
-    } catch {
-      return view;
-    }
-    for (const h of view.humans) h.strides ??= strides[h.slot];
-    return view;
-  };
   return {
     kind: "browser",
     loadMs: engine.loadMs,
@@ -101,10 +55,10 @@ export async function browserBackend(options = {}) {
       return call("new_session", JSON.stringify(spec));
     },
     async view(id, who) {
-      return withStrides(id, JSON.parse(call("view", id, who)));
+      return JSON.parse(call("view", id, who));
     },
     async step(id, actions, who) {
-      return withStrides(id, JSON.parse(call("step", id, JSON.stringify(actions), who)));
+      return JSON.parse(call("step", id, JSON.stringify(actions), who));
     },
     async replayText(id) {
       return call("replay_text", id);
