@@ -112,6 +112,37 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _scenarios(args: argparse.Namespace) -> int:
+    from .outputs import check_new_files
+    from .scenarios.evaluate import RESULT_FILES, evaluate_scenarios
+
+    if args.out:  # before any game is played
+        check_new_files(args.out, RESULT_FILES, args.force, "--out")
+    ids = None if args.only is None else [int(p) for p in args.only.split(",") if p.strip()]
+    result = evaluate_scenarios(
+        args.system,
+        games=args.games,
+        seed=args.seed,
+        scenarios=ids,
+        batch_size=args.batch_size,
+        reference=not args.no_reference,
+        progress=not args.quiet,
+    )
+    table = result.table
+    print(f"{result.meta['system']} as Team A, {args.games} games per scenario, seed {args.seed}")
+    head = f"{'id':>2}  {'scenario':<26} {'W':>5} {'D':>5} {'L':>5}"
+    print(head + ("  Random W  Fisher p" if "fisher_p" in table else ""))
+    for row in table.itertuples():
+        line = f"{row.scenario:>2}  {row.name:<26} {row.wins:>5} {row.draws:>5} {row.losses:>5}"
+        if "fisher_p" in table:
+            line += f"  {row.reference_wins:>8}  {row.fisher_p:>8.3f}"
+        print(line)
+    if args.out:
+        paths = result.save(args.out, force=args.force)
+        print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
 def _crossplay(args: argparse.Namespace) -> int:
     from .evaluation import CROSSPLAY_FILES, crossplay, wdl_matrix
     from .outputs import check_new_files, write_atomic
@@ -297,6 +328,21 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--out", help="folder for games.csv, games.parquet and margins.csv")
     cp.add_argument("--force", action="store_true", help="replace those files if --out has them")
     cp.set_defaults(run=_crossplay)
+    sc = sub.add_parser(
+        "scenarios", help="play a system as Team A in the endgame scenarios (W-D-L, Fisher p)"
+    )
+    sc.add_argument("--system", required=True, help="Team A's system: random, tdm-alpha, ...")
+    sc.add_argument("--games", type=int, default=256, help="games per scenario")
+    sc.add_argument("--seed", type=int, default=0, help="root seed")
+    sc.add_argument("--batch-size", type=int, default=128, help="games at once (never results)")
+    sc.add_argument("--only", help="comma-separated scenario ids (default: all)")
+    sc.add_argument(
+        "--no-reference", action="store_true", help="skip Random's games and the Fisher test"
+    )
+    sc.add_argument("--out", help="folder for games.csv, games.parquet, table.csv, meta.json")
+    sc.add_argument("--force", action="store_true", help="replace those files if --out has them")
+    sc.add_argument("--quiet", action="store_true", help="no progress lines")
+    sc.set_defaults(run=_scenarios)
     view = sub.add_parser("view", help="serve the replay viewer on 127.0.0.1 and open a replay")
     view.add_argument("replay", help="a replay file (.json or .json.gz)")
     view.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free)")

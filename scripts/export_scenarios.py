@@ -1,0 +1,225 @@
+"""Write exports/scenarios/: what the Scenarios pages show, from the scenario files.
+
+Per scenario (`scenario_<id>/`): a replay of its first winning line and one of the failing
+one-agent variant at its first key action, both played on the NumPy engine against the
+controller's own decision code; `index.json` describes every scenario (briefing, skills,
+start, lines and their lengths, key actions, the variant, the solver's coverage).
+
+The results table (every System as Team A, 256 games per scenario, on the JAX engine) is
+slower (minutes, mostly compiling) and is written only with `--results`; it records the
+sha256 of each scenario file it played, so a check can tell when it has gone stale.
+
+    python scripts/export_scenarios.py            # index and replays
+    python scripts/export_scenarios.py --results  # also the results table
+    python scripts/export_scenarios.py --check    # fail if a file differs or is stale
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from marl_bgs import Game
+from marl_bgs.replay import load_replay, record_game
+from marl_bgs.scenarios import SCENARIOS
+from marl_bgs.scenarios.play import Table
+from marl_bgs.scenarios.records import DATA, Scenario
+from marl_bgs.scenarios.verify import HEADS, from_flat, numpy_result, to_flat, variant_lines
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "exports" / "scenarios"
+RESULT_SYSTEMS = ("random", "tdm-alpha", "tdm-beta", "tdm-gamma")
+RESULT_GAMES, RESULT_SEED = 256, 20261203
+LABELS = {"tdm-alpha": "TDM-Alpha", "tdm-beta": "TDM-Beta", "tdm-gamma": "TDM-Gamma"}
+
+
+def file_hash(scenario: Scenario) -> str:
+    return hashlib.sha256((DATA / f"scenario_{scenario.id}.json").read_bytes()).hexdigest()
+
+
+def line_replay(scenario: Scenario, flat: np.ndarray, title: str):
+    """A line (flat actions per tick) against the controller, recorded as a replay."""
+    table = Table.start(scenario.position, scenario.controller)
+    game: Game = table.game
+    sizes = game.sizes
+    ticks = iter(range(len(flat)))
+
+    def choose(g: Game) -> list:
+        t = next(ticks, None)
+        own = flat[t] if t is not None else np.zeros(5, np.int32)
+        replies = table.replies()
+        table.memory = table._next_memory
+        slots = g.slots_from_flat(own, replies)
+        return [[tuple(int(v) for v in slots[k]) for k in range(sizes[0])],
+                [tuple(int(v) for v in slots[5 + k]) for k in range(sizes[1])]]  # fmt: skip
+
+    return record_game(
+        game, choose, ("line", scenario.controller), None, title=title,
+        max_ticks=len(flat),
+    )  # fmt: skip
+
+
+def key_variant(scenario: Scenario) -> dict:
+    """The first key action of the first line (by tick, agent, then move before combat)
+    whose every alternative fails on the NumPy engine, and the alternative shown: the
+    first that loses, else the first that draws."""
+    line = scenario.lines[0]
+    flat = to_flat(line)
+    lines, where = variant_lines(scenario, line)
+    agents = len(line[0])
+    for t, k, h in dict.fromkeys(map(tuple, where.tolist())):
+        rows = np.flatnonzero((where == (t, k, h)).all(axis=1))
+        results = []
+        for r in rows:
+            results.append(numpy_result(scenario, from_flat(lines[r], agents)))
+            if results[-1] == "a":
+                break
+        else:
+            pick = next((r for r, res in zip(rows, results, strict=True) if res == "b"), rows[0])
+            return {
+                "tick": t, "agent": k, "head": HEADS[h], "alternatives": len(rows),
+                "line_action": from_flat(flat[t : t + 1], agents)[0][k],
+                "variant_action": from_flat(lines[pick][t : t + 1], agents)[0][k],
+                "variant_result": results[list(rows).index(pick)],
+                "flat": lines[pick],
+            }  # fmt: skip
+    raise ValueError(f"scenario {scenario.id}: its first line has no key action")
+
+
+def scenario_entry(scenario: Scenario, variants: dict) -> dict:
+    position = scenario.position
+    return {
+        "id": scenario.id,
+        "name": scenario.name,
+        "controller": scenario.controller,
+        "briefing": scenario.briefing,
+        "skills": list(scenario.skills),
+        "ticks_left": scenario.ticks_left,
+        "score": list(position["score"]),
+        "living": [scenario.living(0), scenario.living(1)],
+        "lines": len(scenario.lines),
+        "line_lengths": sorted({len(line) for line in scenario.lines}),
+        "search": scenario.search,
+        "shown_line": [list(map(list, tick)) for tick in scenario.lines[0]],
+        "variant": {k: v for k, v in variants.items() if k != "flat"},
+        "file_sha256": file_hash(scenario),
+    }
+
+
+def replays(scenario: Scenario, variant: dict, versions: dict) -> dict[str, bytes]:
+    """The shown line and its failing variant as replay files (bytes, reproducible; with
+    the package versions of the stored files when checking, so a newer NumPy alone is not
+    stale)."""
+    name = f"Scenario {scenario.id}: {scenario.name}"
+    made = {
+        "line.json": line_replay(scenario, to_flat(scenario.lines[0]), f"{name}, a winning line"),
+        "variant.json": line_replay(scenario, np.asarray(variant["flat"]),
+                                    f"{name}, one action changed"),
+    }  # fmt: skip
+    out = {}
+    for file, replay in made.items():
+        key = f"scenario_{scenario.id}/{file}"
+        out[key] = (replay.with_versions(versions[key]) if key in versions else replay).to_bytes()
+    return out
+
+
+def stored_versions() -> dict[str, dict]:
+    out = {}
+    for path in sorted(OUT.glob("scenario_*/*.json")):
+        if path.name == "position.json":
+            continue
+        try:
+            out[f"{path.parent.name}/{path.name}"] = load_replay(path).versions
+        except ValueError:
+            pass  # unreadable: the byte comparison reports it
+    return out
+
+
+def build(versions: dict | None = None) -> dict[str, bytes]:
+    """Every exported file but the results table, by path under exports/scenarios/."""
+    files: dict[str, bytes] = {}
+    index = []
+    for s in SCENARIOS:
+        variant = key_variant(s)
+        files.update(replays(s, variant, versions or {}))
+        files[f"scenario_{s.id}/position.json"] = (json.dumps(s.position, indent=1) + "\n").encode()
+        index.append(scenario_entry(s, variant))
+    files["index.json"] = (json.dumps({"scenarios": index}, indent=1) + "\n").encode()
+    return files
+
+
+def results_file() -> bytes:
+    """Every System of RESULT_SYSTEMS as Team A in every scenario (the JAX engine)."""
+    from marl_bgs.scenarios import evaluate_scenarios
+
+    out = {"games_per_scenario": RESULT_GAMES, "root_seed": RESULT_SEED, "systems": {},
+           "scenario_sha256": {str(s.id): file_hash(s) for s in SCENARIOS}}  # fmt: skip
+    for system in RESULT_SYSTEMS:
+        result = evaluate_scenarios(system, games=RESULT_GAMES, seed=RESULT_SEED,
+                                    reference=system != "random")  # fmt: skip
+        out["systems"][system] = json.loads(result.table.to_json(orient="records"))
+        out["versions"] = result.meta["versions"]
+    return (json.dumps(out, indent=1, sort_keys=True) + "\n").encode()
+
+
+def stale_results() -> str | None:
+    """Why the stored results table no longer describes the scenario files, if it does not."""
+    path = OUT / "results.json"
+    if not path.is_file():
+        return f"{path.relative_to(ROOT)} is missing (run with --results)"
+    stored = json.loads(path.read_text())
+    for s in SCENARIOS:
+        if stored["scenario_sha256"].get(str(s.id)) != file_hash(s):
+            return f"results.json: scenario {s.id}'s file changed since its results were played"
+    return None
+
+
+def stale(files: dict[str, bytes]) -> list[str]:
+    """Paths that differ or are missing, then files under the folder nobody writes."""
+    bad = [
+        n for n, data in files.items() if not (OUT / n).is_file() or (OUT / n).read_bytes() != data
+    ]
+    known = set(files) | {"results.json"}
+    extra = sorted(str(p.relative_to(OUT)) for p in OUT.rglob("*.json")
+                   if str(p.relative_to(OUT)) not in known)  # fmt: skip
+    return bad + extra
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", action="store_true", help="also the results table")
+    parser.add_argument("--check", action="store_true", help="fail if a file is stale")
+    args = parser.parse_args(argv)
+    if args.check:
+        problems = stale(build(stored_versions()))
+        reason = stale_results()
+        for name in problems:
+            print(f"stale: exports/scenarios/{name} (run scripts/export_scenarios.py)")
+        if reason:
+            print(f"stale: {reason}")
+        return 1 if problems or reason else 0
+    files = build(stored_versions())
+    for old in OUT.rglob("*.json") if OUT.is_dir() else ():
+        name = str(old.relative_to(OUT))
+        if name not in files and name != "results.json":
+            old.unlink()
+            print(f"removed exports/scenarios/{name} (the export no longer makes it)")
+    for name, data in files.items():
+        path = OUT / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.is_file() or path.read_bytes() != data:
+            path.write_bytes(data)
+    if args.results:
+        (OUT / "results.json").write_bytes(results_file())
+    reason = stale_results()
+    print(f"exports/scenarios: {len(files)} files" + (f"; {reason}" if reason else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""The endgame scenarios on both engines: every stored line wins against the live
+controller, a key action of each scenario's lines cannot be changed without losing the win,
+the positions load and round-trip, and `evaluate_scenarios` does not depend on the batch
+size. (The file reader's refusals are in test_scenario_files.py.)"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from marl_bgs import Game
+from marl_bgs.scenarios import SCENARIOS
+from marl_bgs.scenarios.records import SKILLS
+from marl_bgs.scenarios.verify import (
+    JaxLines,
+    numpy_result,
+    to_flat,
+    variant_lines,
+    variant_report,
+)
+
+CHUNK = 256  # one small compiled step per controller serves every scenario
+
+
+@pytest.fixture(scope="module")
+def jax_lines():
+    from marl_bgs.scenarios.search import Expander
+
+    return {s.id: JaxLines(s, Expander(s.position, s.controller, chunk=CHUNK)) for s in SCENARIOS}
+
+
+def test_eight_scenarios_as_table_s5_describes_them():
+    assert len(SCENARIOS) == 8
+    table = {  # id: (Team A living, Team B living, ticks left, score, controller)
+        1: ("HRP", "MRP", 5, [18, 17], "tdm-alpha"),
+        2: ("WP", "MR", 5, [18, 19], "tdm-alpha"),
+        3: ("WH", "R", 10, [19, 19], "tdm-beta"),
+        4: ("WR", "MWP", 5, [18, 19], "tdm-alpha"),
+        5: ("MWP", "MRP", 5, [17, 19], "tdm-beta"),
+        6: ("MHP", "MWR", 5, [17, 19], "tdm-alpha"),
+        7: ("MWP", "MHR", 5, [17, 19], "tdm-alpha"),
+        8: ("WRP", "RP", 5, [18, 19], "tdm-beta"),
+    }
+    letters = {"mage": "M", "warrior": "W", "hunter": "H", "rogue": "R", "priest": "P"}
+    for s in SCENARIOS:
+        a, b, ticks, score, controller = table[s.id]
+        assert "".join(letters[c] for c in s.living(0)) == a
+        assert "".join(letters[c] for c in s.living(1)) == b
+        assert (s.ticks_left, s.position["score"], s.controller) == (ticks, score, controller)
+        assert set(s.skills) <= set(SKILLS) and s.briefing and s.lines
+        # every class slot is there; the dead return only in a wave after the last tick
+        for team in s.position["teams"]:
+            assert [a["class"] for a in team["agents"]] == list(letters)
+            dead = [a for a in team["agents"] if not a.get("alive", True)]
+            assert not dead or team["wave_clock"] > s.ticks_left
+
+
+def test_positions_load_and_round_trip():
+    for s in SCENARIOS:
+        game = Game(s.position)
+        again = Game(json.loads(json.dumps(game.state_dict())))
+        for a, b in zip(game.state, again.state, strict=True):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_every_line_wins_on_numpy():
+    for s in SCENARIOS:
+        for i, line in enumerate(s.lines):
+            assert numpy_result(s, line) == "a", f"scenario {s.id}, line {i}"
+
+
+def test_every_line_wins_on_jax(jax_lines):
+    for s in SCENARIOS:
+        longest = max(len(line) for line in s.lines)
+        flat = np.zeros((len(s.lines), longest, 5), np.int32)
+        for i, line in enumerate(s.lines):
+            flat[i, : len(line)] = to_flat(line)
+        assert jax_lines[s.id].results(flat) == ["a"] * len(s.lines), f"scenario {s.id}"
+
+
+def test_each_line_has_a_key_action_whose_every_variant_fails(jax_lines):
+    for s in SCENARIOS:
+        for i, line in enumerate(s.lines[:4]):
+            report = variant_report(s, line, jax_lines[s.id])
+            assert report.key_actions, f"scenario {s.id}, line {i}: no key action"
+
+
+def test_variants_agree_on_both_engines(jax_lines):
+    """A sample of one-agent variants gives the same result on NumPy and on JAX."""
+    rng = np.random.default_rng(0)
+    for s in SCENARIOS:
+        lines, _ = variant_lines(s, s.lines[0])
+        pick = rng.choice(len(lines), size=min(6, len(lines)), replace=False)
+        on_jax = jax_lines[s.id].results(lines[pick])
+        for j, p in enumerate(pick):
+            line = [[[a // 22, (a // 2) % 11, a % 2] for a in row[: len(s.lines[0][0])]]
+                    for row in lines[p].tolist()]  # fmt: skip
+            assert numpy_result(s, line) == on_jax[j]
+
+
+def test_evaluate_scenarios_does_not_depend_on_the_batch_size():
+    from marl_bgs.scenarios import evaluate_scenarios
+
+    runs = [
+        evaluate_scenarios(
+            "random", games=6, seed=3, scenarios=[1], batch_size=b, reference=False, progress=False
+        )  # fmt: skip
+        for b in (6, 4)
+    ]
+    a, b = (r.games.drop(columns=[]) for r in runs)
+    assert a.equals(b)
+    assert runs[0].table["games"].tolist() == [6]
+    assert runs[0].meta["games_per_scenario"] == 6 and runs[0].meta["root_seed"] == 3
