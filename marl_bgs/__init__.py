@@ -14,6 +14,7 @@ __all__ = [
     "crossplay",
     "system_metrics",
     "team_measures",
+    "evaluate_scenarios",
     "__version__",
 ]
 
@@ -33,6 +34,10 @@ def __getattr__(name: str):
         from .metrics.system import system_metrics
 
         return system_metrics
+    if name == "evaluate_scenarios":  # JAX and pandas
+        from .scenarios.evaluate import evaluate_scenarios
+
+        return evaluate_scenarios
     if name == "team_measures":
         from .metrics.team import team_measures
 

@@ -25,6 +25,9 @@ STEPS: tuple[tuple[str, list[str]], ...] = (
     ("sight vectors for the Sight Lab", ["scripts/export_sight_vectors.py"]),
     ("replays", ["scripts/export_replays.py"]),
     ("clips for the rules, class and key pages", ["scripts/export_clips.py"]),
+    # Line and variant replays on NumPy (seconds); the results table is played only by
+    # `export_scenarios.py --results` and checked against the scenario files' hashes.
+    ("endgame scenarios: lines, variants, index", ["scripts/export_scenarios.py"]),
     ("season 0 leaderboard", ["scripts/export_season.py", "--season", "season0", "--resume"]),
     # Reads the committed full_metrics.parquet (scripts/replay_season_full.py); plays nothing.
     (

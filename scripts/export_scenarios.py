@@ -5,9 +5,10 @@ one-agent variant at its first key action, both played on the NumPy engine again
 controller's own decision code; `index.json` describes every scenario (briefing, skills,
 start, lines and their lengths, key actions, the variant, the solver's coverage).
 
-The results table (every System as Team A, 256 games per scenario, on the JAX engine) is
-slower (minutes, mostly compiling) and is written only with `--results`; it records the
-sha256 of each scenario file it played, so a check can tell when it has gone stale.
+The results table (every System as Team A, 256 games per scenario, on the JAX engine:
+`results.json` with its provenance, `results_games.csv` with every game) is slower (minutes,
+mostly compiling) and is written only with `--results`; it records the sha256 of each
+scenario file it played, so a check can tell when it has gone stale.
 
     python scripts/export_scenarios.py            # index and replays
     python scripts/export_scenarios.py --results  # also the results table
@@ -153,18 +154,28 @@ def build(versions: dict | None = None) -> dict[str, bytes]:
     return files
 
 
-def results_file() -> bytes:
-    """Every System of RESULT_SYSTEMS as Team A in every scenario (the JAX engine)."""
+def results_files() -> dict[str, bytes]:
+    """Every System of RESULT_SYSTEMS as Team A in every scenario (the JAX engine): the
+    summary with its provenance, and every game's row (CSV)."""
+    import pandas as pd
+
     from marl_bgs.scenarios import evaluate_scenarios
 
     out = {"games_per_scenario": RESULT_GAMES, "root_seed": RESULT_SEED, "systems": {},
+           "batch_size": 128, "engine": "jax",
            "scenario_sha256": {str(s.id): file_hash(s) for s in SCENARIOS}}  # fmt: skip
+    games = []
     for system in RESULT_SYSTEMS:
         result = evaluate_scenarios(system, games=RESULT_GAMES, seed=RESULT_SEED,
-                                    reference=system != "random")  # fmt: skip
+                                    batch_size=128, reference=system != "random")  # fmt: skip
         out["systems"][system] = json.loads(result.table.to_json(orient="records"))
         out["versions"] = result.meta["versions"]
-    return (json.dumps(out, indent=1, sort_keys=True) + "\n").encode()
+        games.append(result.games)
+    table = pd.concat(games, ignore_index=True)
+    return {
+        "results.json": (json.dumps(out, indent=1, sort_keys=True) + "\n").encode(),
+        "results_games.csv": table.to_csv(index=False, lineterminator="\n").encode(),
+    }
 
 
 def stale_results() -> str | None:
@@ -215,7 +226,8 @@ def main(argv: list[str] | None = None) -> int:
         if not path.is_file() or path.read_bytes() != data:
             path.write_bytes(data)
     if args.results:
-        (OUT / "results.json").write_bytes(results_file())
+        for name, data in results_files().items():
+            (OUT / name).write_bytes(data)
     reason = stale_results()
     print(f"exports/scenarios: {len(files)} files" + (f"; {reason}" if reason else ""))
     return 0

@@ -100,16 +100,35 @@ def test_variants_agree_on_both_engines(jax_lines):
             assert numpy_result(s, line) == on_jax[j]
 
 
-def test_evaluate_scenarios_does_not_depend_on_the_batch_size():
+def test_evaluate_scenarios_repeats_the_published_games_at_another_batch_size():
+    """Random's first games in scenario 1, played now 3 at a time, equal the published
+    results (played 128 at a time): batch-size independence and fresh results at once."""
+    from pathlib import Path
+
+    import pandas as pd
+
     from marl_bgs.scenarios import evaluate_scenarios
 
-    runs = [
-        evaluate_scenarios(
-            "random", games=6, seed=3, scenarios=[1], batch_size=b, reference=False, progress=False
-        )  # fmt: skip
-        for b in (6, 4)
-    ]
-    a, b = (r.games.drop(columns=[]) for r in runs)
-    assert a.equals(b)
-    assert runs[0].table["games"].tolist() == [6]
-    assert runs[0].meta["games_per_scenario"] == 6 and runs[0].meta["root_seed"] == 3
+    root = Path(__file__).resolve().parent.parent / "exports" / "scenarios"
+    meta = json.loads((root / "results.json").read_text())
+    stored = pd.read_csv(root / "results_games.csv")
+    stored = stored[(stored["system"] == "random") & (stored["scenario"] == 1)].head(6)
+    run = evaluate_scenarios("random", games=6, seed=meta["root_seed"], scenarios=[1],
+                             batch_size=3, reference=False, progress=False)  # fmt: skip
+    assert meta["batch_size"] != 3
+    pd.testing.assert_frame_equal(run.games.reset_index(drop=True), stored.reset_index(drop=True),
+                                  check_dtype=False)  # fmt: skip
+    assert run.table["games"].tolist() == [6]
+
+
+def test_scenario_exports_are_fresh():
+    """exports/scenarios/ equals a fresh export, and its results table was played on the
+    current scenario files (run scripts/export_scenarios.py [--results] if not)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "export_scenarios.py"
+    spec = importlib.util.spec_from_file_location("export_scenarios", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--check"]) == 0

@@ -122,6 +122,7 @@ class Expander:
         flat_b, memory, avail = start(states)
         take = jax.tree.map(lambda x: np.asarray(x)[:1], (states, memory))
         self.root = (take[0], take[1], np.asarray(flat_b[:1]), np.asarray(avail[:1]))
+        self.start_tick = int(position["tick"])
 
     def expand(self, states, memory, parents: np.ndarray, flat_b: np.ndarray,
                flat_a: np.ndarray):  # fmt: skip
@@ -236,35 +237,49 @@ def solve(position: dict, controller: str, depth: int, *, max_children: int = 60
         flat_b, avail = kid_b[sel], kid_avail[sel]
         counts, paths = np.asarray(new_counts, np.int64), new_paths
     if samples and report.exhaustive_depth < depth:
-        for line in sample_wins(position, controller, samples, seed, report):
+        for line in sample_wins(ex, depth, samples, seed, report):
             add(line)
     report.lines.sort(key=len)
     return report
 
 
-def sample_wins(position: dict, controller: str, samples: int, seed: int,
-                report: SearchReport, batch: int = 1024) -> list[list[list[int]]]:  # fmt: skip
-    """Random legal sequences from the start against the controller (the compiled Random
-    System, as `evaluate` plays it); the winning ones as lines of flat actions."""
+def sample_wins(ex: Expander, depth: int, samples: int, seed: int,
+                report: SearchReport) -> list[list[list[int]]]:  # fmt: skip
+    """Uniformly random legal joint actions of Team A from the start, `samples` sequences
+    of up to `depth` ticks, through the solver's compiled step; the winning ones as lines
+    of flat actions."""
     import jax
 
-    from ..core.position import OFFICIAL_ROSTER
-    from ..evaluation import PRIORITY_NAMES, _runner
-    from ..systems.registry import by_name
+    rng = np.random.default_rng(seed)
+    states, memory, flat_b, avail = ex.root
+    idx = np.zeros(samples, np.int64)
+    states, memory = _rows((states, memory), idx)
+    flat_b, avail = flat_b[idx], avail[idx]
+    lines = np.zeros((samples, depth, TEAM_SIZE), np.int32)
+    result = np.full(samples, RESULT_OPEN)
+    for t in range(depth):
+        open_ = np.flatnonzero(result == RESULT_OPEN)
+        if not len(open_):
+            break
+        living = states.game.alive[open_, :TEAM_SIZE] & states.game.present[open_, :TEAM_SIZE]
+        draw = np.where(avail[open_], rng.random(avail[open_].shape), -1.0).argmax(axis=2)
+        flat_a = np.where(living, draw, 0).astype(np.int32)
+        lines[open_, t] = flat_a
+        kids, kid_mem, kid_b, kid_avail = ex.expand(states, memory, open_, flat_b, flat_a)
+        states, memory = jax.tree.map(lambda full, new, o=open_: _put(full, new, o),
+                                      (states, memory), (kids, kid_mem))  # fmt: skip
+        flat_b[open_], avail[open_] = kid_b, kid_avail
+        result[open_] = np.asarray(kids.game.result)
+        n_won = int((np.asarray(kids.game.result) == RESULT_A).sum())
+        if n_won:
+            report.sampled_wins_by_length[t + 1] = n_won
+    report.samples += samples
+    won = np.flatnonzero(result == RESULT_A)
+    ends = np.asarray(states.game.tick)[won] - int(ex.start_tick)
+    return [lines[g, :n].tolist() for g, n in zip(won, ends, strict=True)]
 
-    col = {n: i for i, n in enumerate(PRIORITY_NAMES)}
-    runner = _runner((by_name("random"), by_name(controller)), (47,), batch,
-                     (OFFICIAL_ROSTER, OFFICIAL_ROSTER), int(position["winning_score"]),
-                     int(position["horizon"]))  # fmt: skip
-    lines = []
-    for start in range(0, samples, batch):
-        seeds = np.arange(start, start + batch)
-        metrics, trail, _ = runner.run(jax.random.key(seed), seeds, [position] * batch)
-        report.samples += batch
-        for g in np.flatnonzero(metrics[:, col["result"]] == RESULT_A):
-            ticks = int(metrics[g, col["ticks"]]) - int(position["tick"])  # the end's tick
-            acts = trail[:ticks, g, :TEAM_SIZE]  # accepted (move, target, ult), compass
-            flat = (acts[..., 0] * 22 + acts[..., 1] * 2 + acts[..., 2]).astype(int)
-            report.sampled_wins_by_length[ticks] = report.sampled_wins_by_length.get(ticks, 0) + 1
-            lines.append(flat.tolist())
-    return lines
+
+def _put(full: np.ndarray, new: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    out = np.array(full, copy=True)
+    out[rows] = new
+    return out

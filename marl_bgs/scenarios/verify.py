@@ -60,6 +60,8 @@ class JaxLines:
         ignores the rest of its line."""
         import jax
 
+        from .search import _put
+
         ex = self.expander
         states, memory, flat_b, _ = ex.root
         n, ticks = flat_lines.shape[:2]
@@ -78,12 +80,6 @@ class JaxLines:
             flat_b[open_] = kid_b
             result = np.asarray(states.game.result).copy()
         return [RESULT_NAMES[int(r)] for r in result]
-
-
-def _put(full: np.ndarray, new: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    out = np.array(full, copy=True)
-    out[rows] = new
-    return out
 
 
 HEADS = ("move", "combat")  # a move, and a (target, Ultimate) pair
