@@ -312,7 +312,7 @@ def test_cli_page_lists_every_subcommand_and_option():
     page = cli_page.cli_page(parser)
     subs = cli_page.subcommands(parser)
     assert [name for name, _, _ in subs] == [
-        "play", "eval", "crossplay", "view", "client", "train", "plot",
+        "play", "eval", "crossplay", "scenarios", "view", "client", "train", "plot",
     ]  # fmt: skip
     for name, _, sub in subs:
         start = page.index(f"## marl-bgs {name} {{#{name}}}")
