@@ -12,6 +12,7 @@
 //
 // Play (BattleClients): likewise, each page swap destroys the clients whose host left the
 // document, so a half-played game's timers, listeners and engine session go with its page.
+// The Play page's `?scenario=<id>` starts that endgame scenario (play.js, `loadScenario`).
 
 const SITE_ROOT = new URL("../", import.meta.url);
 const VIEWER = ".mbg-viewer[data-src]";
@@ -153,7 +154,11 @@ async function mountPlays() {
       });
       return playEngine;
     };
-    plays.set(host, mountPlay(host, { backend, lazy: playEngine === null }));
+    // `?scenario=<id>` (a Scenarios page's "Play this position"): that endgame, started as
+    // soon as the engine is in; the visitor asked to play it, so the engine loads at once.
+    const id = new URLSearchParams(location.search).get("scenario");
+    const scenario = id === null ? null : { id, base: SITE_ROOT };
+    plays.set(host, mountPlay(host, { backend, lazy: playEngine === null && !scenario, scenario }));
   }
 }
 

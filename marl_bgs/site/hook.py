@@ -1,11 +1,13 @@
 """The MkDocs hook named in mkdocs.yml: generated pages, the navigation, and static data.
 
 - `on_config` sets the navigation, adding the Leaderboard entry only when a season has been
-  exported (never a placeholder page). The Replay Viewer page is always built: the Home page,
+  exported and the Scenarios section only when `exports/scenarios/index.json` has been
+  written (never a placeholder page). The Replay Viewer page is always built: the Home page,
   the clips and the Visual Key need the viewer and the exported replays.
 - `on_files` adds the pages written from the code (rules, classes, atlas, Sight Lab, Visual
-  Key, replays, leaderboard, Metrics Explorer, full metrics, LLM agents) and copies `web_demo/` and `exports/` into the site as they are,
-  so nothing is duplicated under `site_src/`.
+  Key, replays, leaderboard, Metrics Explorer, full metrics, LLM agents, scenarios) and
+  copies `web_demo/` and `exports/` into the site as they are, so nothing is duplicated
+  under `site_src/`.
 - `on_page_markdown` fills the Home page's live game.
 - `on_serve` watches the code and data so `mkdocs serve` rebuilds when they change.
 """
@@ -18,7 +20,14 @@ from typing import Any
 from mkdocs.structure.files import File, Files
 
 from marl_bgs.core import classes as C
-from marl_bgs.site import cli_page, data_pages, explorer_page, leaderboard_page, tutorials
+from marl_bgs.site import (
+    cli_page,
+    data_pages,
+    explorer_page,
+    leaderboard_page,
+    scenarios_page,
+    tutorials,
+)
 from marl_bgs.site.classes_page import class_page, classes_index
 from marl_bgs.site.llm_page import llm_page
 from marl_bgs.site.metrics_page import full_metrics_page, metrics_page
@@ -55,6 +64,7 @@ def _generated(root: Path) -> dict[str, Any]:
     pages.update(leaderboard_page.pages(root))
     pages.update(explorer_page.pages(root))
     pages.update(tutorials.pages(root))  # only when exports/tutorials/ has been written
+    pages.update(scenarios_page.pages(root))  # only when exports/scenarios/ has been written
     return pages
 
 
@@ -77,6 +87,7 @@ def navigation(root: Path) -> list:
         {"Map Atlas": "atlas.md"},
         {"Sight Lab": "sight-lab.md"},
         {"Play": "play.md"},
+        *scenarios_page.nav(root),  # only when exports/scenarios/index.json exists
     ]
     nav.append({"Replay Viewer": "replays.md"})
     nav += leaderboard_page.nav(root)  # only when a season has been exported

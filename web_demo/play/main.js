@@ -1,5 +1,6 @@
 // The standalone BattleClient page: the browser's engine (Pyodide) by default, or the local
-// Python engine with `?engine=local` (what `marl-bgs client` opens).
+// Python engine with `?engine=local` (what `marl-bgs client` opens); `?scenario=<id>` starts
+// an endgame scenario.
 import { browserBackend, localBackend } from "./backends.js";
 import { mountPlay } from "./play.js";
 
@@ -11,7 +12,10 @@ const status = (text) => {
   const node = host.querySelector(".bgp-status");
   if (node) node.textContent = text;
 };
+// `?scenario=<id>`: that endgame scenario, from the exports two folders up.
+const scenarioId = params.get("scenario");
 window.battleClient = mountPlay(host, {
   backend: local ? localBackend() : browserBackend({ onStatus: status }),
   flashMs: Number.isFinite(flash) ? flash : undefined,
+  scenario: scenarioId === null ? null : { id: scenarioId, base: new URL("../../", import.meta.url) },
 });

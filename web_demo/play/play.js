@@ -11,7 +11,12 @@
 // With no human agent the game plays itself (pause, resume, one tick, speed). On the arena,
 // a click (or tap) on one of your agents selects it and a click on a legal target of the
 // selected agent picks it. The root's data attributes say what the page offers and shows
-// (state, tick, legal, offered, ghosts, drawn, auto) for the tests.
+// (state, tick, legal, offered, ghosts, drawn, auto, scenario, session) for the tests.
+//
+// `options.scenario` ({id, base}: the Play page's `?scenario=<id>`, and the site's root
+// address) starts an endgame scenario: its position is exports/scenarios/scenario_<id>/
+// position.json, Team A's agents are the human's and Team B's slots are played by the
+// scenario's controller (exports/scenarios/index.json), as on the Scenarios pages.
 
 import { mountViewer } from "../viewer/embed.js";
 import { readReplayBytes, validateReplay } from "../viewer/format/validate.js";
@@ -51,6 +56,43 @@ function option(value, text, selected = false) {
   return o;
 }
 
+const SCENARIO_DIR = "exports/scenarios";
+
+// An endgame scenario by id (1-8) from the site's exported files under `base` (the site's
+// root address): {id, name, controller, briefing, position}. Rejects with a message that
+// names the file; the page shows it as text.
+export async function loadScenario(id, base) {
+  const text = String(id);
+  if (!/^[1-8]$/.test(text)) throw new Error("scenario: expected a scenario number from 1 to 8");
+  const get = async (rel) => {
+    const where = `${SCENARIO_DIR}/${rel}`;
+    let response;
+    try {
+      response = await fetch(new URL(where, base), { credentials: "same-origin" });
+    } catch (err) {
+      throw new Error(`could not load ${where} (${err.message})`);
+    }
+    if (!response.ok) throw new Error(`could not load ${where} (HTTP ${response.status})`);
+    try {
+      return await response.json();
+    } catch (err) {
+      throw new Error(`${where}: not JSON (${err.message})`);
+    }
+  };
+  const index = await get("index.json");
+  const list = index && Array.isArray(index.scenarios) ? index.scenarios : [];
+  const entry = list.find((e) => e && e.id === Number(text));
+  if (!entry) throw new Error(`scenario ${text} is not in ${SCENARIO_DIR}/index.json`);
+  for (const key of ["name", "controller", "briefing"]) {
+    if (typeof entry[key] !== "string") throw new Error(`${SCENARIO_DIR}/index.json: scenario ${text}'s ${key} is not text`);
+  }
+  const position = await get(`scenario_${text}/position.json`);
+  if (!position || typeof position !== "object" || Array.isArray(position)) {
+    throw new Error(`${SCENARIO_DIR}/scenario_${text}/position.json: expected a position object`);
+  }
+  return { id: Number(text), name: entry.name, controller: entry.controller, briefing: entry.briefing, position };
+}
+
 function downloadName(spec) {
   const stamp = new Date().toISOString().replace(/[:.]/g, "-").slice(0, 19);
   const where = spec.position ? "position" : `map${spec.map}`;
@@ -69,7 +111,10 @@ export function mountPlay(host, options = {}) {
   game.hidden = true;
   const end = el("section", { class: "bgp-end" });
   end.hidden = true;
-  root.append(status, error, setup, game, end);
+  // The scenario being played, when the page was opened with one (text only).
+  const scenarioNote = el("p", { class: "bgp-scenario" });
+  scenarioNote.hidden = true;
+  root.append(status, scenarioNote, error, setup, game, end);
   host.replaceChildren(root);
 
   let backend = null;
@@ -98,6 +143,7 @@ export function mountPlay(host, options = {}) {
   // ---- setup ---------------------------------------------------------------------------------
   const form = {};
   let positionDoc = null;
+  let scenario = null; // the scenario whose position is in positionDoc, if any
 
   function buildSetup(catalog, defaults) {
     const d = {
@@ -156,6 +202,7 @@ export function mountPlay(host, options = {}) {
     syncSizes();
     on(form.file, "change", readPositionFile);
     on(form.clearFile, "click", () => {
+      forgetScenario();
       positionDoc = null;
       form.file.value = "";
       form.fileName.textContent = "";
@@ -184,6 +231,7 @@ export function mountPlay(host, options = {}) {
     clearError();
     const file = form.file.files && form.file.files[0];
     if (!file) return;
+    forgetScenario();
     form.fileName.textContent = file.name;
     form.clearFile.hidden = false;
     try {
@@ -198,6 +246,9 @@ export function mountPlay(host, options = {}) {
   function specFromForm() {
     const controllers = form.controllers.map((c) => c.value);
     const seed = Number(form.seed.value) || 0;
+    if (positionDoc !== null && scenario) {
+      return { position: positionDoc, controllers, seed, title: `Scenario ${scenario.id}: ${scenario.name}`.slice(0, 120) };
+    }
     if (positionDoc !== null) return { position: positionDoc, controllers, seed };
     const rosters = [0, 1].map((team) =>
       form.classes.slice(team * TEAM_SIZE, team * TEAM_SIZE + Number(form.sizes[team].value)).map((c) => c.value));
@@ -890,6 +941,7 @@ export function mountPlay(host, options = {}) {
     try {
       if (session && session.id !== null) backend.close(session.id).catch(() => {});
       const id = await backend.newGame(spec);
+      root.dataset.session = String(id);
       session = { id, spec, view: null, win: null, orders: {}, committed: new Set(), undo: [], actions: {}, lastOrders: {}, busy: false, selected: null };
       if (destroyed) return leave(); // destroyed while the game was being made
       const first = await backend.view(id, "auto");
@@ -910,6 +962,59 @@ export function mountPlay(host, options = {}) {
     } finally {
       form.start.disabled = false;
     }
+  }
+
+  // ---- a scenario ----------------------------------------------------------------------------
+  // Its files are fetched while the engine loads; once both are in, the form holds its
+  // position (Team A human, Team B its controller) and the game starts.
+  const scenarioLoad = options.scenario ? loadScenario(options.scenario.id, options.scenario.base) : null;
+  if (scenarioLoad) {
+    scenarioLoad.then((sc) => {
+      if (!destroyed) showScenario(sc);
+    }, (err) => {
+      if (!destroyed) showError("Cannot open this scenario.", err);
+    });
+  }
+
+  function showScenario(sc) {
+    scenarioNote.replaceChildren(
+      el("strong", { text: `Scenario ${sc.id} \u00b7 ${sc.name}. ` }),
+      `Team A (blue, left) is yours; Team B is played by ${sc.controller}. `,
+      el("span", { class: "bgp-briefing", text: sc.briefing }),
+    );
+    scenarioNote.hidden = false;
+  }
+
+  function forgetScenario() {
+    scenario = null;
+    scenarioNote.hidden = true;
+    delete root.dataset.scenario;
+  }
+
+  async function openScenario() {
+    let sc;
+    try {
+      sc = await scenarioLoad;
+    } catch {
+      return; // already shown
+    }
+    if (destroyed) return;
+    if (!backend.catalog.systems.includes(sc.controller)) {
+      showError("Cannot open this scenario.", new Error(`this engine cannot play ${sc.controller}, the scenario's controller`));
+      return;
+    }
+    scenario = sc;
+    positionDoc = sc.position;
+    form.file.value = "";
+    form.fileName.textContent = `Scenario ${sc.id}: ${sc.name}`;
+    form.clearFile.hidden = false;
+    form.controllers.forEach((select, s) => {
+      select.value = s < TEAM_SIZE ? "human" : sc.controller;
+    });
+    syncSizes();
+    showScenario(sc);
+    root.dataset.scenario = String(sc.id);
+    await start();
   }
 
   // ---- boot ----------------------------------------------------------------------------------
@@ -945,6 +1050,7 @@ export function mountPlay(host, options = {}) {
     buildGame();
     setup.hidden = false;
     setState("setup");
+    if (scenarioLoad) openScenario();
   }
 
   function failed(err) {
