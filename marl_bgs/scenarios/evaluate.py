@@ -36,6 +36,18 @@ def fisher_exact(wins_a: int, games_a: int, wins_b: int, games_b: int) -> float:
 
     Computed exactly with integers (`math.comb`); tables within a relative 1e-7 of the
     observed probability count as equally likely, as SciPy does.
+
+    Args:
+        wins_a: Wins in the first sample.
+        games_a: Games in the first sample.
+        wins_b: Wins in the second sample.
+        games_b: Games in the second sample.
+
+    Returns:
+        The p value, in (0, 1].
+
+    Raises:
+        ValueError: A negative count, or more wins than games.
     """
     for name, v in (("wins_a", wins_a), ("games_a", games_a), ("wins_b", wins_b),
                     ("games_b", games_b)):  # fmt: skip
@@ -75,8 +87,19 @@ class ScenarioResult:
     meta: dict = field(default_factory=dict)
 
     def save(self, out: str | Path, force: bool = False) -> dict[str, Path]:
-        """Write games.csv, games.parquet, table.csv and meta.json into `out` (refused if
-        any is there, unless `force`)."""
+        """Write games.csv, games.parquet, table.csv and meta.json into `out`.
+
+        Args:
+            out: The folder, created if missing.
+            force: Replace files of these names that are already there.
+
+        Returns:
+            Kind (`"csv"`, `"parquet"`, `"table"`, `"meta"`) -> the path written.
+
+        Raises:
+            ValueError: `out` already holds one of these files and `force` is False, or
+                cannot be written (naming `out`).
+        """
         out = check_new_files(out, RESULT_FILES, force, "out")
         out.mkdir(parents=True, exist_ok=True)
         paths = dict(zip(("csv", "parquet", "table", "meta"), (out / n for n in RESULT_FILES),

@@ -78,15 +78,27 @@ class Scenario:
 
     @property
     def ticks_left(self) -> int:
+        """Ticks from the position to the horizon (5 to 10)."""
         return int(self.position["horizon"]) - int(self.position["tick"])
 
     def living(self, team: int) -> list[str]:
-        """The classes alive at the start on one team (0: Team A, 1: Team B)."""
+        """The classes alive at the start on one team.
+
+        Args:
+            team: 0 for Team A, 1 for Team B.
+
+        Returns:
+            Class names, in the team's slot order.
+        """
         agents = self.position["teams"][team]["agents"]
         return [a["class"] for a in agents if a.get("alive", True)]
 
     def as_dict(self) -> dict:
-        """The scenario as its file's JSON document."""
+        """The scenario as its file's JSON document.
+
+        Returns:
+            The document `read_scenario` reads back to an equal record.
+        """
         return {
             "format": SCENARIO_FORMAT,
             "version": SCENARIO_VERSION,
@@ -194,13 +206,33 @@ def read_scenario(doc: Any, where: str = "scenario") -> Scenario:
 
 
 def load_scenario_file(path: Path | str) -> Scenario:
-    """Read and check one scenario file (strict JSON: no duplicate keys, no NaN)."""
+    """Read and check one scenario file (strict JSON: no duplicate keys, no NaN).
+
+    Args:
+        path: The file.
+
+    Returns:
+        The `Scenario`.
+
+    Raises:
+        ValueError: Not strict JSON, or a bad field, naming the file and the field.
+    """
     path = Path(path)
     return read_scenario(strict_json(path.read_bytes(), path.name), path.name)
 
 
 def load_scenarios(folder: Path | str = DATA) -> tuple[Scenario, ...]:
-    """Every `scenario_<id>.json` in `folder`, by id (each file's id must match its name)."""
+    """Every `scenario_<id>.json` in `folder`, by id.
+
+    Args:
+        folder: Where the files are (the package's `data/` by default).
+
+    Returns:
+        The `Scenario` records, sorted by id.
+
+    Raises:
+        ValueError: A file that does not read, or whose id does not match its name.
+    """
     scenarios = []
     for path in sorted(Path(folder).glob("scenario_*.json")):
         scenario = load_scenario_file(path)

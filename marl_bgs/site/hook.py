@@ -106,6 +106,7 @@ def navigation(root: Path) -> list:
                 {"API: Game": "api/game.md"},
                 {"API: systems": "api/systems.md"},
                 {"API: evaluation": "api/evaluation.md"},
+                {"API: endgame scenarios": "api/scenarios.md"},
                 {"API: replays": "api/replay.md"},
                 {"API: LLM agents": "api/llm.md"},
                 {"API: maps": "api/maps.md"},
