@@ -22,6 +22,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from ..core import checks
 from ..core import classes as C
 from ..core.state import ARENA_HEIGHT, ARENA_WIDTH, TEAM_SIZE
 from ..game import Game
@@ -70,26 +71,13 @@ def _id(raw: Any, where: str) -> int:
 
 
 def _whole(raw: Any, where: str, lo: int = 0, hi: int | None = None) -> int:
-    if (
-        isinstance(raw, bool)
-        or not isinstance(raw, int)
-        or raw < lo
-        or (hi is not None and raw > hi)
-    ):
-        top = "" if hi is None else f"..{hi}"
-        raise ValueError(f"{where}: expected a whole number {lo}{top}, got {raw!r}")
-    return raw
-
-
-def _list(raw: Any, where: str) -> list:
-    if not isinstance(raw, list):
-        raise ValueError(f"{where}: expected a list, got {raw!r}")
-    return raw
+    """A count or index the pages print: the project's checker, with 0 as the floor."""
+    return checks.whole(raw, where, lo, hi)
 
 
 def _action(raw: Any, where: str) -> None:
     """[move, target, ultimate] as the line format holds it."""
-    if len(_list(raw, where)) != 3:
+    if len(checks.sequence(raw, where)) != 3:
         raise ValueError(f"{where}: expected [move, target, ultimate]")
     for h, (v, hi) in enumerate(zip(raw, (8, 10, 1), strict=True)):
         _whole(v, f"{where}[{h}]", 0, hi)
@@ -104,25 +92,25 @@ def _check_entry(e: Any, where: str) -> dict:
     for key in ("name", "controller", "briefing"):
         if not isinstance(e.get(key), str):
             raise ValueError(f"{where}.{key}: expected a string")
-    for k, skill in enumerate(_list(e.get("skills"), f"{where}.skills")):
+    for k, skill in enumerate(checks.sequence(e.get("skills"), f"{where}.skills")):
         if not isinstance(skill, str):
             raise ValueError(f"{where}.skills[{k}]: expected a string")
     _whole(e.get("ticks_left"), f"{where}.ticks_left", 1)
     _whole(e.get("lines"), f"{where}.lines", 1)
-    if len(_list(e.get("score"), f"{where}.score")) != 2:
+    if len(checks.sequence(e.get("score"), f"{where}.score")) != 2:
         raise ValueError(f"{where}.score: expected two numbers")
     for k, v in enumerate(e["score"]):
         _whole(v, f"{where}.score[{k}]")
-    for k, v in enumerate(_list(e.get("line_lengths"), f"{where}.line_lengths")):
+    for k, v in enumerate(checks.sequence(e.get("line_lengths"), f"{where}.line_lengths")):
         _whole(v, f"{where}.line_lengths[{k}]", 1)
-    living = _list(e.get("living"), f"{where}.living")
+    living = checks.sequence(e.get("living"), f"{where}.living")
     if len(living) != 2:
         raise ValueError(f"{where}.living: expected two teams")
     for team in living:
-        for name in _list(team, f"{where}.living[]"):
+        for name in checks.sequence(team, f"{where}.living[]"):
             _class_index(name)
-    for t, tick in enumerate(_list(e.get("shown_line"), f"{where}.shown_line")):
-        for k, act in enumerate(_list(tick, f"{where}.shown_line[{t}]")):
+    for t, tick in enumerate(checks.sequence(e.get("shown_line"), f"{where}.shown_line")):
+        for k, act in enumerate(checks.sequence(tick, f"{where}.shown_line[{t}]")):
             _action(act, f"{where}.shown_line[{t}][{k}]")
     v = e.get("variant")
     if not isinstance(v, dict):
@@ -142,7 +130,7 @@ def _check_entry(e: Any, where: str) -> dict:
     for key in ("depth", "exhaustive_depth", "samples", "sample_seed"):
         _whole(search.get(key), f"{where}.search.{key}")
     for key in ("sequences", "nodes"):
-        for k, n in enumerate(_list(search.get(key), f"{where}.search.{key}")):
+        for k, n in enumerate(checks.sequence(search.get(key), f"{where}.search.{key}")):
             _whole(n, f"{where}.search.{key}[{k}]")
     for key in ("wins_by_length", "sampled_wins_by_length"):
         wins = search.get(key)
