@@ -98,6 +98,43 @@ def test_variants_agree_on_both_engines(jax_lines):
             assert numpy_result(s, line) == on_jax[j]
 
 
+def _line_events(scenario, line) -> list[list[dict]]:
+    from marl_bgs.scenarios.play import play_line
+
+    return play_line(scenario.position, scenario.controller, line).events
+
+
+def test_finish_before_the_stun_is_won_on_the_tick_the_enemy_charge_lands():
+    """Scenario 4: every line's winning blow includes the Rogue's and falls on the tick Team
+    B's Warrior Charges her, so a tick later she would be stunned (she acts no more)."""
+    s = next(s for s in SCENARIOS if s.id == 4)
+    assert s.position["teams"][1]["agents"][1]["ultimate_cooldown"] == 2
+    for i, line in enumerate(s.lines):
+        last = _line_events(s, line)[-1]
+        assert len(line) == 3, f"line {i}"
+        assert {"kind": "charge", "source": "b1", "target": "a3"}.items() <= next(
+            e for e in last if e["kind"] == "charge" and e["source"] == "b1"
+        ).items(), f"line {i}"
+        death = next(e for e in last if e["kind"] == "death" and e["target"].startswith("b"))
+        assert "a3" in death["by"] and death["red_zone"], f"line {i}"
+
+
+def test_protect_the_bodyguard_keeps_the_warrior_between_rogue_and_priest():
+    """Scenario 8: in every line Team B's Rogue never reaches the 1-health Priest, the
+    Warrior it hits instead is alive at the end, and every line longer than three ticks
+    spends a Priest's heal on him."""
+    s = next(s for s in SCENARIOS if s.id == 8)
+    for i, line in enumerate(s.lines):
+        events = [e for tick in _line_events(s, line) for e in tick]
+        rogue_hits = {e["target"] for e in events if e["kind"] == "damage" and e["source"] == "b3"}
+        assert "a4" not in {e["target"] for e in events if e["kind"] == "damage"}, f"line {i}"
+        assert "a1" in rogue_hits, f"line {i}"
+        assert not any(e["kind"] == "death" and e["target"] == "a1" for e in events), f"line {i}"
+        healed = any(e["kind"] == "heal" and e["source"] == "a4" and e["target"] == "a1"
+                     for e in events)  # fmt: skip
+        assert healed or len(line) <= 3, f"line {i}"
+
+
 def test_evaluate_scenarios_repeats_the_published_games_at_another_batch_size():
     """Random's first games in scenario 1, played now 3 at a time, equal the published
     results (played 128 at a time): batch-size independence and fresh results at once."""
