@@ -104,6 +104,20 @@ def _line_events(scenario, line) -> list[list[dict]]:
     return play_line(scenario.position, scenario.controller, line).events
 
 
+def test_trust_the_healer_leaves_the_priest_to_undo_her_own_wounds():
+    """Scenario 2: in every line the Warrior's blow is in the winning kill while the Priest,
+    left alone, takes hits and undoes them with Salvation on herself."""
+    s = next(s for s in SCENARIOS if s.id == 2)
+    for i, line in enumerate(s.lines):
+        events = [(t, e) for t, tick in enumerate(_line_events(s, line)) for e in tick]
+        saves = [t for t, e in events if e["kind"] == "heal" and e["source"] == "a4"
+                 and e["target"] == "a4" and e["ability"] == "Holy Word: Salvation"]  # fmt: skip
+        hits = [t for t, e in events if e["kind"] == "damage" and e["target"] == "a4"]
+        assert saves and hits and min(hits) <= saves[0], f"line {i}"
+        kill = next(e for _, e in events if e["kind"] == "death" and e["target"].startswith("b"))
+        assert "a1" in kill["by"], f"line {i}"
+
+
 def test_finish_before_the_stun_is_won_on_the_tick_the_enemy_charge_lands():
     """Scenario 4: every line's winning blow includes the Rogue's and falls on the tick Team
     B's Warrior Charges her, so a tick later she would be stunned (she acts no more)."""
