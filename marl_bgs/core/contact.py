@@ -29,8 +29,15 @@ from .ops import stack
 from .state import MapArrays
 
 NO_HIT = np.asarray(1e6, F32)  # lam of a piece never entered (0-d: cheap in `where`)
-_CAP = F32(3e38)
+# Float constants as 0-d arrays, not NumPy scalars: the same values and the same type
+# promotion on both engines (NEP 50 treats them alike), and NumPy's ufuncs convert a
+# scalar operand on every call (about 0.4 us) where they take a 0-d array as it is.
+_CAP = np.asarray(3e38, F32)
 _ZERO = np.asarray(0, F32)
+_ONE = np.asarray(1, F32)
+_MIN_SPEED = np.asarray(1e-6, F32)  # float_circle_entry's floors
+_MIN_BB = np.asarray(1e-12, F32)
+_TOUCH_SLACK = np.asarray(F32(0.01 / BODY))  # _poly_edge: a start this near counts as touching
 
 
 def fence(xp: Any, x: Any) -> Any:
@@ -44,7 +51,7 @@ def f32(x: Any) -> Any:
 
 def inverse(xp: Any, x: Any) -> Any:
     """1 / x as a fenced value, to multiply by: the form XLA gives a broadcast divisor."""
-    return fence(xp, F32(1) / x)
+    return fence(xp, _ONE / x)
 
 
 def circle_entry(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> Any:
@@ -58,10 +65,10 @@ def circle_entry(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> Any:
     aa = ax * ax + ay * ay
     cross = xp.abs(ax * vy - ay * vx)
     g_f = f32(xp.asarray(g))
-    per_speed = inverse(xp, xp.maximum(fence(xp, xp.sqrt(f32(bb))), F32(1)))
+    per_speed = inverse(xp, xp.maximum(fence(xp, xp.sqrt(f32(bb))), _ONE))
     miss = fence(xp, f32(cross) * per_speed)  # distance of the line from the centre
     near = miss < g_f
-    half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, F32(0)) * (g_f + miss)))
+    half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, _ZERO) * (g_f + miss)))
     mid = fence(xp, f32(-ab) * inverse(xp, f32(xp.maximum(bb, 1))))
     lam = mid - fence(xp, half * per_speed)
     closing = ab < 0
@@ -77,9 +84,9 @@ def circle_span(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> tuple[An
     bb = vx * vx + vy * vy
     cross = xp.abs(ax * vy - ay * vx)
     g_f = f32(xp.asarray(g))
-    per_speed = inverse(xp, xp.maximum(fence(xp, xp.sqrt(f32(bb))), F32(1)))
+    per_speed = inverse(xp, xp.maximum(fence(xp, xp.sqrt(f32(bb))), _ONE))
     miss = fence(xp, f32(cross) * per_speed)
-    half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, F32(0)) * (g_f + miss)))
+    half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, _ZERO) * (g_f + miss)))
     mid = fence(xp, f32(-ab) * inverse(xp, f32(xp.maximum(bb, 1))))
     spread = fence(xp, half * per_speed)
     crosses = (miss < g_f) & (bb > 0)
@@ -93,14 +100,14 @@ def float_circle_entry(xp: Any, ax: Any, ay: Any, ux: Any, uy: Any, radii: tuple
     bb = fence(xp, ux * ux) + fence(xp, uy * uy)
     aa = fence(xp, ax * ax) + fence(xp, ay * ay)
     cross = xp.abs(fence(xp, ax * uy) - fence(xp, ay * ux))
-    per_speed = inverse(xp, xp.maximum(fence(xp, xp.sqrt(bb)), F32(1e-6)))
+    per_speed = inverse(xp, xp.maximum(fence(xp, xp.sqrt(bb)), _MIN_SPEED))
     miss = fence(xp, cross * per_speed)
-    mid = fence(xp, -ab * inverse(xp, xp.maximum(bb, F32(1e-12))))
+    mid = fence(xp, -ab * inverse(xp, xp.maximum(bb, _MIN_BB)))
     moving_in = (ab < 0) & (bb > 0)
     out = []
     for g in radii:
         g_f = F32(g)
-        half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, F32(0)) * (g_f + miss)))
+        half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, _ZERO) * (g_f + miss)))
         lam = mid - fence(xp, half * per_speed)
         touching = aa <= F32(g * g)
         # Touching at the start counts only if they close by more than float noise (a
@@ -144,11 +151,11 @@ def _poly_edge(xp: Any, px, py, vx, vy, ax, ay, bx, by) -> Any:
     ee = ex * ex + ey * ey
     offset = fence(xp, F32(BODY) * fence(xp, xp.sqrt(f32(ee))))
     dist = f32(outer) - offset
-    lam = fence(xp, xp.maximum(dist, F32(0)) * inverse(xp, f32(xp.maximum(closing, 1))))
+    lam = fence(xp, xp.maximum(dist, _ZERO) * inverse(xp, f32(xp.maximum(closing, 1))))
     along = f32(ex * (px - ax) + ey * (py - ay)) + fence(xp, lam * f32(ex * vx + ey * vy))
     on_edge = (along >= 0) & (along <= f32(ee))
     # A start within 1/100 of a thousandth of touching counts as touching (float rounding).
-    fine = (closing > 0) & (outer > 0) & (dist > -fence(xp, offset * F32(0.01 / BODY))) & on_edge
+    fine = (closing > 0) & (outer > 0) & (dist > -fence(xp, offset * _TOUCH_SLACK)) & on_edge
     return xp.where(fine, lam, NO_HIT)
 
 
