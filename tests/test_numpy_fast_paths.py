@@ -9,6 +9,8 @@ held here to the plain form it replaces, on many inputs:
   the arena's edges) instead of OR-ing the edges in a second time.
 - `geometry.body_blocked` on NumPy (`_numpy_blocked`) keeps the map's parts of the test per
   map and merges steps: the answers of `body_overlap(...).any`, on and around every edge.
+- `contact.obstacle_entries` on NumPy (`_numpy_entries`) keeps the map's parts per map and
+  takes the faces' linear forms as one integer matrix product: `_entries`' bits.
 - `pathing.relax` on NumPy steps on a window view and stops at a settled field;
   `pathing.draw`, `grid` and `_downhill` keep what they built for inputs seen before;
   `heading` looks up all eight neighbours at once. Scripted decisions on NumPy are also
@@ -22,7 +24,7 @@ import pytest
 
 from marl_bgs import Game
 from marl_bgs.core import classes as C
-from marl_bgs.core import geometry, legs
+from marl_bgs.core import contact, geometry, legs
 from marl_bgs.core.obstacle_rows import Obstacles, obstacle_list, reachable
 from marl_bgs.core.position import starting_position
 from marl_bgs.random_play import decode, random_actions
@@ -174,3 +176,34 @@ def test_numpy_body_blocked_equals_body_overlap(inline, padded):
         expect = geometry.body_overlap(np, shaped, m).any
         assert got.dtype == expect.dtype and got.shape == expect.shape
         assert np.array_equal(got, expect)
+
+
+@pytest.mark.parametrize("inline", [False, True])
+@pytest.mark.parametrize("padded", [False, True])
+def test_numpy_obstacle_entries_equal_the_general_form(inline, padded):
+    m = _map(inline, padded)
+    rng = np.random.default_rng(11)
+    starts = _points_around_obstacles(m, rng, 3000)
+    # Strides of every length and direction, none, axis-aligned and diagonal; bodies
+    # touching a surface at the start are among the exact offsets.
+    stride = rng.integers(-1500, 1500, starts.shape).astype(np.int32)
+    stride[rng.random(len(stride)) < 0.1] = 0
+    stride[rng.random(len(stride)) < 0.2, 0] = 0
+    unit = np.asarray([[0, 1], [1, 0], [0, -1], [-1, 0], [707, 707], [-707, 707]], np.int32)
+    pick = rng.random(len(stride)) < 0.2
+    stride[pick] = unit[rng.integers(0, len(unit), pick.sum())] * rng.integers(
+        1, 1300, (pick.sum(), 1)
+    )
+    hits = 0
+    for begin in range(0, len(starts), 10):  # bodies ten at a time, as a tick has them
+        p, v = starts[begin : begin + 10], stride[begin : begin + 10]
+        got = contact.obstacle_entries(np, p, v, m)
+        want = contact._entries(np, p, v, m)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert np.array_equal(got, want)
+        hits += int((got[:, 4:] < 1).sum())
+    assert hits > 500  # many bodies meet an obstacle within their stride
+    one = contact.obstacle_entries(np, starts[:1], stride[:1], m)
+    assert np.array_equal(one, contact._entries(np, starts[:1], stride[:1], m))
+    empty = contact.obstacle_entries(np, starts[:0], stride[:0], m)
+    assert empty.shape == contact._entries(np, starts[:0], stride[:0], m).shape
