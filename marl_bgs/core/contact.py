@@ -328,7 +328,13 @@ def _numpy_entries(p: Any, v: Any, k: _NumpyPieces) -> Any:
     """`obstacle_entries` for NumPy bodies (N, 2): the same integer and float steps as
     `_faces`, `circle_entry` and `_poly_edge`, with what depends on the map alone taken from
     `k` and `_poly_edge`'s two evaluations of the point's offset from an edge's start made
-    once."""
+    once.
+
+    The circles' and edges' `fence`s are left out: a fence (a minimum with 3e38, there for
+    XLA's fusion) changes only values above 3e38, and none of these can be: every operand
+    comes from int32 values (below 2**31 in size, about 2.1e9), every divisor is at least 1
+    and every square root is of a product of two such bounds, so no intermediate exceeds
+    about 1e19. `face_entry` is called as it is."""
     n = p.shape[0]
     nq, ns, npoly = k.pillar_valid.shape[0], k.rect_valid.shape[0], k.poly_valid.shape[0]
     with np.errstate(all="ignore"):  # masked padding divides by zero
@@ -342,12 +348,12 @@ def _numpy_entries(p: Any, v: Any, k: _NumpyPieces) -> Any:
             aa = ax * ax + ay * ay
             cross = np.abs(ax * vy - ay * vx)
             g_f = k.reach_f
-            per_speed = inverse(np, np.maximum(fence(np, np.sqrt(f32(bb))), _ONE))
-            miss = fence(np, f32(cross) * per_speed)
+            per_speed = _ONE / np.maximum(np.sqrt(f32(bb)), _ONE)
+            miss = f32(cross) * per_speed
             near = miss < g_f
-            half = np.sqrt(fence(np, np.maximum(g_f - miss, _ZERO) * (g_f + miss)))
-            mid = fence(np, f32(-ab) * inverse(np, f32(np.maximum(bb, _ONE_I))))
-            lam = mid - fence(np, half * per_speed)
+            half = np.sqrt(np.maximum(g_f - miss, _ZERO) * (g_f + miss))
+            mid = f32(-ab) * (_ONE / f32(np.maximum(bb, _ONE_I)))
+            lam = mid - half * per_speed
             touching = aa <= k.reach_sq
             lam = np.where(touching, _ZERO, np.maximum(lam, _ZERO))
             circles = np.where((ab < _ZERO_I) & (near | touching) & (bb > _ZERO_I), lam, NO_HIT)
@@ -365,8 +371,8 @@ def _numpy_entries(p: Any, v: Any, k: _NumpyPieces) -> Any:
             outer = ey * wx - ex * wy
             closing = ex * vy - ey * vx
             dist = f32(outer) - k.offset
-            lam = fence(np, np.maximum(dist, _ZERO) * inverse(np, f32(np.maximum(closing, _ONE_I))))
-            along = f32(ex * wx + ey * wy) + fence(np, lam * f32(ex * vx + ey * vy))
+            lam = np.maximum(dist, _ZERO) * (_ONE / f32(np.maximum(closing, _ONE_I)))
+            along = f32(ex * wx + ey * wy) + lam * f32(ex * vx + ey * vy)
             on_edge = (along >= _ZERO) & (along <= k.ee_f)
             fine = (closing > _ZERO_I) & (outer > _ZERO_I) & (dist > k.slack) & on_edge
             edges = np.where(fine, lam, NO_HIT).min(-1)
