@@ -58,7 +58,8 @@ def position_at(xp: Any, times: Any, points: Any, t: Any) -> Any:
     # min(max(., 0), 1) is what clip computes on both engines, without NumPy's clip wrapper.
     f0 = xp.where(t1 > 0, xp.minimum(xp.maximum(fence(xp, t * per1), _ZERO), _ONE), _ONE)
     f1 = xp.where(t2 > t1, xp.minimum(xp.maximum(fence(xp, (t - t1) * per2), _ZERO), _ONE), _ZERO)
-    v0, v1, v2 = (f32(points[:, k, None, :]) for k in range(3))
+    v = f32(points)[:, :, None, :]  # one conversion for the three vertices
+    v0, v1, v2 = v[:, 0], v[:, 1], v[:, 2]
     return fence(xp, (v1 - v0) * f0[..., None]) + fence(xp, (v2 - v1) * f1[..., None])
 
 
