@@ -33,6 +33,7 @@ from .systems.base import TeamInputs
 
 _FLAT = np.arange(NUM_MOVES * NUM_TARGETS * 2)
 _HEAD_LIMITS = np.asarray(HEAD_LIMITS)
+_NO_ACTION = (0, 0, 0)  # an empty slot's row in `encode_actions`
 
 
 def _checked_slots(slots) -> np.ndarray:
@@ -247,7 +248,9 @@ class Game:
         """
         if not isinstance(actions, (list, tuple)) or len(actions) != 2:
             raise ValueError("actions: expected a list of two lists, one per team")
-        out = np.zeros((NUM_SLOTS, 3), np.int32)
+        # Rows as Python lists, one array at the end: a row written into an array costs
+        # about what a whole small array operation does (this runs every tick).
+        rows = [_NO_ACTION] * NUM_SLOTS
         limits = HEAD_LIMITS
         for t, team_actions in enumerate(actions):
             if not isinstance(team_actions, (list, tuple)) or len(team_actions) != self.sizes[t]:
@@ -255,16 +258,25 @@ class Game:
                     f"actions[{t}]: expected {self.sizes[t]} actions, one per agent of the team"
                 )
             for k, act in enumerate(team_actions):
-                where = f"actions[{t}][{k}]"
                 if not isinstance(act, (list, tuple, np.ndarray)) or len(act) != 3:
-                    raise ValueError(f"{where}: expected (move, target, ultimate)")
+                    raise ValueError(f"actions[{t}][{k}]: expected (move, target, ultimate)")
+                row = []
                 for h, (v, limit) in enumerate(zip(act, limits, strict=True)):
-                    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
-                        raise ValueError(f"{where}[{h}]: expected a whole number, got {v!r}")
-                    if not 0 <= int(v) < limit:
-                        raise ValueError(f"{where}[{h}]: {int(v)} is outside 0..{limit - 1}")
-                out[t * TEAM_SIZE + k] = [int(v) for v in act]
-        return out
+                    # A plain int (`type` is exactly int: not a bool) needs no further check.
+                    if type(v) is not int and (
+                        isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer))
+                    ):
+                        raise ValueError(
+                            f"actions[{t}][{k}][{h}]: expected a whole number, got {v!r}"
+                        )
+                    value = int(v)
+                    if not 0 <= value < limit:
+                        raise ValueError(
+                            f"actions[{t}][{k}][{h}]: {value} is outside 0..{limit - 1}"
+                        )
+                    row.append(value)
+                rows[t * TEAM_SIZE + k] = row
+        return np.array(rows, np.int32)
 
     def step(self, actions: Sequence[Sequence[Sequence[int]]]) -> list[dict]:
         """Play one tick; returns its events. Raises if the game is over or actions are bad.

@@ -7,6 +7,10 @@ held here to the plain form it replaces, on many inputs:
   numbers as one `rng.choice(np.flatnonzero(row))` per agent, in order.
 - `legs._stop_quanta` on the dense NumPy surfaces asks `body_blocked` alone (which counts
   the arena's edges) instead of OR-ing the edges in a second time.
+- `geometry.body_blocked` on NumPy (`_numpy_blocked`) keeps the map's parts of the test per
+  map and merges steps: the answers of `body_overlap(...).any`, on and around every edge.
+- `contact.obstacle_entries` on NumPy (`_numpy_entries`) keeps the map's parts per map and
+  takes the faces' linear forms as one integer matrix product: `_entries`' bits.
 - `pathing.relax` on NumPy steps on a window view and stops at a settled field;
   `pathing.draw`, `grid` and `_downhill` keep what they built for inputs seen before;
   `heading` looks up all eight neighbours at once. Scripted decisions on NumPy are also
@@ -20,7 +24,7 @@ import pytest
 
 from marl_bgs import Game
 from marl_bgs.core import classes as C
-from marl_bgs.core import legs
+from marl_bgs.core import contact, geometry, legs
 from marl_bgs.core.obstacle_rows import Obstacles, obstacle_list, reachable
 from marl_bgs.core.position import starting_position
 from marl_bgs.random_play import decode, random_actions
@@ -140,3 +144,66 @@ def test_heading_on_numpy_equals_jax():
         want = P.heading(jnp, jnp.asarray(field), P.Grid(*map(jnp.asarray, g)), xy, aim)
         for a, b in zip(got, want, strict=True):
             assert np.array_equal(a, np.asarray(b))
+
+
+def _points_around_obstacles(m, rng: np.random.Generator, count: int) -> np.ndarray:
+    """Grid points on, near and far from every obstacle's corners and faces and the arena's
+    edges: offsets of exactly a body's radius (and one more or less), then random ones."""
+    corners = [np.asarray(m.box_lo), np.asarray(m.box_hi), np.asarray(m.pillar_centre)]
+    corners += [np.asarray(m.box_lo)[:, ::-1] * [0, 1] + np.asarray(m.box_hi) * [1, 0]]
+    corners += [np.asarray(m.poly_corners).reshape(-1, 2), np.asarray([[500, 500], [19500, 9500]])]
+    base = np.concatenate(corners).astype(np.int32)
+    exact = np.asarray(
+        [[dx, dy] for dx in (-501, -500, -499, -354, -353, 0, 353, 354, 499, 500, 501)
+         for dy in (-501, -500, -499, -354, -353, 0, 353, 354, 499, 500, 501)], np.int32
+    )  # fmt: skip
+    near = (base[:, None, :] + exact[None, :, :]).reshape(-1, 2)
+    loose = base[rng.integers(0, len(base), count)] + rng.integers(-1600, 1600, (count, 2))
+    anywhere = rng.integers([-200, -200], [20200, 10200], (count, 2))
+    return np.concatenate([near, loose, anywhere]).astype(np.int32)
+
+
+@pytest.mark.parametrize("inline", [False, True])
+@pytest.mark.parametrize("padded", [False, True])
+def test_numpy_body_blocked_equals_body_overlap(inline, padded):
+    m = _map(inline, padded)
+    rng = np.random.default_rng(7)
+    pts = _points_around_obstacles(m, rng, 4000)
+    want = geometry.body_overlap(np, pts, m).any
+    assert 0.05 < want.mean() < 0.95  # both answers are well represented
+    for shaped in (pts, pts.reshape(-1, 1, 2)[:600], pts[: 6 * 500].reshape(500, 6, 2), pts[:0]):
+        got = geometry.body_blocked(np, shaped, m)
+        expect = geometry.body_overlap(np, shaped, m).any
+        assert got.dtype == expect.dtype and got.shape == expect.shape
+        assert np.array_equal(got, expect)
+
+
+@pytest.mark.parametrize("inline", [False, True])
+@pytest.mark.parametrize("padded", [False, True])
+def test_numpy_obstacle_entries_equal_the_general_form(inline, padded):
+    m = _map(inline, padded)
+    rng = np.random.default_rng(11)
+    starts = _points_around_obstacles(m, rng, 3000)
+    # Strides of every length and direction, none, axis-aligned and diagonal; bodies
+    # touching a surface at the start are among the exact offsets.
+    stride = rng.integers(-1500, 1500, starts.shape).astype(np.int32)
+    stride[rng.random(len(stride)) < 0.1] = 0
+    stride[rng.random(len(stride)) < 0.2, 0] = 0
+    unit = np.asarray([[0, 1], [1, 0], [0, -1], [-1, 0], [707, 707], [-707, 707]], np.int32)
+    pick = rng.random(len(stride)) < 0.2
+    stride[pick] = unit[rng.integers(0, len(unit), pick.sum())] * rng.integers(
+        1, 1300, (pick.sum(), 1)
+    )
+    hits = 0
+    for begin in range(0, len(starts), 10):  # bodies ten at a time, as a tick has them
+        p, v = starts[begin : begin + 10], stride[begin : begin + 10]
+        got = contact.obstacle_entries(np, p, v, m)
+        want = contact._entries(np, p, v, m)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert np.array_equal(got, want)
+        hits += int((got[:, 4:] < 1).sum())
+    assert hits > 500  # many bodies meet an obstacle within their stride
+    one = contact.obstacle_entries(np, starts[:1], stride[:1], m)
+    assert np.array_equal(one, contact._entries(np, starts[:1], stride[:1], m))
+    empty = contact.obstacle_entries(np, starts[:0], stride[:0], m)
+    assert empty.shape == contact._entries(np, starts[:0], stride[:0], m).shape

@@ -27,7 +27,7 @@ from .state import NUM_SLOTS, MapArrays
 QUANTA = 1024  # a tick (a leg) in quanta; stops land within one quantum of contact
 BODY_PASSES = 10
 # Constants as 0-d arrays: NumPy's `where` converts a scalar argument on every call.
-_ZERO, _ONE, _TINY = (np.asarray(v, F32) for v in (0, 1, 1e-9))
+_ZERO, _ONE, _TINY, _QUANTA_F = (np.asarray(v, F32) for v in (0, 1, 1e-9, QUANTA))
 # Quanta a stop backs off by when rounding to the grid would make a pair overlap; the last
 # returns both to where they started, which is always clear.
 BODY_BACKOFF = np.asarray([0, 2, 8, 32, QUANTA], np.int32)
@@ -58,7 +58,8 @@ def position_at(xp: Any, times: Any, points: Any, t: Any) -> Any:
     # min(max(., 0), 1) is what clip computes on both engines, without NumPy's clip wrapper.
     f0 = xp.where(t1 > 0, xp.minimum(xp.maximum(fence(xp, t * per1), _ZERO), _ONE), _ONE)
     f1 = xp.where(t2 > t1, xp.minimum(xp.maximum(fence(xp, (t - t1) * per2), _ZERO), _ONE), _ZERO)
-    v0, v1, v2 = (f32(points[:, k, None, :]) for k in range(3))
+    v = f32(points)[:, :, None, :]  # one conversion for the three vertices
+    v0, v1, v2 = v[:, 0], v[:, 1], v[:, 2]
     return fence(xp, (v1 - v0) * f0[..., None]) + fence(xp, (v2 - v1) * f1[..., None])
 
 
@@ -70,7 +71,7 @@ def truncate(xp: Any, legs: Paths, stop: Any) -> Paths:
     """
     if xp is np and stop.min() >= QUANTA:  # nothing cut: the same values, fewer calls
         return Paths(legs.times.astype(F32), f32(legs.points - legs.points[:, :1]))
-    s = f32(stop) / F32(QUANTA)
+    s = f32(stop) / _QUANTA_F
     here = position_at(xp, legs.times, legs.points, s[:, None])[:, 0]
     t1, t2 = legs.times[:, 1], legs.times[:, 2]
     rel = f32(legs.points - legs.points[:, :1])
@@ -237,10 +238,10 @@ def cut_stops(
             return stop, False
         # Stop a quantum before contact, backed off further if rounding both to the grid
         # would make them overlap (at worst to where they started).
-        before = xp.minimum(xp.maximum(xp.ceil(when * F32(QUANTA)) - 1, 0), QUANTA - 1)
+        before = xp.minimum(xp.maximum(xp.ceil(when * _QUANTA_F) - 1, 0), QUANTA - 1)
         before = before.astype(I32)
         cands = xp.maximum(before[:, None] - xp.asarray(BODY_BACKOFF), 0)
-        at = f32(cands) / F32(QUANTA)
+        at = f32(cands) / _QUANTA_F
         q = rint(xp, position_at(xp, both.times, both.points, xp.concatenate([at, at])))
         q = q.astype(I32)
         d = (q[:rows] - q[rows:]) + start_gap[:, None, :]
@@ -264,7 +265,7 @@ def sink_back(xp: Any, legs: Paths, start: Any, stop: Any, m: MapArrays, ends: A
         return stop
     now = on_grid(xp, start, truncate(xp, legs, stop)).points[:, 2] if ends is None else ends
     sunk = body_blocked(xp, now, m) & (stop > 0)
-    first_contact = (legs.times[:, 1] * F32(QUANTA)).astype(I32)
+    first_contact = (legs.times[:, 1] * _QUANTA_F).astype(I32)
     back = xp.where(first_contact < stop, first_contact, 0)
     return xp.where(sunk, back, stop).astype(I32)
 

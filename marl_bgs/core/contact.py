@@ -29,8 +29,15 @@ from .ops import stack
 from .state import MapArrays
 
 NO_HIT = np.asarray(1e6, F32)  # lam of a piece never entered (0-d: cheap in `where`)
-_CAP = F32(3e38)
+# Float constants as 0-d arrays, not NumPy scalars: the same values and the same type
+# promotion on both engines (NEP 50 treats them alike), and NumPy's ufuncs convert a
+# scalar operand on every call (about 0.4 us) where they take a 0-d array as it is.
+_CAP = np.asarray(3e38, F32)
 _ZERO = np.asarray(0, F32)
+_ONE = np.asarray(1, F32)
+_MIN_SPEED = np.asarray(1e-6, F32)  # float_circle_entry's floors
+_MIN_BB = np.asarray(1e-12, F32)
+_TOUCH_SLACK = np.asarray(F32(0.01 / BODY))  # _poly_edge: a start this near counts as touching
 
 
 def fence(xp: Any, x: Any) -> Any:
@@ -44,7 +51,7 @@ def f32(x: Any) -> Any:
 
 def inverse(xp: Any, x: Any) -> Any:
     """1 / x as a fenced value, to multiply by: the form XLA gives a broadcast divisor."""
-    return fence(xp, F32(1) / x)
+    return fence(xp, _ONE / x)
 
 
 def circle_entry(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> Any:
@@ -58,10 +65,10 @@ def circle_entry(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> Any:
     aa = ax * ax + ay * ay
     cross = xp.abs(ax * vy - ay * vx)
     g_f = f32(xp.asarray(g))
-    per_speed = inverse(xp, xp.maximum(fence(xp, xp.sqrt(f32(bb))), F32(1)))
+    per_speed = inverse(xp, xp.maximum(fence(xp, xp.sqrt(f32(bb))), _ONE))
     miss = fence(xp, f32(cross) * per_speed)  # distance of the line from the centre
     near = miss < g_f
-    half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, F32(0)) * (g_f + miss)))
+    half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, _ZERO) * (g_f + miss)))
     mid = fence(xp, f32(-ab) * inverse(xp, f32(xp.maximum(bb, 1))))
     lam = mid - fence(xp, half * per_speed)
     closing = ab < 0
@@ -77,9 +84,9 @@ def circle_span(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> tuple[An
     bb = vx * vx + vy * vy
     cross = xp.abs(ax * vy - ay * vx)
     g_f = f32(xp.asarray(g))
-    per_speed = inverse(xp, xp.maximum(fence(xp, xp.sqrt(f32(bb))), F32(1)))
+    per_speed = inverse(xp, xp.maximum(fence(xp, xp.sqrt(f32(bb))), _ONE))
     miss = fence(xp, f32(cross) * per_speed)
-    half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, F32(0)) * (g_f + miss)))
+    half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, _ZERO) * (g_f + miss)))
     mid = fence(xp, f32(-ab) * inverse(xp, f32(xp.maximum(bb, 1))))
     spread = fence(xp, half * per_speed)
     crosses = (miss < g_f) & (bb > 0)
@@ -93,14 +100,14 @@ def float_circle_entry(xp: Any, ax: Any, ay: Any, ux: Any, uy: Any, radii: tuple
     bb = fence(xp, ux * ux) + fence(xp, uy * uy)
     aa = fence(xp, ax * ax) + fence(xp, ay * ay)
     cross = xp.abs(fence(xp, ax * uy) - fence(xp, ay * ux))
-    per_speed = inverse(xp, xp.maximum(fence(xp, xp.sqrt(bb)), F32(1e-6)))
+    per_speed = inverse(xp, xp.maximum(fence(xp, xp.sqrt(bb)), _MIN_SPEED))
     miss = fence(xp, cross * per_speed)
-    mid = fence(xp, -ab * inverse(xp, xp.maximum(bb, F32(1e-12))))
+    mid = fence(xp, -ab * inverse(xp, xp.maximum(bb, _MIN_BB)))
     moving_in = (ab < 0) & (bb > 0)
     out = []
     for g in radii:
         g_f = F32(g)
-        half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, F32(0)) * (g_f + miss)))
+        half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, _ZERO) * (g_f + miss)))
         lam = mid - fence(xp, half * per_speed)
         touching = aa <= F32(g * g)
         # Touching at the start counts only if they close by more than float noise (a
@@ -144,11 +151,11 @@ def _poly_edge(xp: Any, px, py, vx, vy, ax, ay, bx, by) -> Any:
     ee = ex * ex + ey * ey
     offset = fence(xp, F32(BODY) * fence(xp, xp.sqrt(f32(ee))))
     dist = f32(outer) - offset
-    lam = fence(xp, xp.maximum(dist, F32(0)) * inverse(xp, f32(xp.maximum(closing, 1))))
+    lam = fence(xp, xp.maximum(dist, _ZERO) * inverse(xp, f32(xp.maximum(closing, 1))))
     along = f32(ex * (px - ax) + ey * (py - ay)) + fence(xp, lam * f32(ex * vx + ey * vy))
     on_edge = (along >= 0) & (along <= f32(ee))
     # A start within 1/100 of a thousandth of touching counts as touching (float rounding).
-    fine = (closing > 0) & (outer > 0) & (dist > -fence(xp, offset * F32(0.01 / BODY))) & on_edge
+    fine = (closing > 0) & (outer > 0) & (dist > -fence(xp, offset * _TOUCH_SLACK)) & on_edge
     return xp.where(fine, lam, NO_HIT)
 
 
@@ -237,8 +244,16 @@ def obstacle_entries(xp: Any, p: Any, v: Any, m: MapArrays) -> Any:
     the two x edges never tie with each other, so ties break the same way in mirror games.
     Every circle piece (pillars, square walls' and turned walls' corners) is one array, then
     every face and every edge: few array calls for NumPy, where each call has a fixed cost,
-    and wide elementwise work that XLA compiles quickly and vectorises well.
+    and wide elementwise work that XLA compiles quickly and vectorises well. NumPy with
+    bodies on one axis takes `_numpy_entries`, the same steps in fewer calls.
     """
+    if xp is np and p.ndim == 2:
+        return _numpy_entries(p, v, numpy_pieces(np, m))
+    return _entries(xp, p, v, m)
+
+
+def _entries(xp: Any, p: Any, v: Any, m: MapArrays) -> Any:
+    """`obstacle_entries` as written for both engines."""
     px, py, vx, vy = (a[..., None] for a in (p[..., 0], p[..., 1], v[..., 0], v[..., 1]))
     pieces = map_pieces(xp, m)
     centres = pieces.centres
@@ -264,3 +279,102 @@ def obstacle_entries(xp: Any, p: Any, v: Any, m: MapArrays) -> Any:
             ).min(-1)  # fmt: skip
             parts.append(xp.where(m.poly_valid, xp.minimum(edges, poly_c), NO_HIT))
     return xp.concatenate(parts, axis=-1) if len(parts) > 1 else parts[0]
+
+
+class _NumpyPieces(NamedTuple):
+    """`obstacle_entries`' operands that depend on the map alone, as `_numpy_entries` takes
+    them (kept per NumPy map by `numpy_pieces`)."""
+
+    pieces: _MapPieces  # the faces as `_faces` takes them
+    cx: Any  # (C,) int32 the circle pieces' centres, contiguous
+    cy: Any
+    reach_f: Any  # (C,) float32 their radii grown by a body
+    reach_sq: Any  # (C,) int32 those radii squared
+    ax: Any  # (P, 4) int32 the turned walls' edges: from a, along e = b - a
+    ay: Any
+    ex: Any
+    ey: Any
+    ee_f: Any  # (P, 4) float32 |e|^2
+    offset: Any  # (P, 4) float32 |e| times a body's radius, as `_poly_edge` computes it
+    slack: Any  # (P, 4) float32 minus its touching slack, as `_poly_edge` computes it
+    pillar_valid: Any
+    rect_valid: Any
+    poly_valid: Any
+
+
+def _numpy_pieces(xp: Any, m: MapArrays) -> _NumpyPieces:
+    """The map's parts of `obstacle_entries`, computed by its own expressions."""
+    pieces = map_pieces(np, m)
+    g = pieces.reach
+    a, b = pieces.poly_a, pieces.poly_b
+    ax, ay = np.ascontiguousarray(a[..., 0]), np.ascontiguousarray(a[..., 1])
+    ex, ey = b[..., 0] - ax, b[..., 1] - ay
+    ee = ex * ex + ey * ey
+    offset = fence(np, F32(BODY) * fence(np, np.sqrt(f32(ee))))
+    slack = -fence(np, offset * _TOUCH_SLACK)
+    return _NumpyPieces(
+        pieces,
+        np.ascontiguousarray(pieces.centres[:, 0]), np.ascontiguousarray(pieces.centres[:, 1]),
+        f32(np.asarray(g)), g * g, ax, ay, ex, ey, f32(ee), offset, slack,
+        m.pillar_valid, m.rect_valid, m.poly_valid,
+    )  # fmt: skip
+
+
+numpy_pieces = per_numpy_map(_numpy_pieces)
+_ZERO_I, _ONE_I = np.asarray(0, I32), np.asarray(1, I32)
+
+
+def _numpy_entries(p: Any, v: Any, k: _NumpyPieces) -> Any:
+    """`obstacle_entries` for NumPy bodies (N, 2): the same integer and float steps as
+    `_faces`, `circle_entry` and `_poly_edge`, with what depends on the map alone taken from
+    `k` and `_poly_edge`'s two evaluations of the point's offset from an edge's start made
+    once.
+
+    The circles' and edges' `fence`s are left out: a fence (a minimum with 3e38, there for
+    XLA's fusion) changes only values above 3e38, and none of these can be: every operand
+    comes from int32 values (below 2**31 in size, about 2.1e9), every divisor is at least 1
+    and every square root is of a product of two such bounds, so no intermediate exceeds
+    about 1e19. `face_entry` is called as it is."""
+    n = p.shape[0]
+    nq, ns, npoly = k.pillar_valid.shape[0], k.rect_valid.shape[0], k.poly_valid.shape[0]
+    with np.errstate(all="ignore"):  # masked padding divides by zero
+        px, py, vx, vy = p[:, 0, None], p[:, 1, None], v[:, 0, None], v[:, 1, None]
+        faces = _faces(np, px, py, vx, vy, k.pieces)
+        parts = [faces[:, ns, :]]
+        if k.cx.shape[0]:  # circle_entry
+            ax, ay = px - k.cx, py - k.cy
+            ab = ax * vx + ay * vy
+            bb = vx * vx + vy * vy
+            aa = ax * ax + ay * ay
+            cross = np.abs(ax * vy - ay * vx)
+            g_f = k.reach_f
+            per_speed = _ONE / np.maximum(np.sqrt(f32(bb)), _ONE)
+            miss = f32(cross) * per_speed
+            near = miss < g_f
+            half = np.sqrt(np.maximum(g_f - miss, _ZERO) * (g_f + miss))
+            mid = f32(-ab) * (_ONE / f32(np.maximum(bb, _ONE_I)))
+            lam = mid - half * per_speed
+            touching = aa <= k.reach_sq
+            lam = np.where(touching, _ZERO, np.maximum(lam, _ZERO))
+            circles = np.where((ab < _ZERO_I) & (near | touching) & (bb > _ZERO_I), lam, NO_HIT)
+        if nq:
+            parts.append(np.where(k.pillar_valid, circles[:, :nq], NO_HIT))
+        if ns:
+            rect_c = circles[:, nq : nq + 4 * ns].reshape(n, ns, 4).min(-1)
+            walls = faces[:, :ns, :].min(-1)
+            parts.append(np.where(k.rect_valid, np.minimum(walls, rect_c), NO_HIT))
+        if npoly:  # _poly_edge
+            poly_c = circles[:, nq + 4 * ns :].reshape(n, npoly, 4).min(-1)
+            px, py, vx, vy = px[..., None], py[..., None], vx[..., None], vy[..., None]
+            ex, ey = k.ex, k.ey
+            wx, wy = px - k.ax, py - k.ay
+            outer = ey * wx - ex * wy
+            closing = ex * vy - ey * vx
+            dist = f32(outer) - k.offset
+            lam = np.maximum(dist, _ZERO) * (_ONE / f32(np.maximum(closing, _ONE_I)))
+            along = f32(ex * wx + ey * wy) + lam * f32(ex * vx + ey * vy)
+            on_edge = (along >= _ZERO) & (along <= k.ee_f)
+            fine = (closing > _ZERO_I) & (outer > _ZERO_I) & (dist > k.slack) & on_edge
+            edges = np.where(fine, lam, NO_HIT).min(-1)
+            parts.append(np.where(k.poly_valid, np.minimum(edges, poly_c), NO_HIT))
+    return np.concatenate(parts, axis=-1) if len(parts) > 1 else parts[0]

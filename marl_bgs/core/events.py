@@ -45,46 +45,59 @@ def tick_events(before: State, info: Any, after: State) -> list[dict]:
                 {"kind": "heal", "source": agent_name(src), "target": agent_name(dst),
                  "ability": ability, "amount": _r(heal)}
             )  # fmt: skip
-    for dst in np.flatnonzero(np.asarray(info.excess) > 0).tolist():
+    # Per-slot flags and amounts as Python lists, read in one call each (a scalar read of
+    # an array costs about what a whole small array operation does).
+    excess = np.asarray(info.excess).tolist()
+    for dst, amount in enumerate(excess):
+        if amount > 0:
+            events.append({"kind": "excess_heal", "target": agent_name(dst), "amount": _r(amount)})
+    for src, dst, e in np.argwhere(np.asarray(info.effects)).tolist():
         events.append(
-            {"kind": "excess_heal", "target": agent_name(dst), "amount": _r(info.excess[dst])}
-        )
-    for src, dst, e in np.argwhere(np.asarray(info.effects)):
-        events.append(
-            {"kind": "effect", "source": agent_name(int(src)), "target": agent_name(int(dst)),
-             "effect": C.EFFECT_NAMES[int(e)], "ticks": C.EFFECT_DURATION[int(e)]}
+            {"kind": "effect", "source": agent_name(src), "target": agent_name(dst),
+             "effect": C.EFFECT_NAMES[e], "ticks": C.EFFECT_DURATION[e]}
         )  # fmt: skip
-    for dst in np.flatnonzero(info.trap_broken):
-        sources = [agent_name(int(s)) for s in np.flatnonzero(info.damage[:, dst] > 0)]
-        events.append({"kind": "trap_broken", "target": agent_name(int(dst)), "by": sources})
-    moved = np.any(np.asarray(info.charged_to) != np.asarray(before.pos), axis=1)
-    for src in np.flatnonzero(moved).tolist():
-        target = int(np.flatnonzero(info.effects[src, :, C.SLOW_CHARGE])[0])
-        events.append(
-            {"kind": "charge", "source": agent_name(src), "target": agent_name(target),
-             "from": [_r(v) for v in before.pos[src]],
-             "to": [_r(v) for v in info.charged_to[src]]}
-        )  # fmt: skip
-    for dst in np.flatnonzero(info.killed):
-        killers = [agent_name(int(s)) for s in np.flatnonzero(info.damage[:, dst] > 0)]
-        events.append(
-            {"kind": "death", "target": agent_name(int(dst)), "by": killers,
-             "points": int(info.points[dst]), "red_zone": bool(info.points[dst] == 2)}
-        )  # fmt: skip
-    for dst in np.flatnonzero(info.shield_cleared):
-        events.append(
-            {"kind": "shield_cleared", "target": agent_name(int(dst)),
-             "to": [_r(v) for v in after.pos[dst]]}
-        )  # fmt: skip
-    for dst in np.flatnonzero(info.respawned):
-        events.append(
-            {"kind": "respawn", "target": agent_name(int(dst)),
-             "at": [_r(v) for v in after.pos[dst]]}
-        )  # fmt: skip
-    for dst in np.flatnonzero(info.rest_heal > 0):
-        events.append(
-            {"kind": "rest_heal", "target": agent_name(int(dst)), "amount": _r(info.rest_heal[dst])}
-        )
+    hit_by = None  # who damaged each slot, read once if a Trap broke or someone died
+
+    def sources(dst: int) -> list[str]:
+        nonlocal hit_by
+        if hit_by is None:
+            hit_by = (damage > 0).T.tolist()
+        return [agent_name(s) for s, hit in enumerate(hit_by[dst]) if hit]
+
+    for dst, broken in enumerate(np.asarray(info.trap_broken).tolist()):
+        if broken:
+            events.append({"kind": "trap_broken", "target": agent_name(dst), "by": sources(dst)})
+    charged_to, start = np.asarray(info.charged_to), np.asarray(before.pos)
+    moved = (charged_to != start).any(axis=1)
+    if moved.any():
+        for src in np.flatnonzero(moved).tolist():
+            target = int(np.flatnonzero(info.effects[src, :, C.SLOW_CHARGE])[0])
+            events.append(
+                {"kind": "charge", "source": agent_name(src), "target": agent_name(target),
+                 "from": [_r(v) for v in start[src].tolist()],
+                 "to": [_r(v) for v in charged_to[src].tolist()]}
+            )  # fmt: skip
+    points = np.asarray(info.points).tolist()
+    for dst, dead in enumerate(np.asarray(info.killed).tolist()):
+        if dead:
+            events.append(
+                {"kind": "death", "target": agent_name(dst), "by": sources(dst),
+                 "points": points[dst], "red_zone": points[dst] == 2}
+            )  # fmt: skip
+    where = None  # end-of-tick positions, read once if someone was cleared or respawned
+    for kind, key, flags in (
+        ("shield_cleared", "to", info.shield_cleared),
+        ("respawn", "at", info.respawned),
+    ):
+        for dst, flag in enumerate(np.asarray(flags).tolist()):
+            if flag:
+                where = np.asarray(after.pos).tolist() if where is None else where
+                events.append(
+                    {"kind": kind, "target": agent_name(dst), key: [_r(v) for v in where[dst]]}
+                )
+    for dst, amount in enumerate(np.asarray(info.rest_heal).tolist()):
+        if amount > 0:
+            events.append({"kind": "rest_heal", "target": agent_name(dst), "amount": _r(amount)})
     if int(after.result) != RESULT_OPEN:
         events.append(
             {"kind": "game_end", "result": RESULT_NAMES[int(after.result)],

@@ -259,11 +259,76 @@ def body_blocked(xp: Any, p: Any, m: MapArrays) -> Any:
     """Whether a body centred at p (int (..., 2)) cannot stand there: `body_overlap(...).any`,
     computed without the per-obstacle detail (the form the sweeps and searches need)."""
     if xp is np:
-        return body_overlap(xp, p, m).any
+        return _numpy_blocked(p, _blockers(np, m))
     pt = (p[..., 0], p[..., 1])
     edge_x, edge_y = _off_arena(p)
     boxes = _boxes_any(xp, m, pt, lambda q, *box: _box_holds_body(xp, q, *box))
     walls = _walls_any(xp, m, pt, lambda q, *edge: _edge_holds_body(xp, q, *edge))
+    return boxes | walls | edge_x | edge_y
+
+
+class _Blockers(NamedTuple):
+    """`body_overlap`'s operands that depend on the map alone, for NumPy (`_blockers`)."""
+
+    lo_x: Any  # (B,) int32 each, contiguous: the boxes' lower and upper corners
+    lo_y: Any
+    hi_x: Any
+    hi_y: Any
+    box_reach_sq: Any  # (B,) int32 (radius + BODY) squared; 0 for padding (no square is < 0)
+    ax: Any  # (P, 4) int32 each turned wall's edges: from (ax, ay)
+    ay: Any
+    ux: Any  # (P, 4) int32 along the edge: b - a
+    uy: Any
+    uu: Any  # (P, 4) int32 |u|^2
+    reach: Any  # (P, 4) float32 BODY * sqrt(|u|^2), as `near_segment` computes it
+    poly_valid: Any  # (P,) bool
+
+
+def _build_blockers(xp: Any, m: MapArrays) -> _Blockers:
+    """The parts of one NumPy map (kept per map by `_blockers`)."""
+    ax, ay, bx, by = _wall_edges(xp, m)
+    ux, uy = bx - ax, by - ay
+    uu = ux * ux + uy * uy
+    reach = xp.asarray(BODY).astype(F32) * xp.sqrt(uu.astype(F32))
+    grown = m.box_radius + BODY
+    reach_sq = xp.where(m.box_valid, grown * grown, 0).astype(I32)
+    lo, hi = m.box_lo, m.box_hi
+    columns = (np.ascontiguousarray(c) for c in (lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1]))
+    return _Blockers(*columns, reach_sq, ax, ay, ux, uy, uu, reach, m.poly_valid)
+
+
+_blockers = per_numpy_map(_build_blockers)
+_ROLL = np.asarray([1, 2, 3, 0])  # edge k ends where edge k + 1 starts
+_ZERO_I = np.asarray(0, I32)
+_BODY_SQ = np.asarray(BODY * BODY, I32)
+
+
+def _numpy_blocked(p: Any, b: _Blockers) -> Any:
+    """`body_overlap(np, p, m).any` in fewer NumPy calls, the same integer and float steps:
+
+    - boxes: `_box_holds_body` against the squared grown radius kept per map (0 for
+      padding, which no sum of squares is below: `hit & box_valid`), the corners' columns
+      kept contiguous;
+    - turned walls (`_edge_holds_body`): the map's parts of `near_segment` (u, |u|^2, the
+      reach) kept per map; the distance to an edge's end is the distance to the next
+      edge's start (`_ROLL`), and `orient` of the point is minus `near_segment`'s cross
+      product, so `orient >= 0` is `cross <= 0` (both far below 2**31 for points within
+      twice the arena, which every caller's points are);
+    - the arena's edges as `_off_arena`.
+    """
+    x, y = p[..., 0, None], p[..., 1, None]  # (..., 1)
+    gx = np.maximum(np.maximum(b.lo_x - x, x - b.hi_x), _ZERO_I)
+    gy = np.maximum(np.maximum(b.lo_y - y, y - b.hi_y), _ZERO_I)
+    boxes = ((gx * gx + gy * gy) < b.box_reach_sq).any(axis=-1)
+    x, y = x[..., None], y[..., None]  # (..., 1, 1)
+    wx, wy = x - b.ax, y - b.ay
+    dot = wx * b.ux + wy * b.uy
+    ends_a = (wx * wx + wy * wy) < _BODY_SQ
+    cross = wx * b.uy - wy * b.ux
+    side = np.abs(cross).astype(F32) < b.reach
+    near = np.where(dot <= 0, ends_a, np.where(dot >= b.uu, ends_a[..., _ROLL], side))
+    walls = ((near.any(axis=-1) | (cross <= 0).all(axis=-1)) & b.poly_valid).any(axis=-1)
+    edge_x, edge_y = _off_arena(p)
     return boxes | walls | edge_x | edge_y
 
 

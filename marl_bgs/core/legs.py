@@ -43,7 +43,10 @@ BACKOFF = np.asarray([0, 1, 2, 4, 16, 1024], np.int32)
 # wall rows per game; 1 game in 100 has more than 12 and 17).
 OBSTACLE_ROWS_PER_GAME = {PILLAR: 12, SQUARE: 16, TURNED: 8}
 _NO_COLUMN = np.int32(2**30)
+# Float constants as 0-d arrays (NumPy converts a scalar operand on every call).
 _QUANTA_F = np.asarray(QUANTA, F32)
+_QUANTUM_F = np.asarray(1.0 / QUANTA, F32)
+_QUANTA_SQ_F = np.asarray(QUANTA * QUANTA, F32)
 # Outward normals of the arena's left, right, bottom and top edges (surfaces 0-3).
 _EDGE_NORMALS = np.asarray([[1, 0], [-1, 0], [0, 1], [0, -1]], np.int32)
 
@@ -96,7 +99,7 @@ def _stop_quanta(xp: Any, p: Any, v: Any, lam: Any, surfaces: Any) -> Any:
     """Quanta of v a body travels before a contact at lam (QUANTA if none): the quantum
     before it, backed off (BACKOFF) until the body stands free on the grid (in the arena
     and sunk into no obstacle: `surfaces.sunk_at`)."""
-    q = xp.where(lam < 1, xp.floor(lam * F32(QUANTA)), _QUANTA_F).astype(I32)
+    q = xp.where(lam < 1, xp.floor(lam * _QUANTA_F), _QUANTA_F).astype(I32)
     if xp is np:  # NumPy pays per call: the first candidate alone, which mostly stands free
         at = p + scaled(np, v, q[:, None], QUANTA)
         if not np.any(_blocked_at(np, at[:, None, :], surfaces)[:, 0]):
@@ -288,7 +291,7 @@ def _legs(
     reach1 = _stop_quanta(xp, start, stride, lam1, surfaces)
     contact = start + scaled(xp, stride, reach1[:, None], QUANTA)
     met = lam1 < 1
-    t1 = f32(reach1) / F32(QUANTA)
+    t1 = f32(reach1) / _QUANTA_F
     if xp is np and not met.any():  # nothing met: every body ends at its first leg's end
         return Paths(stack(np, [0 * t1, t1, t1], -1), stack(np, [start, contact, contact], 1))
     game = xp.arange(n) // NUM_SLOTS
@@ -301,7 +304,7 @@ def _legs(
     rest = stride - (contact - start)
     n1 = normal(first)
     w1 = _slide(xp, rest, n1)
-    both = met & (lam2 < lam1 + F32(1.0 / QUANTA))
+    both = met & (lam2 < lam1 + _QUANTUM_F)
     if xp is np and not both.any():  # the second surface only matters to `both`
         n2, w2 = n1, w1
     else:
@@ -320,7 +323,7 @@ def _legs(
     lam_s = surfaces.least(contact, slide)
     reach2 = _stop_quanta(xp, contact, slide, lam_s, surfaces)
     finish = contact + scaled(xp, slide, reach2[:, None], QUANTA)
-    t2 = f32(reach1 * q + (q - reach1) * reach2) / F32(QUANTA * QUANTA)
+    t2 = f32(reach1 * q + (q - reach1) * reach2) / _QUANTA_SQ_F
     times = stack(xp, [0 * t1, t1, t2], -1)
     return Paths(times, stack(xp, [start, contact, finish], 1))
 

@@ -39,6 +39,12 @@ def _code_to_slot() -> np.ndarray:
 
 
 CODE_TO_SLOT = _code_to_slot()
+# Tables `legal_masks` reads every tick, made once (NumPy pays per call, `np.eye` more).
+_EYE = np.eye(NUM_SLOTS, dtype=bool)
+_CODE_ROWS = np.arange(NUM_SLOTS)[:, None]
+_CODE_COLS = np.maximum(CODE_TO_SLOT, 0)
+_HAS_TARGET = CODE_TO_SLOT >= 0
+_NO_TARGET = ~_HAS_TARGET  # (10, 11) the code "none" (0)
 PAIR_INDEX = np.full((NUM_SLOTS, NUM_SLOTS), len(PAIR_I), np.int32)  # diagonal: never blocked
 PAIR_INDEX[PAIR_I, PAIR_J] = np.arange(len(PAIR_I))
 PAIR_INDEX[PAIR_J, PAIR_I] = np.arange(len(PAIR_I))
@@ -94,7 +100,7 @@ def legal_masks(xp: Any, state: State, sight: Sight) -> Masks:
     ready = can_move & (state.shield == 0)
     targetable = living & (state.shield == 0)
     same = xp.asarray(SAME_TEAM)
-    eye = xp.asarray(np.eye(NUM_SLOTS, dtype=bool))
+    eye = xp.asarray(_EYE)
     sees = sight.own_sight | eye
     reach = ready[:, None] & targetable[None, :] & sees
 
@@ -109,13 +115,11 @@ def legal_masks(xp: Any, state: State, sight: Sight) -> Masks:
     ult = reach & (sight.dist_sq <= xp.asarray(C.ULTIMATE_RANGE_SQ)[cls][:, None])
     ult = ult & side_ok(C.ULTIMATE_TARGETS_ALLY) & (ult_ready & ~self_ult)[:, None]
 
-    rows = np.arange(NUM_SLOTS)[:, None]
-    cols = np.maximum(CODE_TO_SLOT, 0)
-    has_target = xp.asarray(CODE_TO_SLOT >= 0)
+    rows, cols = _CODE_ROWS, _CODE_COLS
+    has_target = xp.asarray(_HAS_TARGET)
     basic_codes = basic[rows, cols] & has_target
     ult_codes = ult[rows, cols] & has_target
-    none_col = xp.zeros((NUM_SLOTS, NUM_TARGETS), bool)
-    none_col = none_col | xp.asarray(~(CODE_TO_SLOT >= 0))
+    none_col = xp.asarray(_NO_TARGET)
     basic_codes = basic_codes | none_col  # (0, 0) is always legal
     burst = (ult_ready & self_ult)[:, None] & none_col
     pair = stack(xp, [basic_codes, ult_codes | burst], axis=-1)

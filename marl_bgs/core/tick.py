@@ -14,7 +14,7 @@ import numpy as np
 
 from . import classes as C
 from .movement import charge_landing, move_bodies, planned_strides
-from .observe import CODE_TO_SLOT, TEAM, Sight, compute_sight, legal_masks
+from .observe import CODE_TO_SLOT, SAME_TEAM, TEAM, Sight, compute_sight, legal_masks
 from .ops import stack
 from .shield_exit import clear_of_bodies
 from .state import (
@@ -33,6 +33,7 @@ from .state import (
 
 _SELF = np.eye(NUM_SLOTS, dtype=bool)  # (source, recipient): an agent's effects on itself
 _TRAP = np.arange(C.NUM_EFFECTS) == C.TRAP
+_SLOTS = np.arange(NUM_SLOTS)  # made once: NumPy pays per call
 _DURATION = np.asarray(C.EFFECT_DURATION, np.int32)
 
 
@@ -58,7 +59,7 @@ def legalise(xp: Any, actions: Any, state: State, sight, masks: Any = None) -> A
     may pass `legal_masks` of this state and sight if the caller already has them."""
     masks = legal_masks(xp, state, sight) if masks is None else masks
     move, target, ult = actions[:, 0], actions[:, 1], actions[:, 2]
-    rows = np.arange(NUM_SLOTS)
+    rows = _SLOTS
     move_ok = masks.move[rows, move]
     pair_ok = masks.pair[rows, target, ult]
     zero = xp.zeros_like(move)
@@ -86,7 +87,7 @@ def step(
     cls = state.cls
     max_hp = xp.asarray(C.MAX_HEALTH_MILLI)[cls]
     team = xp.asarray(TEAM)
-    same_team = team[:, None] == team[None, :]
+    same_team = xp.asarray(SAME_TEAM)  # team[:, None] == team[None, :]
     living = state.present & state.alive
     unshielded = state.shield == 0
 
@@ -96,7 +97,7 @@ def step(
     move, tcode, ult = acts[:, 0], acts[:, 1], acts[:, 2]
     used_ult = ult == 1
     used_basic = (tcode > 0) & ~used_ult
-    tslot = xp.asarray(CODE_TO_SLOT)[np.arange(NUM_SLOTS), tcode]
+    tslot = xp.asarray(CODE_TO_SLOT)[_SLOTS, tcode]
     aims = tslot[:, None] == xp.arange(NUM_SLOTS)[None, :]  # (source, recipient)
 
     # 2. Combat from start-of-tick positions and statuses, looked up in integer tables.
