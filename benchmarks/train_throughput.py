@@ -1,8 +1,11 @@
-"""Training game steps per second of the four PPO baselines, beside the env alone, in one run.
+"""Training game steps per second of the six baselines, beside the env alone, in one run.
 
 For each batch size (`--sizes`, games played at once) and each algorithm (rec-ippo,
-rec-mappo, ff-ippo, ff-mappo): the compiled update (a `--rollout-len`-tick rollout of pure
-self-play, GAE, `epochs` x `minibatches` PPO steps) is compiled apart (timed, excluded),
+rec-mappo, ff-ippo, ff-mappo, qmix, pqn-vdn): the compiled update (a `--rollout-len`-tick
+rollout of pure self-play, then for PPO GAE and `epochs` x `minibatches` PPO steps; for QMIX
+adding the games' rollouts to the replay and `sgd_steps` gradient steps on drawn rollouts,
+the replay sized to 4 updates and learning from the first; for PQN-VDN lambda-returns and
+`epochs` x 2 minibatches) is compiled apart (timed, excluded),
 called once untimed, then `--updates` times; a game step is one tick of one game, so an
 update is num_envs x rollout_len game steps, and the rate is that over the median update's
 wall time. The env-only loop runs on the same env, batch and rollout length: a compiled
@@ -14,7 +17,8 @@ both teams' `teams_inputs` (observations and masks, what any learner must read e
 are consumed, so XLA cannot drop them as it drops the unused observations of the env-only
 loop; `ratio_inputs` = training rate / this rate. "rollout": the learner's rollout alone
 (`Rollout.run`: both teams' networks, sampling, reward, opponent draw), no GAE or PPO
-epochs; the rest of an update is the PPO epochs.
+epochs; the rest of an update is the learning (PPO epochs, QMIX's replay and gradient steps,
+PQN's returns and epochs; the column keeps its PPO name).
 
 Besides the median, each row gives the timed calls' total wall and process CPU time
 (`time.process_time`, all threads), the compiled program's peak buffers
@@ -38,7 +42,7 @@ import jax
 from report import random_play_step, run_facts, write_report
 
 from marl_bgs.learn.config import ALGOS, load_config
-from marl_bgs.learn.trainer import Learner
+from marl_bgs.learn.trainer import learner_class
 
 SELF_PLAY = ["opponent_self=1", "opponent_pool=0", "opponent_fixed=0", "opponent_scripted=0"]
 
@@ -88,26 +92,40 @@ def _timed(fn, carry, calls: int) -> tuple[dict, object]:
     return out, carry
 
 
+def algo_settings(algo: str, num_envs: int, args: argparse.Namespace) -> list[str]:
+    """QMIX's replay holds 4 updates of rollouts and learns from the first; PQN-VDN splits
+    the games in 2 minibatches (as the PPO methods do)."""
+    if algo == "qmix":
+        rows = 4 * num_envs * args.rollout_len
+        return [f"buffer_rows={rows}", f"learning_starts={num_envs}",
+                f"batch_size={min(num_envs, 128)}"]  # fmt: skip
+    if algo == "pqn-vdn":
+        return ["minibatches=2"]
+    return []
+
+
 def config_for(algo: str, num_envs: int, args: argparse.Namespace):
     return load_config(
         None,
         [
             f"num_envs={num_envs}", f"rollout_len={args.rollout_len}", f"hidden={args.hidden}",
             f"maps=[{args.map}]", "validate_every=0", *SELF_PLAY,
+            *algo_settings(algo, num_envs, args),
         ],
         algo=algo,
     )  # fmt: skip
 
 
-def train_run(algo: str, num_envs: int, args: argparse.Namespace) -> tuple[dict, Learner]:
-    learner = Learner(config_for(algo, num_envs, args))
+def train_run(algo: str, num_envs: int, args: argparse.Namespace) -> tuple[dict, object]:
+    cfg = config_for(algo, num_envs, args)
+    learner = learner_class(cfg)(cfg)
     state = learner.init(jax.random.PRNGKey(0))
     out, _ = _timed(learner.update, state, args.updates)
     out["steps_per_s"] = learner.cfg.steps_per_update / out["median_call_s"]
     return out, learner
 
 
-def env_run(learner: Learner, args: argparse.Namespace) -> dict:
+def env_run(learner, args: argparse.Namespace) -> dict:
     """Random legal actions on the learner's own env, batch and rollout length."""
     env, cfg = learner.env, learner.cfg
 
@@ -123,7 +141,7 @@ def env_run(learner: Learner, args: argparse.Namespace) -> dict:
     return out
 
 
-def env_inputs_run(learner: Learner, args: argparse.Namespace) -> dict:
+def env_inputs_run(learner, args: argparse.Namespace) -> dict:
     """The env-only loop with both teams' observations and masks read every tick."""
     import jax.numpy as jnp
 
@@ -148,15 +166,14 @@ def env_inputs_run(learner: Learner, args: argparse.Namespace) -> dict:
     return out
 
 
-def rollout_run(learner: Learner, args: argparse.Namespace) -> dict:
+def rollout_run(learner, args: argparse.Namespace) -> dict:
     """The learner's rollout alone (no GAE, no PPO epochs) from its initial state."""
     state = learner.init(jax.random.PRNGKey(0))
 
     def rollout(carry):
         live, key = carry
         key, k = jax.random.split(key)
-        params = (state.actor_params, state.critic_params, state.value_norm, state.pool)
-        live, *_ = learner.rollout.run(params, live, k)
+        live, *_ = learner.rollout.run(learner.rollout_params(state), live, k)
         return (live, key), None
 
     out, _ = _timed(jax.jit(rollout), (state.live, state.key), args.updates)
@@ -240,7 +257,9 @@ def main() -> None:
     result = {
         "benchmark": "train_throughput",
         **run_facts(),
-        "protocol": "compiled PPO update (pure self-play rollout + GAE + PPO epochs) vs "
+        "protocol": "compiled update (pure self-play rollout + GAE + PPO epochs; QMIX: + "
+        "replay add + sgd_steps on drawn rollouts, replay of 4 updates; PQN-VDN: + "
+        "lambda-returns + epochs x 2 minibatches) vs "
         "env-only scan of random legal actions with reset_done, same env, batch and "
         "rollout length; compile excluded; one untimed call, then the median of --updates",
         "updates": args.updates,

@@ -377,11 +377,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     tr = sub.add_parser(
         "train",
-        help="train a PPO baseline into a run folder",
+        help="train a baseline (PPO, QMIX or PQN-VDN) into a run folder",
         description="Settings: the algorithm's defaults, then --config (TOML, YAML or JSON), "
-        "then key=value overrides (field names of marl_bgs.learn.PPOConfig), then --out.",
+        "then key=value overrides (field names of marl_bgs.learn.PPOConfig, QMIXConfig or "
+        "PQNVDNConfig), then --out.",
     )
-    tr.add_argument("--algo", choices=ALGOS, help="rec-ippo, rec-mappo, ff-ippo or ff-mappo")
+    tr.add_argument("--algo", choices=ALGOS, help=", ".join(ALGOS[:-1]) + " or " + ALGOS[-1])
     tr.add_argument("--config", help="a .toml, .yaml/.yml or .json file of settings")
     tr.add_argument("--out", help="run folder (the config's `out`)")
     tr.add_argument("--resume", action="store_true", help="continue from the newest checkpoint")

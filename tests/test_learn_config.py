@@ -7,7 +7,10 @@ import pytest
 from marl_bgs.core.checks import FieldTypeError
 from marl_bgs.learn.config import (
     CONFIG_CLASSES,
+    Q_ALGOS,
     FFMAPPOConfig,
+    PQNVDNConfig,
+    QMIXConfig,
     RecIPPOConfig,
     load_config,
     read_json,
@@ -18,17 +21,37 @@ def test_defaults_follow_table_s10():
     for algo, cls in CONFIG_CLASSES.items():
         c = cls()
         assert c.algo == algo
-        assert (c.gamma, c.gae_lambda, c.clip_eps, c.ent_coef) == (0.999, 0.95, 0.2, 0.01)
-        assert (c.epochs, c.minibatches, c.num_envs, c.rollout_len) == (4, 2, 512, 32)
-        assert c.critic_lr == 2.5e-4
         assert (c.opponent_self, c.opponent_pool, c.opponent_fixed, c.opponent_scripted) == (
             0.60, 0.20, 0.15, 0.05,
         )  # fmt: skip
         assert c.maps == tuple(range(42))
+        if algo in Q_ALGOS:
+            continue
+        assert (c.gamma, c.gae_lambda, c.clip_eps, c.ent_coef) == (0.999, 0.95, 0.2, 0.01)
+        assert (c.epochs, c.minibatches, c.num_envs, c.rollout_len) == (4, 2, 512, 32)
+        assert c.critic_lr == 2.5e-4
     assert FFMAPPOConfig().actor_lr == 3e-4 and FFMAPPOConfig().reward_form == "team"
     assert RecIPPOConfig().actor_lr == 1e-4 and RecIPPOConfig().reward_form == "per_agent"
     assert CONFIG_CLASSES["rec-mappo"]().critic == "world"
     assert not CONFIG_CLASSES["ff-ippo"]().recurrent
+
+
+def test_q_defaults_follow_table_s10_and_s6_4():
+    q = QMIXConfig()
+    assert (q.num_envs, q.rollout_len, q.lr, q.gamma, q.reward_form) == (
+        768,
+        32,
+        1e-4,
+        0.99,
+        "team",
+    )
+    assert (q.reward_scale, q.target_every, q.buffer_rows) == (10.0, 128, 132_096)
+    assert (q.eps_start, q.eps_finish, q.eps_decay_steps) == (1.0, 0.05, 2_000_000)
+    assert q.recurrent and not q.layer_norm
+    p = PQNVDNConfig()
+    assert (p.num_envs, p.rollout_len, p.lr, p.lr_decay, p.gamma) == (768, 128, 2.5e-4, True, 0.99)
+    assert (p.td_lambda, p.reward_scale, p.reward_form, p.layer_norm) == (0.85, 10.0, "team", True)
+    assert (p.eps_finish, p.eps_decay_steps) == (0.01, 2_200_000)
 
 
 def test_toml_overrides_and_json_round_trip(tmp_path):

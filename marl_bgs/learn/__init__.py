@@ -1,8 +1,10 @@
-"""Learning: PPO-family baselines (recurrent/feedforward IPPO and MAPPO) for Team A.
+"""Learning: the six baselines for Team A: recurrent/feedforward IPPO and MAPPO
+(`trainer.py`), recurrent QMIX (`qmix.py`) and recurrent PQN-VDN (`pqn.py`).
 
 `config` needs nothing beyond the package; the rest needs the `train` extra (flax, optax,
-orbax-checkpoint), so `train` is imported on first use. `NumpyPolicy` (a `.npz` export of
-a trained actor, `policy.py`) needs only NumPy; `learned_system(run)` plays a run's actor.
+orbax-checkpoint; flashbax for QMIX's replay), so `train` is imported on first use.
+`NumpyPolicy` (a `.npz` export of a trained actor or Q-network, `policy.py`) needs only
+NumPy; `learned_system(run)` plays a run's actor (a Q-network greedily).
 
     from marl_bgs.learn import load_config, train
     result = train(load_config("rec.toml", ["num_envs=64"], algo="rec-ippo"))
@@ -10,8 +12,8 @@ a trained actor, `policy.py`) needs only NumPy; `learned_system(run)` plays a ru
 `train` also plays the validation panel (`validation.py`, section S6.3) at update 0 and
 after every `validate_every` of training, keeps the best check's state under best/, and
 draws the learning curves (`plots.py`, needs matplotlib) into the run folder's plots/.
-The command line: `marl-bgs train --algo rec-ippo --config FILE --out runs/NAME [k=v ...]`
-and `marl-bgs plot runs/NAME`.
+The command line: `marl-bgs train --algo ALGO --config FILE --out runs/NAME [k=v ...]`
+(ALGO: rec-ippo, rec-mappo, ff-ippo, ff-mappo, qmix or pqn-vdn) and `marl-bgs plot runs/NAME`.
 """
 
 from __future__ import annotations
@@ -23,8 +25,11 @@ from .config import (
     FFIPPOConfig,
     FFMAPPOConfig,
     PPOConfig,
+    PQNVDNConfig,
+    QMIXConfig,
     RecIPPOConfig,
     RecMAPPOConfig,
+    TrainConfig,
     load_config,
     read_json,
 )
@@ -47,6 +52,7 @@ _POLICY_NAMES = ("learned_system", "load_policy", "export_npz", "NumpyPolicy", "
 
 __all__ = [
     "CONFIG_CLASSES", "FFIPPOConfig", "FFMAPPOConfig", "PPOConfig", "RecIPPOConfig",
-    "RecMAPPOConfig", "load_config", "read_json", "train", "learned_system", "load_policy",
+    "RecMAPPOConfig", "TrainConfig", "QMIXConfig", "PQNVDNConfig", "load_config", "read_json",
+    "train", "learned_system", "load_policy",
     "export_npz", "NumpyPolicy", "LearnedPolicy",
 ]  # fmt: skip

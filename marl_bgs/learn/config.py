@@ -27,39 +27,30 @@ from ..systems.registry import BUILDERS
 
 CONFIG_FORMAT = "marl-bgs/train-config"
 CONFIG_VERSION = 1
-ALGOS = ("rec-ippo", "rec-mappo", "ff-ippo", "ff-mappo")
+ALGOS = ("rec-ippo", "rec-mappo", "ff-ippo", "ff-mappo", "qmix", "pqn-vdn")
 REWARD_FORMS = ("per_agent", "team")
 CRITICS = ("local", "world")
 CLASS_NAMES = ("mage", "warrior", "hunter", "rogue", "priest")
 
 
 @dataclass(frozen=True)
-class PPOConfig:
-    """Settings shared by the four PPO baselines (defaults: recurrent IPPO, Table S10)."""
+class TrainConfig:
+    """Settings every learner shares: batch, reward, opponents, games, run and validation.
+
+    Each algorithm's config adds its own fields (`PPOConfig`, `QMIXConfig`, `PQNVDNConfig`),
+    so a setting that an algorithm would ignore is refused by name instead.
+    """
 
     algo: str = "rec-ippo"
-    recurrent: bool = True  # GRU actor and critic, memory reset on each new game
-    critic: str = "local"  # "local": the agent's own view; "world": env.world_state (MAPPO)
+    recurrent: bool = True  # GRU networks, memory reset on each new game
     hidden: int = 128  # width of every hidden layer and of the GRU memory
 
     # Batch: games played at once and ticks per rollout; one update = num_envs * T steps.
     num_envs: int = 512
     rollout_len: int = 32
     total_steps: int = 40_108_032  # game steps (one tick of one game) to train for
-
-    # PPO (section S6.4: no PPO change passed the search, so these stayed).
     gamma: float = 0.999
-    gae_lambda: float = 0.95
-    clip_eps: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 1.0  # the critic has its own optimizer; this scales its loss
-    epochs: int = 4
-    minibatches: int = 2  # split along the games axis (sequences stay whole)
-    actor_lr: float = 1e-4
-    critic_lr: float = 2.5e-4
     max_grad_norm: float = 0.5
-    value_norm: bool = True  # the critic predicts returns standardised by running statistics
-    normalize_advantages: bool = True
 
     # Reward (section S6.1, Table S9); amounts per event, health in whole points.
     reward_form: str = "per_agent"  # or "team": shared terms once + team total of own terms
@@ -195,7 +186,7 @@ class PPOConfig:
                 current += share
         return (current, *pool, *rest)
 
-    def stage_config(self, update: int) -> PPOConfig:
+    def stage_config(self, update: int) -> TrainConfig:
         """The config the update number `update` (0-based) plays: with a curriculum, its
         stage's (by training progress `update / num_updates`), else this one."""
         if not self.curriculum:
@@ -221,8 +212,26 @@ class PPOConfig:
         path.write_text(json.dumps(self.to_dict(), indent=2) + "\n")
         return path
 
-    def replace(self, **changes: Any) -> PPOConfig:
+    def replace(self, **changes: Any) -> TrainConfig:
         return dataclasses.replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class PPOConfig(TrainConfig):
+    """Settings shared by the four PPO baselines (defaults: recurrent IPPO, Table S10)."""
+
+    critic: str = "local"  # "local": the agent's own view; "world": env.world_state (MAPPO)
+    # PPO (section S6.4: no PPO change passed the search, so these stayed).
+    gae_lambda: float = 0.95
+    clip_eps: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 1.0  # the critic has its own optimizer; this scales its loss
+    epochs: int = 4
+    minibatches: int = 2  # split along the games axis (sequences stay whole)
+    actor_lr: float = 1e-4
+    critic_lr: float = 2.5e-4
+    value_norm: bool = True  # the critic predicts returns standardised by running statistics
+    normalize_advantages: bool = True
 
 
 @dataclass(frozen=True)
@@ -263,12 +272,69 @@ class FFMAPPOConfig(PPOConfig):
     actor_lr: float = 3e-4
 
 
-CONFIG_CLASSES: dict[str, type[PPOConfig]] = {
+@dataclass(frozen=True)
+class QConfig(TrainConfig):
+    """Settings both Q-learners share (recurrent Q-network with the class input, team reward
+    scaled by `reward_scale`, linearly decaying epsilon-greedy exploration over legal
+    actions)."""
+
+    reward_form: str = "team"
+    reward_scale: float = 10.0  # section S6.4: x10 passed the search for both Q methods
+    gamma: float = 0.99
+    lr: float = 1e-4
+    max_grad_norm: float = 10.0
+    layer_norm: bool = False  # LayerNorm after each hidden layer of the Q-network
+    # Exploration: epsilon falls linearly from eps_start to eps_finish over eps_decay_steps
+    # game steps, then stays; Team B's copies play with the epsilon they were saved with.
+    eps_start: float = 1.0
+    eps_finish: float = 0.05
+    eps_decay_steps: int = 2_000_000
+
+
+@dataclass(frozen=True)
+class QMIXConfig(QConfig):
+    """Recurrent QMIX (Table S10 / S6.4): replay of whole rollouts, hard target copies,
+    double-Q targets through a monotonic mixer on `env.world_state`."""
+
+    algo: str = "qmix"
+    num_envs: int = 768
+    rollout_len: int = 32
+    buffer_rows: int = 132_096  # game ticks the replay holds (whole rollouts of one game)
+    batch_size: int = 128  # rollouts per gradient step
+    sgd_steps: int = 2  # gradient steps per update ("twice the training" passed, S6.4)
+    learning_starts: int = 768  # rollouts in the replay before the first gradient step
+    target_every: int = 128  # updates between hard copies to the target networks
+    mixer_embed: int = 32  # mixing layer width
+    hyper_hidden: int = 64  # hypernetwork hidden width
+
+
+@dataclass(frozen=True)
+class PQNVDNConfig(QConfig):
+    """Recurrent PQN with VDN mixing (Table S10 / S6.4): no replay, lambda-returns over each
+    rollout, layer norm, learning rate decaying linearly to 0 over the run."""
+
+    algo: str = "pqn-vdn"
+    num_envs: int = 768
+    rollout_len: int = 128
+    lr: float = 2.5e-4
+    lr_decay: bool = True
+    td_lambda: float = 0.85
+    layer_norm: bool = True
+    eps_finish: float = 0.01
+    eps_decay_steps: int = 2_200_000
+    epochs: int = 2
+    minibatches: int = 4  # split along the games axis (sequences stay whole)
+
+
+CONFIG_CLASSES: dict[str, type[TrainConfig]] = {
     "rec-ippo": RecIPPOConfig,
     "rec-mappo": RecMAPPOConfig,
     "ff-ippo": FFIPPOConfig,
     "ff-mappo": FFMAPPOConfig,
+    "qmix": QMIXConfig,
+    "pqn-vdn": PQNVDNConfig,
 }
+Q_ALGOS = ("qmix", "pqn-vdn")
 
 
 # ---- checks ------------------------------------------------------------------------------
@@ -276,35 +342,78 @@ def _fail(name: str, why: str, kind: type[ValueError] = ValueError) -> None:
     raise kind(f"config.{name}: {why}")
 
 
-def _whole(cfg: PPOConfig, name: str, low: int, high: int | None = None) -> None:
+def _whole(cfg: TrainConfig, name: str, low: int, high: int | None = None) -> None:
     whole(getattr(cfg, name), f"config.{name}", low, high)
 
 
-def _real(cfg: PPOConfig, name: str, low: float | None = None, high: float | None = None):
+def _real(cfg: TrainConfig, name: str, low: float | None = None, high: float | None = None):
     number(getattr(cfg, name), f"config.{name}", low, high)
 
 
-def check_config(cfg: PPOConfig) -> None:
-    """Refuse impossible settings, naming the field (ValueError)."""
-    choice(cfg.algo, "config.algo", tuple(ALGOS), "algorithm")
-    for name in ("recurrent", "value_norm", "normalize_advantages"):
+def _check_epochs(cfg: TrainConfig) -> None:
+    _whole(cfg, "epochs", 1, 1000)
+    _whole(cfg, "minibatches", 1, 1 << 20)
+    if cfg.num_envs % cfg.minibatches:
+        _fail("minibatches", f"{cfg.minibatches} must divide num_envs ({cfg.num_envs})")
+
+
+def _check_ppo(cfg: PPOConfig) -> None:
+    for name in ("value_norm", "normalize_advantages"):
         boolean(getattr(cfg, name), f"config.{name}")
     choice(cfg.critic, "config.critic", tuple(CRITICS), "critic")
+    _check_epochs(cfg)
+    _real(cfg, "gae_lambda", 0.0, 1.0)
+    for name in ("clip_eps", "ent_coef", "vf_coef"):
+        _real(cfg, name, 0.0)
+    for name in ("actor_lr", "critic_lr"):
+        _real(cfg, name, 0.0, 1.0)
+
+
+def _check_q(cfg: QConfig) -> None:
+    boolean(cfg.layer_norm, "config.layer_norm")
+    _real(cfg, "reward_scale", 0.0)
+    _real(cfg, "lr", 0.0, 1.0)
+    for name in ("eps_start", "eps_finish"):
+        _real(cfg, name, 0.0, 1.0)
+    _whole(cfg, "eps_decay_steps", 1)
+    if isinstance(cfg, PQNVDNConfig):
+        boolean(cfg.lr_decay, "config.lr_decay")
+        _real(cfg, "td_lambda", 0.0, 1.0)
+        _check_epochs(cfg)
+        return
+    if cfg.rollout_len < 2:
+        _fail("rollout_len", "QMIX learns from pairs of ticks: at least 2")
+    _whole(cfg, "buffer_rows", 1)
+    if cfg.buffer_rows % cfg.rollout_len:
+        _fail("buffer_rows", f"{cfg.buffer_rows} is not a whole number of rollouts "
+                             f"(rollout_len {cfg.rollout_len})")  # fmt: skip
+    capacity = cfg.buffer_rows // cfg.rollout_len
+    if capacity < cfg.num_envs:
+        _fail("buffer_rows", f"holds {capacity} rollouts, fewer than one update's "
+                             f"{cfg.num_envs} (num_envs x rollout_len at least)")  # fmt: skip
+    _whole(cfg, "batch_size", 1, capacity)
+    _whole(cfg, "sgd_steps", 1, 10_000)
+    _whole(cfg, "learning_starts", 1, capacity)
+    _whole(cfg, "target_every", 1)
+    _whole(cfg, "mixer_embed", 1, 65536)
+    _whole(cfg, "hyper_hidden", 1, 65536)
+
+
+def check_config(cfg: TrainConfig) -> None:
+    """Refuse impossible settings, naming the field (ValueError)."""
+    choice(cfg.algo, "config.algo", tuple(ALGOS), "algorithm")
+    boolean(cfg.recurrent, "config.recurrent")
     choice(cfg.reward_form, "config.reward_form", tuple(REWARD_FORMS), "reward form")
     _whole(cfg, "hidden", 1, 65536)
     _whole(cfg, "num_envs", 1, 1 << 20)
     _whole(cfg, "rollout_len", 1, 100_000)
     _whole(cfg, "total_steps", 1)
-    _whole(cfg, "epochs", 1, 1000)
-    _whole(cfg, "minibatches", 1, 1 << 20)
-    if cfg.num_envs % cfg.minibatches:
-        _fail("minibatches", f"{cfg.minibatches} must divide num_envs ({cfg.num_envs})")
-    for name in ("gamma", "gae_lambda"):
-        _real(cfg, name, 0.0, 1.0)
-    for name in ("clip_eps", "ent_coef", "vf_coef", "max_grad_norm"):
-        _real(cfg, name, 0.0)
-    for name in ("actor_lr", "critic_lr"):
-        _real(cfg, name, 0.0, 1.0)
+    _real(cfg, "gamma", 0.0, 1.0)
+    _real(cfg, "max_grad_norm", 0.0)
+    if isinstance(cfg, PPOConfig):
+        _check_ppo(cfg)
+    elif isinstance(cfg, QConfig):
+        _check_q(cfg)
     for name in (
         "win_reward", "kill_credit", "red_zone_kill", "damage", "useful_healing",
         "teammate_death", "red_zone_death", "healing_range", "own_red_zone",
@@ -402,7 +511,7 @@ def check_config(cfg: PPOConfig) -> None:
 
 
 # ---- reading ------------------------------------------------------------------------------
-def _hints(cls: type[PPOConfig]) -> dict[str, Any]:
+def _hints(cls: type[TrainConfig]) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
@@ -466,7 +575,7 @@ def _parse_override(text: str) -> tuple[str, Any]:
     return key, value
 
 
-def from_dict(data: dict, algo: str | None = None) -> PPOConfig:
+def from_dict(data: dict, algo: str | None = None) -> TrainConfig:
     """A config from a mapping (TOML table or saved JSON); unknown keys are refused."""
     if not isinstance(data, dict):
         raise ValueError("config: expected a table of settings")
@@ -498,7 +607,7 @@ def from_dict(data: dict, algo: str | None = None) -> PPOConfig:
 
 def load_config(
     path: str | Path | None = None, overrides: Sequence[str] = (), algo: str | None = None
-) -> PPOConfig:
+) -> TrainConfig:
     """Defaults of `algo`, then a TOML, YAML (needs PyYAML) or saved JSON file, then
     `key=value` overrides."""
     data: dict = {}
@@ -539,13 +648,14 @@ def read_settings(path: str | Path) -> dict:
     return data
 
 
-def read_json(path: str | Path) -> PPOConfig:
-    """A config saved by `PPOConfig.save`."""
+def read_json(path: str | Path) -> TrainConfig:
+    """A config saved by `TrainConfig.save`."""
     return from_dict(json.loads(Path(path).read_text()))
 
 
 __all__ = [
-    "PPOConfig", "RecIPPOConfig", "RecMAPPOConfig", "FFIPPOConfig", "FFMAPPOConfig",
+    "TrainConfig", "QConfig", "QMIXConfig", "PQNVDNConfig", "Q_ALGOS", "PPOConfig",
+    "RecIPPOConfig", "RecMAPPOConfig", "FFIPPOConfig", "FFMAPPOConfig",
     "CONFIG_CLASSES", "ALGOS", "load_config", "from_dict", "read_json", "read_settings",
     "check_config",
 ]  # fmt: skip

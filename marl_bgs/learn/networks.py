@@ -66,42 +66,51 @@ def world_inputs(world: Any, classes: Any, per_agent: bool) -> Any:
     return jnp.concatenate([w, extra if per_agent else jnp.zeros_like(extra)], -1)
 
 
+def _layer(hidden: int, norm: bool, x: Any) -> Any:
+    """Dense, then LayerNorm when `norm` (PQN's stabiliser), then ReLU."""
+    x = nn.Dense(hidden)(x)
+    return nn.relu(nn.LayerNorm()(x) if norm else x)
+
+
 class Torso(nn.Module):
     """Two ReLU layers."""
 
     hidden: int
+    norm: bool = False
 
     @nn.compact
     def __call__(self, x):
-        x = nn.relu(nn.Dense(self.hidden)(x))
-        return nn.relu(nn.Dense(self.hidden)(x))
+        return _layer(self.hidden, self.norm, _layer(self.hidden, self.norm, x))
 
 
 class Recurrent(nn.Module):
     """Dense -> GRU -> Dense, memory zeroed where `reset`."""
 
     hidden: int
+    norm: bool = False
 
     @nn.compact
     def __call__(self, memory, x, reset):
         memory = jnp.where(reset[..., None], 0.0, memory)
-        x = nn.relu(nn.Dense(self.hidden)(x))
+        x = _layer(self.hidden, self.norm, x)
         memory, y = nn.GRUCell(self.hidden)(memory, x)
-        return memory, nn.relu(nn.Dense(self.hidden)(y))
+        return memory, _layer(self.hidden, self.norm, y)
 
 
 class Actor(nn.Module):
-    """Logits over the 198 joint actions, masked to the legal ones."""
+    """Scores over the 198 joint actions, masked to the legal ones: logits for the PPO
+    actors, Q-values for the Q-learners (the same network, so export and Systems are one)."""
 
     hidden: int
     recurrent: bool
+    norm: bool = False  # LayerNorm after each hidden layer (PQN-VDN)
 
     @nn.compact
     def __call__(self, memory, x, avail, reset):
         if self.recurrent:
-            memory, h = Recurrent(self.hidden)(memory, x, reset)
+            memory, h = Recurrent(self.hidden, self.norm)(memory, x, reset)
         else:
-            h = Torso(self.hidden)(x)
+            h = Torso(self.hidden, self.norm)(x)
         logits = nn.Dense(NUM_JOINT, kernel_init=nn.initializers.orthogonal(0.01))(h)
         return memory, mask_logits(logits, avail)
 
@@ -133,6 +142,19 @@ def make_networks(hidden: int, recurrent: bool, critic: str) -> Networks:
     return Networks(
         Actor(hidden, recurrent), Critic(hidden, recurrent), hidden if recurrent else 1, width
     )
+
+
+def make_q_network(hidden: int, recurrent: bool, norm: bool) -> Networks:
+    """The Q-learners' per-agent network (an `Actor` scoring Q-values) and no critic."""
+    return Networks(Actor(hidden, recurrent, norm), None, hidden if recurrent else 1, 0)
+
+
+def init_actor(nets: Networks, key: Any) -> Any:
+    """The actor's (or Q-network's) parameters alone."""
+    mem = jnp.zeros((TEAM_SLOTS, nets.memory_width))
+    reset = jnp.ones(TEAM_SLOTS, bool)
+    avail = jnp.ones((TEAM_SLOTS, NUM_JOINT), bool)
+    return nets.actor.init(key, mem, jnp.zeros((TEAM_SLOTS, ACTOR_WIDTH)), avail, reset)
 
 
 def init_params(nets: Networks, key: Any) -> tuple[Any, Any]:

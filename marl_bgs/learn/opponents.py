@@ -98,3 +98,15 @@ def partner_team(specs: tuple[str, ...]) -> tuple[System | None, Any]:
     ]
     name = "|".join(m.name for m in members)
     return team(*members, name=name), jnp.asarray([not s for s in specs])
+
+
+def training_systems(cfg: Any) -> tuple[list[System], System | None, Any]:
+    """The Systems a training config plays beside the learner: Team B's fixed policies then
+    scripted Systems (in `opponent_names` order), the partner team and the learner's slots."""
+    from ..systems.registry import by_name
+
+    systems = [policy_system(f, f"fixed_opponents[{i}]")
+               for i, f in enumerate(cfg.fixed_in_play)]  # fmt: skip
+    systems += [by_name(n) for n in cfg.scripted_in_play]
+    partners, learner_slots = partner_team(cfg.teammates)
+    return systems, partners, learner_slots

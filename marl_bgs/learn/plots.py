@@ -3,8 +3,9 @@
     from marl_bgs.learn.plots import plot_run
     plot_run("runs/x")   # runs/x/plots/training.png and, with validation, validation.png
 
-training.png: episode return and mean reward per step, the losses, entropy (and approx KL),
-and the share of finished games won, drawn and lost, against game steps. validation.png:
+training.png: episode return and mean reward per step, the losses, entropy and approx KL
+(QMIX, PQN-VDN: epsilon and the mean Q_tot), and the share of finished games won, drawn
+and lost, against game steps. validation.png:
 each check's point margin (overall and per opponent), kills and deaths per game, and share
 of games won, with the best check marked.
 """
@@ -65,9 +66,13 @@ def plot_training(rows: list[dict], path: Path, title: str) -> Path:
     _legend(ax, fontsize=8)
     ax = axes[1, 0]
     _line(ax, rows, "entropy")
+    _line(ax, rows, "epsilon")  # the Q-learners' exploration
     ax2 = ax.twinx()
     _line(ax2, rows, "approx_kl", color="tab:red")
-    ax.set_title("entropy (left) and approx. KL (right)")
+    _line(ax2, rows, "mean_q_tot", color="tab:red")
+    q_run = any("epsilon" in r for r in rows)
+    ax.set_title("epsilon (left) and mean Q_tot (right)" if q_run
+                 else "entropy (left) and approx. KL (right)")  # fmt: skip
     ax = axes[1, 1]
     for k, lab in (("wins_share", "won"), ("draws_share", "drawn"), ("losses_share", "lost")):
         _line(ax, rows, k, lab, marker=".")

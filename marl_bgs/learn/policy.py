@@ -30,18 +30,21 @@ from ..core.observe import NUM_JOINT
 from ..core.views import OBS_WIDTH
 
 NPZ_FORMAT = "marl-bgs/policy-npz"
-NPZ_VERSION = 1
+NPZ_VERSION = 2  # 2 added layer_norm and q_values; version 1 files (neither) still load
 NUM_CLASSES = 5
 TEAM_SLOTS = 5
 NEG = float(np.finfo(np.float32).min)  # networks.NEG: illegal logits
 META_FIELDS = ("format", "version", "hidden", "recurrent", "obs_width", "num_classes",
                "num_actions")  # fmt: skip
+META_FIELDS_V2 = ("layer_norm", "q_values")
 
 
 # ---- the forward pass, written once over `xp` -----------------------------------------------
 def weight_shapes(hidden: int, recurrent: bool, in_width: int = OBS_WIDTH + NUM_CLASSES,
-                  num_actions: int = NUM_JOINT) -> dict[str, tuple[int, ...]]:  # fmt: skip
-    """Every weight the actor has, by its `.npz` name, and its shape."""
+                  num_actions: int = NUM_JOINT,
+                  norm: bool = False) -> dict[str, tuple[int, ...]]:  # fmt: skip
+    """Every weight the actor has, by its `.npz` name, and its shape (`norm`: with a
+    LayerNorm's scale and bias after each hidden layer, as PQN-VDN's Q-network)."""
     h = hidden
     if recurrent:
         shapes = {"in.kernel": (in_width, h), "in.bias": (h,)}
@@ -55,13 +58,26 @@ def weight_shapes(hidden: int, recurrent: bool, in_width: int = OBS_WIDTH + NUM_
     else:
         shapes = {"torso0.kernel": (in_width, h), "torso0.bias": (h,),
                   "torso1.kernel": (h, h), "torso1.bias": (h,)}  # fmt: skip
+    if norm:
+        for layer in _hidden_layers(recurrent):
+            shapes[f"{layer}.norm.scale"] = shapes[f"{layer}.norm.bias"] = (h,)
     shapes["logits.kernel"], shapes["logits.bias"] = (h, num_actions), (num_actions,)
     return shapes
 
 
-def flax_to_weights(actor_params: Any, recurrent: bool) -> dict[str, Any]:
+def _hidden_layers(recurrent: bool) -> tuple[str, str]:
+    return ("in", "out") if recurrent else ("torso0", "torso1")
+
+
+def flax_to_weights(actor_params: Any, recurrent: bool, norm: bool = False) -> dict[str, Any]:
     """The Flax actor's parameter tree (`networks.Actor`) as flat `.npz` names."""
     p = actor_params["params"]
+    if norm:
+        inner = p["Recurrent_0"] if recurrent else p["Torso_0"]
+        w_norm = {f"{layer}.norm.{leaf}": inner[f"LayerNorm_{i}"][leaf]
+                  for i, layer in enumerate(_hidden_layers(recurrent))
+                  for leaf in ("scale", "bias")}  # fmt: skip
+        return {**flax_to_weights(actor_params, recurrent), **w_norm}
     w = {"logits.kernel": p["Dense_0"]["kernel"], "logits.bias": p["Dense_0"]["bias"]}
     if recurrent:
         r = p["Recurrent_0"]
@@ -86,9 +102,17 @@ def _sigmoid(xp: Any, x: Any) -> Any:
     return 0.5 * (xp.tanh(0.5 * x) + 1.0)  # no overflow for large |x|
 
 
+def _layer_norm(xp: Any, x: Any, scale: Any, bias: Any) -> Any:
+    """Flax's LayerNorm (epsilon 1e-6, variance as E[x^2] - E[x]^2 clipped at 0)."""
+    mean = xp.mean(x, axis=-1, keepdims=True)
+    var = xp.maximum(xp.mean(x * x, axis=-1, keepdims=True) - mean * mean, 0.0)
+    return (x - mean) / xp.sqrt(var + 1e-6) * scale + bias
+
+
 def actor_forward(xp: Any, w: dict, recurrent: bool, memory: Any, obs: Any, classes: Any,
-                  avail: Any, reset: Any) -> tuple[Any, Any]:  # fmt: skip
-    """Masked logits (…, 198) and the new memory, as `networks.Actor` computes them.
+                  avail: Any, reset: Any, norm: bool = False) -> tuple[Any, Any]:  # fmt: skip
+    """Masked logits (…, 198) and the new memory, as `networks.Actor` computes them
+    (Q-values for a Q-learner's network; `norm`: its LayerNorms).
 
     `obs` (…, OBS_WIDTH) float32, `classes` (…,) ints, `avail` (…, 198) bools, `reset`
     (…,) bools (the agent's new-game flag: memory zeroed before the step), `memory`
@@ -99,16 +123,22 @@ def actor_forward(xp: Any, w: dict, recurrent: bool, memory: Any, obs: Any, clas
     def dense(name, v):
         return v @ w[f"{name}.kernel"] + w[f"{name}.bias"]
 
+    def hidden(name, v):
+        v = dense(name, v)
+        if norm:
+            v = _layer_norm(xp, v, w[f"{name}.norm.scale"], w[f"{name}.norm.bias"])
+        return xp.maximum(v, 0.0)
+
     if recurrent:
         h = xp.where(reset[..., None], xp.zeros_like(memory), memory)
-        v = xp.maximum(dense("in", x), 0.0)
+        v = hidden("in", x)
         r = _sigmoid(xp, dense("gru.ir", v) + h @ w["gru.hr.kernel"])
         z = _sigmoid(xp, dense("gru.iz", v) + h @ w["gru.hz.kernel"])
         n = xp.tanh(dense("gru.in", v) + r * dense("gru.hn", h))
         memory = (1.0 - z) * n + z * h
-        out = xp.maximum(dense("out", memory), 0.0)
+        out = hidden("out", memory)
     else:
-        out = xp.maximum(dense("torso1", xp.maximum(dense("torso0", x), 0.0)), 0.0)
+        out = hidden("torso1", hidden("torso0", x))
     logits = dense("logits", out)
     return memory, xp.where(avail, logits, xp.asarray(NEG, logits.dtype))
 
@@ -161,6 +191,8 @@ class LearnedPolicy(NamedTuple):
     recurrent: bool
     params: Any  # the Flax actor's parameter tree
     greedy: bool
+    norm: bool = False  # LayerNorm after each hidden layer (PQN-VDN)
+    q_values: bool = False  # a Q-learner's network: always plays its best legal action
 
     @property
     def memory_width(self) -> int:
@@ -184,7 +216,8 @@ class LearnedPolicy(NamedTuple):
         reset = jnp.broadcast_to(inputs.new_game, inputs.present.shape)
         x = actor_inputs(jnp.asarray(inputs.obs, jnp.float32), inputs.classes)
         mem = memory if self.recurrent else jnp.zeros((*reset.shape, 1), jnp.float32)
-        new, logits = Actor(self.hidden, self.recurrent).apply(params, mem, x, inputs.avail, reset)
+        actor = Actor(self.hidden, self.recurrent, self.norm)
+        new, logits = actor.apply(params, mem, x, inputs.avail, reset)
         return (new if self.recurrent else memory), logits
 
     def apply(self, params: Any, key: Any, inputs: Any, memory: Any) -> tuple[Any, Any]:
@@ -193,7 +226,7 @@ class LearnedPolicy(NamedTuple):
         import jax.numpy as jnp
 
         memory, logits = self.logits(params, inputs, memory)
-        if self.greedy:
+        if self.greedy or self.q_values:
             actions = jnp.argmax(logits, axis=-1)
         else:
             actions = jax.random.categorical(key, logits, axis=-1)
@@ -209,8 +242,8 @@ class LearnedPolicy(NamedTuple):
 
     def weights(self) -> dict[str, np.ndarray]:
         """The actor's weights by `.npz` name, as float32 NumPy arrays."""
-        return {k: np.asarray(v, np.float32)
-                for k, v in flax_to_weights(self.params, self.recurrent).items()}  # fmt: skip
+        weights = flax_to_weights(self.params, self.recurrent, self.norm)
+        return {k: np.asarray(v, np.float32) for k, v in weights.items()}
 
 
 def _restore_actor(folder: Path, step: int, sub: str = "checkpoints"):
@@ -239,6 +272,12 @@ def _restore_actor(folder: Path, step: int, sub: str = "checkpoints"):
     return cfg, jax.tree.map(jax.numpy.asarray, state.actor_params)
 
 
+def _is_q(cfg: Any) -> bool:
+    from .config import Q_ALGOS
+
+    return cfg.algo in Q_ALGOS
+
+
 _POLICIES: dict[tuple, LearnedPolicy] = {}
 _SYSTEMS: dict[tuple, Any] = {}
 
@@ -247,7 +286,8 @@ def load_policy(checkpoint_dir: str | Path, step: int | None = None,
                 greedy: bool = False, best: bool = False) -> LearnedPolicy:  # fmt: skip
     """The trained actor of a run folder at `step` (default: the newest checkpoint).
 
-    `best=True` reads the validation's best check (the run's best/ folder) instead.
+    `best=True` reads the validation's best check (the run's best/ folder) instead. A
+    Q-learner's network (QMIX, PQN-VDN) always plays its best legal action.
     """
     if not isinstance(greedy, bool):
         raise ValueError(f"greedy: expected true or false, got {greedy!r}")
@@ -264,7 +304,8 @@ def load_policy(checkpoint_dir: str | Path, step: int | None = None,
     if base is None:
         cfg, params = _restore_actor(folder, step, sub)
         label = f"learned:{folder.name}@{'best' if best else ''}{step}"
-        base = LearnedPolicy(label, folder, step, cfg.hidden, cfg.recurrent, params, False)
+        base = LearnedPolicy(label, folder, step, cfg.hidden, cfg.recurrent, params, False,
+                             getattr(cfg, "layer_norm", False), _is_q(cfg))  # fmt: skip
         _POLICIES[key] = base
     if greedy:
         return base._replace(name=base.name + ":greedy", greedy=True)
@@ -376,13 +417,18 @@ def export_npz(checkpoint_dir: str | Path, path: str | Path, step: int | None = 
     (`best=True`: the validation's best check)."""
     policy = load_policy(checkpoint_dir, step, best=best)
     return save_weights_npz(path, policy.weights(), policy.hidden, policy.recurrent,
-                            source=policy.name.removeprefix("learned:"))  # fmt: skip
+                            source=policy.name.removeprefix("learned:"), norm=policy.norm,
+                            q_values=policy.q_values)  # fmt: skip
 
 
 def save_weights_npz(path: str | Path, weights: dict, hidden: int, recurrent: bool,
-                     source: str = "") -> Path:  # fmt: skip
-    """The `.npz` file format: weights by name plus metadata, no pickled objects."""
-    expected = weight_shapes(hidden, recurrent)
+                     source: str = "", norm: bool = False,
+                     q_values: bool = False) -> Path:  # fmt: skip
+    """The `.npz` file format: weights by name plus metadata, no pickled objects.
+
+    `norm`: the network has LayerNorms (their weights are among `weights`); `q_values`: it
+    scores Q-values, so every reader plays its best legal action."""
+    expected = weight_shapes(hidden, recurrent, norm=norm)
     if set(weights) != set(expected):
         raise ValueError(f"weights: expected {sorted(expected)}, got {sorted(weights)}")
     arrays = {k: np.asarray(v, np.float32) for k, v in weights.items()}
@@ -395,6 +441,7 @@ def save_weights_npz(path: str | Path, weights: dict, hidden: int, recurrent: bo
         "obs_width": np.asarray(OBS_WIDTH, np.int64),
         "num_classes": np.asarray(NUM_CLASSES, np.int64),
         "num_actions": np.asarray(NUM_JOINT, np.int64), "source": np.asarray(str(source)),
+        "layer_norm": np.asarray(bool(norm)), "q_values": np.asarray(bool(q_values)),
     }  # fmt: skip
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -413,11 +460,14 @@ def _meta_int(data: dict, name: str, low: int) -> int:
 class NumpyPolicy:
     """A `.npz` actor run with NumPy (or any `xp`): the same logits as the JAX policy."""
 
-    def __init__(self, weights: dict, hidden: int, recurrent: bool, source: str = "") -> None:
+    def __init__(self, weights: dict, hidden: int, recurrent: bool, source: str = "",
+                 norm: bool = False, q_values: bool = False) -> None:  # fmt: skip
         self.weights = weights
         self.hidden = hidden
         self.recurrent = recurrent
         self.source = source
+        self.norm = norm
+        self.q_values = q_values  # a Q-network: always greedy
 
     @classmethod
     def load(cls, path: str | Path) -> NumpyPolicy:
@@ -444,22 +494,30 @@ class NumpyPolicy:
         if fmt.shape != () or fmt.dtype.kind != "U" or str(fmt) != NPZ_FORMAT:
             raise ValueError(f"format: expected {NPZ_FORMAT!r}, got {fmt!r}")
         version = _meta_int(data, "version", 0)
-        if version != NPZ_VERSION:
-            raise ValueError(f"version: unsupported version {version} (expected {NPZ_VERSION})")
+        if version not in (1, NPZ_VERSION):
+            raise ValueError(f"version: unsupported version {version} (expected 1 or "
+                             f"{NPZ_VERSION})")  # fmt: skip
         hidden = _meta_int(data, "hidden", 1)
-        rec = data["recurrent"]
-        if rec.shape != () or rec.dtype != np.bool_:
-            raise ValueError(f"recurrent: expected true or false, got {rec!r}")
+        flags = {}
+        for name in ("recurrent", *(META_FIELDS_V2 if version >= 2 else ())):
+            if name not in data:
+                raise ValueError(f"{name}: missing from {path}")
+            v = data[name]
+            if v.shape != () or v.dtype != np.bool_:
+                raise ValueError(f"{name}: expected true or false, got {v!r}")
+            flags[name] = bool(v)
+        norm, q_values = flags.get("layer_norm", False), flags.get("q_values", False)
         for name, want in (("obs_width", OBS_WIDTH), ("num_classes", NUM_CLASSES),
                            ("num_actions", NUM_JOINT)):  # fmt: skip
             if _meta_int(data, name, 1) != want:
                 raise ValueError(f"{name}: {int(data[name])} does not match this package ({want})")
-        recurrent = bool(rec)
+        recurrent = flags["recurrent"]
         source = (
             str(data["source"]) if "source" in data and data["source"].dtype.kind == "U" else ""
         )
-        expected = weight_shapes(hidden, recurrent)
-        extra = sorted(set(data) - set(expected) - set(META_FIELDS) - {"source"})
+        expected = weight_shapes(hidden, recurrent, norm=norm)
+        known = set(expected) | set(META_FIELDS) | {"source"}
+        extra = sorted(set(data) - known - (set(META_FIELDS_V2) if version >= 2 else set()))
         if extra:
             raise ValueError(f"{extra[0]}: unknown field in a policy .npz")
         weights = {}
@@ -474,7 +532,7 @@ class NumpyPolicy:
             if not np.isfinite(arr).all():
                 raise ValueError(f"{name}: holds non-finite values")
             weights[name] = arr
-        return cls(weights, hidden, recurrent, source)
+        return cls(weights, hidden, recurrent, source, norm, q_values)
 
     def init_memory(self, *lead: int) -> np.ndarray:
         """Zero memory for a team (lead = (5,)) or a batch of teams ((games, 5))."""
@@ -488,13 +546,15 @@ class NumpyPolicy:
         reset = xp.broadcast_to(new_game[..., None], obs.shape[:-1])
         w = {k: xp.asarray(v) for k, v in self.weights.items()} if xp is not np else self.weights
         return actor_forward(xp, w, self.recurrent, xp.asarray(memory, dtype=xp.float32), obs,
-                             xp.asarray(inputs.classes), xp.asarray(inputs.avail), reset)  # fmt: skip
+                             xp.asarray(inputs.classes), xp.asarray(inputs.avail), reset,
+                             self.norm)  # fmt: skip
 
     def act(self, inputs: Any, memory: Any, greedy: bool = True,
             rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-        """Actions (…, 5) int32 and the new memory; sampling uses `rng` (Gumbel-max)."""
+        """Actions (…, 5) int32 and the new memory; sampling uses `rng` (Gumbel-max). A
+        Q-network (`q_values`) always plays its best legal action."""
         memory, logits = self.logits(inputs, memory)
-        if not greedy:
+        if not greedy and not self.q_values:
             if rng is None:
                 raise ValueError("rng: sampling needs a numpy Generator (or greedy=True)")
             u = rng.random(logits.shape, dtype=np.float64)
@@ -512,6 +572,7 @@ class NumpyPolicy:
 
         weights = {k: jnp.asarray(v) for k, v in self.weights.items()}
         width = self.hidden if self.recurrent else 1
+        greedy = greedy or self.q_values
 
         def init(key: Any) -> Any:
             del key
@@ -521,7 +582,7 @@ class NumpyPolicy:
             reset = jnp.broadcast_to(inputs.new_game, inputs.present.shape)
             memory, logits = actor_forward(
                 jnp, weights, self.recurrent, memory, jnp.asarray(inputs.obs, jnp.float32),
-                inputs.classes, inputs.avail, reset,
+                inputs.classes, inputs.avail, reset, self.norm,
             )  # fmt: skip
             if greedy:
                 actions = jnp.argmax(logits, axis=-1)

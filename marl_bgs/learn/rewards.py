@@ -35,7 +35,7 @@ import numpy as np
 from ..core import classes as C
 from ..core.observe import TEAM
 from ..core.state import LEFT, MILLI, RESULT_A, RESULT_B, RESULT_OPEN, TEAM_SIZE, State
-from .config import PPOConfig
+from .config import TrainConfig
 
 RewardFn = Callable[[Any, Any, dict], Any]
 TERMS = (
@@ -127,7 +127,7 @@ def combine(terms: dict, weights: dict[str, float], form: str) -> Any:
     return own + shared[team]
 
 
-def make_reward_fn(cfg: PPOConfig) -> RewardFn:
+def make_reward_fn(cfg: TrainConfig) -> RewardFn:
     """The built-in reward with the config's amounts and form, batched over games."""
     weights = {k: float(getattr(cfg, k)) for k in TERMS}
     form = cfg.reward_form

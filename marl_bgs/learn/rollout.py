@@ -24,7 +24,7 @@ import jax.numpy as jnp
 from ..core.state import RESULT_A, RESULT_B, RESULT_DRAW, TEAM_SIZE
 from ..env import EnvState, TeamDeathmatch
 from ..systems.base import System, check_jax_actions
-from .config import PPOConfig
+from .config import PPOConfig, TrainConfig
 from .losses import ValueNorm
 from .networks import Networks, actor_inputs, world_inputs
 from .opponents import Pool
@@ -40,7 +40,7 @@ class Memory(NamedTuple):
 
 
 class Opponents(NamedTuple):
-    pick: Any  # (N,) int32: index into `PPOConfig.opponent_names()`
+    pick: Any  # (N,) int32: index into `TrainConfig.opponent_names()`
     slot: Any  # (N,) int32: the pool slot played where the pick is the pool
     memory: Any  # (N, 5, width) actor memory of the current weights or the pool copy
     scripted: tuple  # each System's memory (fixed policies, then scripted), batched
@@ -78,6 +78,15 @@ STAT_NAMES = ("games", "wins", "losses", "draws", "margin", "episode_return", "t
               "invalid_actions")  # fmt: skip
 
 
+def stat_metrics(stats: Any, by_opp: Any) -> dict:
+    """An update's game statistics as log metrics (the names every learner logs)."""
+    out = {n if n in ("games", "invalid_actions") else f"games_{n}": stats[i]
+           for i, n in enumerate(STAT_NAMES)}  # fmt: skip
+    out["games_by_opponent"] = by_opp[0]
+    out["wins_by_opponent"] = by_opp[1]
+    return out
+
+
 def critic_inputs(cfg: PPOConfig, x: Any, world: Any, classes: Any) -> Any:
     if cfg.critic == "local":
         return x
@@ -85,11 +94,17 @@ def critic_inputs(cfg: PPOConfig, x: Any, world: Any, classes: Any) -> Any:
 
 
 class Rollout:
-    """Builds the per-tick step and the T-tick scan for one config and env."""
+    """Builds the per-tick step and the T-tick scan for one config and env.
+
+    The Q-learners' `QRollout` (q_rollout.py) reuses all of it, changing only Team A's step
+    (`learner_step`), what a tick records (`transition_type`) and how a policy turns its
+    scores into actions (`policy_parts`, `choose`)."""
+
+    transition_type: type = Transition
 
     def __init__(
         self,
-        cfg: PPOConfig,
+        cfg: TrainConfig,
         env: TeamDeathmatch,
         nets: Networks,
         scripted: Sequence[System],
@@ -177,6 +192,15 @@ class Rollout:
                     action=action, log_prob=log_prob, value=value, mask=inputs.present)  # fmt: skip
         return Memory(a_mem, c_mem), part
 
+    def policy_parts(self, policy: Any) -> tuple[Any, Any]:
+        """A policy's network parameters and its exploration setting (None: PPO samples)."""
+        return policy, None
+
+    def choose(self, key: Any, scores: Any, avail: Any, explore: Any) -> Any:
+        """Actions (N, 5) from masked scores (N, 5, 198): PPO samples its logits."""
+        del avail, explore
+        return jax.random.categorical(key, scores, axis=-1).astype(jnp.int32)
+
     def opponent_step(self, actor_params: Params, pool: Pool, opp: Opponents, state: EnvState,
                       inputs: Any, key: Any):  # fmt: skip
         """Team B's actions: the drawn opponent's, per game (`inputs`: Team B's)."""
@@ -187,14 +211,18 @@ class Rollout:
         def actor(params):
             return self.nets.actor.apply(params, opp.memory, x, inputs.avail, reset)
 
-        memory, logits = actor(actor_params)
+        params, explore = self.policy_parts(actor_params)
+        memory, logits = actor(params)
         if self.cfg.uses_pool:  # every copy on every game; each game keeps its slot's
-            mems, all_logits = jax.vmap(actor)(pool.params)
+            pool_params, pool_explore = self.policy_parts(pool.params)
+            mems, all_logits = jax.vmap(actor)(pool_params)
             games = jnp.arange(opp.slot.shape[0])
             in_pool = (opp.pick == 1)[:, None, None]
             memory = jnp.where(in_pool, mems[opp.slot, games], memory)
             logits = jnp.where(in_pool, all_logits[opp.slot, games], logits)
-        actions = jax.random.categorical(k_self, logits, axis=-1).astype(jnp.int32)
+            if explore is not None:  # each copy plays with the exploration it was saved with
+                explore = jnp.where(opp.pick == 1, pool_explore[opp.slot], explore)
+        actions = self.choose(k_self, logits, inputs.avail, explore)
         mems = []
         keys = jax.random.split(k_scripted, len(self.scripted) or 1)
         for i, (system, k) in enumerate(zip(self.scripted, keys, strict=False)):
@@ -262,7 +290,7 @@ class Rollout:
         ])  # fmt: skip
         _, restarted = self.env.reset_done(k_reset, after)
         done5 = jnp.broadcast_to(ended[:, None], reward.shape)
-        trans = Transition(reward=reward, done=done5, **part)
+        trans = self.transition_type(reward=reward, done=done5, **part)
         live = Live(restarted, memory, opp, jnp.where(ended, 0.0, ep_return), partners)
         return live, (trans, stats, by_opp)
 

@@ -22,13 +22,12 @@ import numpy as np
 import optax
 
 from ..env import make
-from ..systems.registry import by_name
-from .config import PPOConfig
+from .config import PPOConfig, TrainConfig
 from .losses import ValueNorm, gae, masked_mean, normalize, policy_loss, value_loss
 from .networks import Networks, action_log_prob, entropy, init_params, make_networks
-from .opponents import Pool, copies_due, partner_team, policy_system
+from .opponents import Pool, copies_due, training_systems
 from .rewards import make_reward_fn
-from .rollout import STAT_NAMES, Live, Memory, Rollout, critic_inputs
+from .rollout import Live, Memory, Rollout, critic_inputs, stat_metrics
 
 LOSS_NAMES = ("loss", "actor_loss", "value_loss", "entropy", "approx_kl", "clip_frac")
 
@@ -61,10 +60,7 @@ class Learner:
         self.critic_tx = optax.chain(
             optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(cfg.critic_lr, eps=1e-5)
         )
-        systems = [policy_system(f, f"fixed_opponents[{i}]")
-                   for i, f in enumerate(cfg.fixed_in_play)]  # fmt: skip
-        systems += [by_name(n) for n in cfg.scripted_in_play]
-        partners, learner_slots = partner_team(cfg.teammates)
+        systems, partners, learner_slots = training_systems(cfg)
         self.rollout = Rollout(cfg, self.env, self.nets, systems,
                                reward_fn or make_reward_fn(cfg), partners, learner_slots)  # fmt: skip
         self.init = jax.jit(self._init)
@@ -80,6 +76,10 @@ class Learner:
             jnp.zeros((), jnp.int32), jnp.zeros((), jnp.int32),
             Pool.create(actor, self.cfg.pool_size if self.cfg.uses_pool else 0),
         )  # fmt: skip
+
+    def rollout_params(self, ts: TrainState) -> tuple:
+        """What `Rollout.run` plays with: (actor, critic, value norm, pool)."""
+        return (ts.actor_params, ts.critic_params, ts.value_norm, ts.pool)
 
     # ---- the loss of one minibatch -------------------------------------------------------
     def _loss(self, params: tuple, start: Memory, traj, adv, target, vnorm: ValueNorm):
@@ -169,12 +169,9 @@ class Learner:
         (params, opts), infos = jax.lax.scan(epoch, carry, jax.random.split(k_perm, cfg.epochs))
         losses = infos.reshape(-1, len(LOSS_NAMES)).mean(0)
         metrics = {n: losses[i] for i, n in enumerate(LOSS_NAMES)}
-        metrics.update({n if n in ("games", "invalid_actions") else f"games_{n}": stats[i]
-                        for i, n in enumerate(STAT_NAMES)})  # fmt: skip
+        metrics.update(stat_metrics(stats, by_opp))
         metrics["mean_reward"] = masked_mean(traj.reward, traj.mask)
         metrics["mean_value"] = masked_mean(traj.value, traj.mask)
-        metrics["games_by_opponent"] = by_opp[0]
-        metrics["wins_by_opponent"] = by_opp[1]
         steps = ts.steps + cfg.steps_per_update
         pool = ts.pool
         if cfg.uses_pool:
@@ -185,17 +182,33 @@ class Learner:
         return new, metrics
 
 
-_LEARNERS: dict[tuple, Learner] = {}
+_LEARNERS: dict[tuple, Any] = {}
 
 
-def learner_for(cfg: PPOConfig, reward_fn: Callable | None = None) -> Learner:
-    """A cached Learner: configs differing only in run settings share compiled code."""
+def learner_class(cfg: TrainConfig) -> type:
+    """The learner of a config's algorithm: `Learner` (PPO), `QMIXLearner`, `PQNLearner`."""
+    if cfg.algo == "qmix":
+        from .qmix import QMIXLearner
+
+        return QMIXLearner
+    if cfg.algo == "pqn-vdn":
+        from .pqn import PQNLearner
+
+        return PQNLearner
+    return Learner
+
+
+def learner_for(cfg: TrainConfig, reward_fn: Callable | None = None) -> Any:
+    """A cached learner for the config's algorithm: configs differing only in run settings
+    share compiled code."""
     run_only = dict(seed=0, out="-", devices=1, total_steps=1, checkpoint_every=0, keep_checkpoints=1,
                     validate_every=0.0, validation_opponents=(), validation_maps=(42,),
                     validation_games=2, validation_seed=0)  # fmt: skip
+    if getattr(cfg, "lr_decay", False):  # PQN's learning rate decays over the whole run
+        del run_only["total_steps"]
     key = (cfg.replace(**run_only), reward_fn)
     if key not in _LEARNERS:
-        _LEARNERS[key] = Learner(cfg, reward_fn)
+        _LEARNERS[key] = learner_class(cfg)(cfg, reward_fn)
     return _LEARNERS[key]
 
 
@@ -249,7 +262,7 @@ class TrainResult:
 
 
 def train(
-    config: PPOConfig,
+    config: TrainConfig,
     resume: bool = False,
     reward_fn: Callable | None = None,
     progress: bool = True,

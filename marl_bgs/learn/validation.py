@@ -32,7 +32,7 @@ from .. import evaluation
 from ..sharding import round_up
 from ..systems.base import TEAM_SLOTS, System
 from ..systems.registry import by_name
-from .config import PPOConfig
+from .config import Q_ALGOS, TrainConfig
 from .networks import Networks, actor_inputs
 
 VALIDATION_COLUMNS = (
@@ -42,7 +42,7 @@ VALIDATION_COLUMNS = (
 
 
 # ---- the schedule -------------------------------------------------------------------------
-def validation_updates(cfg: PPOConfig) -> list[int]:
+def validation_updates(cfg: TrainConfig) -> list[int]:
     """Updates after which a check runs: 0, every `validate_every` of the run, and the end."""
     if not cfg.validate_every:
         return []
@@ -60,9 +60,12 @@ class _Params:
     value: Any = None
 
 
-def actor_system(nets: Networks, params: Any, name: str = "learner") -> System:
-    """A JAX System sampling the actor's actions; `params` is a pytree or a `_Params`
-    holder read at trace time (`PanelRunner` fills it with the loop's argument)."""
+def actor_system(
+    nets: Networks, params: Any, name: str = "learner", greedy: bool = False
+) -> System:
+    """A JAX System sampling the actor's actions (`greedy`: the best legal one, as a
+    Q-network plays); `params` is a pytree or a `_Params` holder read at trace time
+    (`PanelRunner` fills it with the loop's argument)."""
     import jax
     import jax.numpy as jnp
 
@@ -75,7 +78,10 @@ def actor_system(nets: Networks, params: Any, name: str = "learner") -> System:
         x = actor_inputs(inputs.obs, inputs.classes)
         reset = jnp.broadcast_to(inputs.new_game, inputs.present.shape)
         memory, logits = nets.actor.apply(p, memory, x, inputs.avail, reset)
-        actions = jax.random.categorical(key, logits, axis=-1).astype(jnp.int32)
+        if greedy:
+            actions = jnp.argmax(logits, axis=-1).astype(jnp.int32)
+        else:
+            actions = jax.random.categorical(key, logits, axis=-1).astype(jnp.int32)
         return actions, memory
 
     return System(name, act, init)
@@ -152,10 +158,11 @@ def panel_summary(games: pd.DataFrame) -> dict:
 class Validator:
     """Plays the panel for one config; reuses its compiled loops across checks."""
 
-    def __init__(self, cfg: PPOConfig, nets: Networks) -> None:
+    def __init__(self, cfg: TrainConfig, nets: Networks) -> None:
         self.cfg = cfg
         self.holder = _Params()
-        self.system = actor_system(nets, self.holder, name=f"{cfg.algo}")
+        greedy = cfg.algo in Q_ALGOS  # a Q-network acts greedily over legal actions
+        self.system = actor_system(nets, self.holder, name=f"{cfg.algo}", greedy=greedy)
         self.opponents = [by_name(n) for n in cfg.validation_opponents]
         settings = cfg.game_settings()
         self.rosters = settings["rosters"][0]
@@ -217,11 +224,12 @@ class Validator:
 _VALIDATORS: dict[tuple, Validator] = {}
 
 
-def validator_for(cfg: PPOConfig, nets: Networks) -> Validator:
+def validator_for(cfg: TrainConfig, nets: Networks) -> Validator:
     """A cached Validator: runs with the same networks and panel share compiled loops."""
     settings = cfg.game_settings()
     key = (
-        cfg.algo, cfg.hidden, cfg.recurrent, cfg.critic, settings["rosters"][0],
+        cfg.algo, cfg.hidden, cfg.recurrent, getattr(cfg, "critic", None),
+        getattr(cfg, "layer_norm", False), settings["rosters"][0],
         settings["winning_score"], settings["horizon"], cfg.validation_opponents,
         cfg.validation_maps, cfg.validation_games, cfg.validation_seed, cfg.devices,
     )  # fmt: skip
