@@ -36,6 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "exports" / "scenarios"
 RESULT_SYSTEMS = ("random", "tdm-alpha", "tdm-beta", "tdm-gamma")
 RESULT_GAMES, RESULT_SEED = 256, 20261203
+# Written by --results and by scripts/verify_scenarios.py, never removed as strays here.
+OWN_ELSEWHERE = ("results.json", "verification.json")
 LABELS = {"tdm-alpha": "TDM-Alpha", "tdm-beta": "TDM-Beta", "tdm-gamma": "TDM-Gamma"}
 
 
@@ -195,7 +197,7 @@ def stale(files: dict[str, bytes]) -> list[str]:
     bad = [
         n for n, data in files.items() if not (OUT / n).is_file() or (OUT / n).read_bytes() != data
     ]
-    known = set(files) | {"results.json"}
+    known = set(files) | set(OWN_ELSEWHERE)
     extra = sorted(str(p.relative_to(OUT)) for p in OUT.rglob("*.json")
                    if str(p.relative_to(OUT)) not in known)  # fmt: skip
     return bad + extra
@@ -217,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     files = build(stored_versions())
     for old in OUT.rglob("*.json") if OUT.is_dir() else ():
         name = str(old.relative_to(OUT))
-        if name not in files and name != "results.json":
+        if name not in files and name not in OWN_ELSEWHERE:
             old.unlink()
             print(f"removed exports/scenarios/{name} (the export no longer makes it)")
     for name, data in files.items():

@@ -202,3 +202,36 @@ def test_the_scenarios_command_prints_the_table_and_writes_results(tmp_path, cap
     ]
     assert main(args) == 2
     assert "--out" in capsys.readouterr().err
+
+
+# Known gap (issue 17 stays open for it): six 4-tick lines of scenario 1 have no key action,
+# every one-agent change of them still wins somewhere (lines 28, 40, 43-46).
+KNOWN_LINES_WITHOUT_KEY_ACTION = {1: 6}
+
+
+def test_every_stored_line_has_a_key_action_and_the_check_is_fresh(jax_lines):
+    """exports/scenarios/verification.json (scripts/verify_scenarios.py) played every
+    one-agent variant of every stored line on the current scenario files; each line has a
+    key action there (but the known gap above), and a fresh check of one line per scenario gives the same counts."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "verify_scenarios.py"
+    spec = importlib.util.spec_from_file_location("verify_scenarios", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--check"]) == 0
+    stored = {e["id"]: e for e in json.loads(module.OUT.read_text())["scenarios"]}
+    rng = np.random.default_rng(1)
+    for s in SCENARIOS:
+        entry = stored[s.id]
+        assert entry["lines"] == len(s.lines), f"scenario {s.id}"
+        missing = entry["lines"] - entry["lines_with_key_action"]
+        assert missing == KNOWN_LINES_WITHOUT_KEY_ACTION.get(s.id, 0), f"scenario {s.id}"
+        i = int(rng.integers(len(s.lines)))
+        report = variant_report(s, s.lines[i], jax_lines[s.id])
+        line = entry["per_line"][i]
+        assert (line["variants"], line["failing"]) == (report.total, report.failing)
+        keys = [(k["tick"], k["agent"], ("move", "combat").index(k["head"]))
+                for k in line["key_actions"]]  # fmt: skip
+        assert keys == sorted(report.key_actions), f"scenario {s.id}, line {i}"
