@@ -30,8 +30,8 @@ from .config import PQNVDNConfig
 from .mixers import vdn
 from .networks import init_actor, make_q_network
 from .opponents import Pool, copies_due, training_systems
-from .q_rollout import QPolicy, QRollout
-from .q_values import lambda_returns, linear_decay, team_reward
+from .q_rollout import QActing, QPolicy, QRollout
+from .q_values import lambda_returns, team_reward
 from .rewards import make_reward_fn
 from .rollout import Live, stat_metrics
 
@@ -67,7 +67,7 @@ def chosen_q(q: Any, action: Any) -> Any:
     return jnp.take_along_axis(q, action[..., None], axis=-1)[..., 0]
 
 
-class PQNLearner:
+class PQNLearner(QActing):
     """The compiled pieces for one PQN-VDN config (env, network, optimizer, init, update)."""
 
     def __init__(self, cfg: PQNVDNConfig, reward_fn: Callable | None = None) -> None:
@@ -83,14 +83,6 @@ class PQNLearner:
                                 reward_fn or make_reward_fn(cfg), partners, slots)  # fmt: skip
         self.init = jax.jit(self._init)
         self.update = jax.jit(self._update)
-
-    def epsilon(self, steps: Any) -> Any:
-        c = self.cfg
-        return linear_decay(c.eps_start, c.eps_finish, c.eps_decay_steps, steps)
-
-    def rollout_params(self, ts: PQNState) -> tuple:
-        """What `Rollout.run` plays with: (policy, -, -, pool)."""
-        return (QPolicy(ts.actor_params, self.epsilon(ts.steps)), None, None, ts.pool)
 
     def _init(self, key: Any) -> PQNState:
         k_params, k_live, k_next = jax.random.split(key, 3)

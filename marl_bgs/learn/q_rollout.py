@@ -17,7 +17,7 @@ import jax.numpy as jnp
 
 from ..env import EnvState
 from .networks import actor_inputs
-from .q_values import epsilon_greedy, masked_max
+from .q_values import epsilon_greedy, linear_decay, masked_max
 from .rollout import Memory, Rollout
 
 
@@ -26,6 +26,21 @@ class QPolicy(NamedTuple):
 
     params: Any
     eps: Any
+
+
+class QActing:
+    """What both Q learners share: the exploration schedule, and what their rollout plays
+    with (the current Q-network at the current epsilon, and the pool of saved copies)."""
+
+    cfg: Any
+
+    def epsilon(self, steps: Any) -> Any:
+        c = self.cfg
+        return linear_decay(c.eps_start, c.eps_finish, c.eps_decay_steps, steps)
+
+    def rollout_params(self, ts: Any) -> tuple:
+        """What `Rollout.run` plays with: (policy, -, -, pool)."""
+        return (QPolicy(ts.actor_params, self.epsilon(ts.steps)), None, None, ts.pool)
 
 
 class QTransition(NamedTuple):

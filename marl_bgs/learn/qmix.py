@@ -33,8 +33,8 @@ from .mixers import QMixer
 from .networks import init_actor, make_q_network
 from .opponents import Pool, copies_due, training_systems
 from .pqn import chosen_q, replay_q
-from .q_rollout import QPolicy, QRollout
-from .q_values import double_q_next, linear_decay, td_targets, team_reward
+from .q_rollout import QActing, QPolicy, QRollout
+from .q_values import double_q_next, td_targets, team_reward
 from .rewards import make_reward_fn
 from .rollout import Live, stat_metrics
 
@@ -83,7 +83,7 @@ def qmix_loss(nets: Any, mixer: QMixer, params: tuple, target: tuple, batch: Rol
     return loss, jnp.mean(q_tot[:-1])
 
 
-class QMIXLearner:
+class QMIXLearner(QActing):
     """The compiled pieces for one QMIX config (env, networks, replay, init, update)."""
 
     def __init__(self, cfg: QMIXConfig, reward_fn: Callable | None = None) -> None:
@@ -103,14 +103,6 @@ class QMIXLearner:
                                 world=True)  # fmt: skip
         self.init = jax.jit(self._init)
         self.update = jax.jit(self._update)
-
-    def epsilon(self, steps: Any) -> Any:
-        c = self.cfg
-        return linear_decay(c.eps_start, c.eps_finish, c.eps_decay_steps, steps)
-
-    def rollout_params(self, ts: QMIXState) -> tuple:
-        """What `Rollout.run` plays with: (policy, -, -, pool)."""
-        return (QPolicy(ts.actor_params, self.epsilon(ts.steps)), None, None, ts.pool)
 
     def _empty_item(self) -> Rollout1:
         t, w = self.cfg.rollout_len, self.nets.memory_width
