@@ -29,7 +29,7 @@ from ..env import make
 from .config import PQNVDNConfig
 from .mixers import vdn
 from .networks import init_actor, make_q_network
-from .opponents import Pool, copies_due, training_systems
+from .opponents import Pool, training_systems
 from .q_rollout import QActing, QPolicy, QRollout
 from .q_values import lambda_returns, team_reward
 from .rewards import make_reward_fn
@@ -140,12 +140,7 @@ class PQNLearner(QActing):
             "learning_rate": self._lr_at(ts.update), "mean_target": jnp.mean(target),
         }  # fmt: skip
         metrics.update(stat_metrics(stats, by_opp))
-        metrics["mean_reward"] = jnp.sum(traj.reward * traj.mask) / jnp.maximum(traj.mask.sum(), 1)
-        steps = ts.steps + cfg.steps_per_update
-        pool = ts.pool
-        if cfg.uses_pool:
-            pool = pool.push(QPolicy(params, eps), copies_due(ts.steps, steps, cfg.pool_every))
-        metrics["pool_copies"] = pool.count
+        steps, pool = self._pool_after(ts, params, eps, traj, metrics)
         new = PQNState(params, opt, key, live, ts.update + 1, steps, pool)
         return new, metrics
 

@@ -17,6 +17,7 @@ import jax.numpy as jnp
 
 from ..env import EnvState
 from .networks import actor_inputs
+from .opponents import copies_due
 from .q_values import epsilon_greedy, linear_decay, masked_max
 from .rollout import Memory, Rollout
 
@@ -41,6 +42,18 @@ class QActing:
     def rollout_params(self, ts: Any) -> tuple:
         """What `Rollout.run` plays with: (policy, -, -, pool)."""
         return (QPolicy(ts.actor_params, self.epsilon(ts.steps)), None, None, ts.pool)
+
+    def _pool_after(self, ts: Any, params: Any, eps: Any, traj: Any, metrics: dict) -> tuple:
+        """The game steps and pool after an update (a copy saved when one is due), with the
+        reward and pool size logged into `metrics`."""
+        cfg = self.cfg
+        metrics["mean_reward"] = jnp.sum(traj.reward * traj.mask) / jnp.maximum(traj.mask.sum(), 1)
+        steps = ts.steps + cfg.steps_per_update
+        pool = ts.pool
+        if cfg.uses_pool:
+            pool = pool.push(QPolicy(params, eps), copies_due(ts.steps, steps, cfg.pool_every))
+        metrics["pool_copies"] = pool.count
+        return steps, pool
 
 
 class QTransition(NamedTuple):

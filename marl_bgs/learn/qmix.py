@@ -31,7 +31,7 @@ from ..env import make
 from .config import QMIXConfig
 from .mixers import QMixer
 from .networks import init_actor, make_q_network
-from .opponents import Pool, copies_due, training_systems
+from .opponents import Pool, training_systems
 from .pqn import chosen_q, replay_q
 from .q_rollout import QActing, QPolicy, QRollout
 from .q_values import double_q_next, td_targets, team_reward
@@ -172,12 +172,7 @@ class QMIXLearner(QActing):
                    "learning": ready.astype(jnp.float32),
                    "replay_rollouts": self._stored(buffer)}  # fmt: skip
         metrics.update(stat_metrics(stats, by_opp))
-        metrics["mean_reward"] = jnp.sum(traj.reward * traj.mask) / jnp.maximum(traj.mask.sum(), 1)
-        steps = ts.steps + cfg.steps_per_update
-        pool = ts.pool
-        if cfg.uses_pool:
-            pool = pool.push(QPolicy(q_params, eps), copies_due(ts.steps, steps, cfg.pool_every))
-        metrics["pool_copies"] = pool.count
+        steps, pool = self._pool_after(ts, q_params, eps, traj, metrics)
         new = QMIXState(q_params, mixer_params, target, opt, key, live, update, steps, pool,
                         buffer)  # fmt: skip
         return new, metrics
