@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
@@ -30,6 +32,7 @@ from .core.position import OFFICIAL_ROSTER, starting_position
 from .core.state import NUM_SLOTS, RESULT_NAMES, TEAM_SIZE
 from .maps import NUM_MAPS, SPLITS
 from .metrics import PRIORITY_NAMES
+from .metrics.columns import GAME_COLUMNS, MILLI_COLUMNS
 from .outputs import check_new_files, write_atomic
 from .sharding import device_count, game_mesh, games_sharding, replicate, round_up, split_games
 from .systems.base import System, check_jax_actions
@@ -41,24 +44,6 @@ USE_MEMORY = 0  # key use: a System's memory at a game's start
 USE_ACTIONS = 1  # key use: a System's actions at one tick
 MAX_GAMES = 1_000_000
 SPAWN_NAMES = ("left", "right")
-MILLI_COLUMNS = ("damage_dealt_a", "damage_dealt_b", "useful_healing_a", "useful_healing_b")
-
-SCHEDULE_COLUMNS = (
-    "game",
-    "pair",
-    "seed_number",
-    "map_id",
-    "spawn_a",
-    "spawn_b",
-    "system_a",
-    "system_b",
-    "roster_a",
-    "roster_b",
-)
-# The schedule, then the result, points and margin, then the other priority metrics.
-GAME_COLUMNS = (
-    SCHEDULE_COLUMNS + ("result", "points_a", "points_b", "margin") + tuple(PRIORITY_NAMES[3:])
-)
 
 
 # ---- inputs ----------------------------------------------------------------------------------
@@ -202,8 +187,6 @@ def memory_key(root, seed_number, team: int):
     Returns:
         (jax.Array): `fold_in(fold_in(fold_in(root, 0), seed_number), team)`.
     """
-    import jax
-
     return jax.random.fold_in(
         jax.random.fold_in(jax.random.fold_in(root, USE_MEMORY), seed_number), team
     )
@@ -221,8 +204,6 @@ def action_key(root, seed_number, tick, team: int):
     Returns:
         (jax.Array): `root` folded with 1 (actions), the seed number, the tick, the team.
     """
-    import jax
-
     k = jax.random.fold_in(jax.random.fold_in(root, USE_ACTIONS), seed_number)
     return jax.random.fold_in(jax.random.fold_in(k, tick), team)
 
@@ -256,8 +237,6 @@ class _BatchRunner:
     """
 
     def __init__(self, env, systems: tuple[System, System], mesh=None) -> None:
-        import jax
-
         self.env = env
         self.systems = systems
         self.mesh = mesh
@@ -273,8 +252,6 @@ class _BatchRunner:
             ]
 
     def _init_memories(self, root, seeds):
-        import jax
-
         mems = []
         for t, system in enumerate(self.systems):
             if system.on_host:
@@ -286,8 +263,6 @@ class _BatchRunner:
 
     @staticmethod
     def _jax_act(system: System, team: int):
-        import jax
-
         def act(root, seeds, ticks, inputs, memory):
             keys = jax.vmap(lambda n, k: action_key(root, n, k, team))(seeds, ticks)
             actions, memory = jax.vmap(system.act)(keys, inputs, memory)
@@ -309,9 +284,6 @@ class _BatchRunner:
         return split_games(tree, self.mesh, self.env.num_envs)
 
     def _run_compiled(self, root, seeds, state):
-        import jax
-        import jax.numpy as jnp
-
         env = self.env
         mems = tuple(self._init_memories(root, seeds))
         trail = jnp.full((env.horizon, seeds.shape[0], NUM_SLOTS, 3), -1, jnp.int32)
@@ -350,8 +322,6 @@ class _BatchRunner:
         """The loop with host Systems in it. Only the first `real` games (the rest pad a
         short last batch and are dropped) are shown to host Systems, so that an LLM or a
         human is never asked about a copy; theirs stay put in the padding."""
-        import jax.numpy as jnp
-
         mems = self._init_memories(root, seeds)
         n = seeds.shape[0]
         real = n if real is None else real
@@ -386,9 +356,6 @@ class _BatchRunner:
         """The batch's final env state, accepted-action trail and (games, 10) flags of
         out-of-range actions, where they were computed (`real`: how many of the games are
         not padding; host Systems play only those)."""
-        import jax
-        import jax.numpy as jnp
-
         self.last_reports = [None, None]
         _, state = self.env.reset_to(jax.random.key(0), positions)
         seeds = jnp.asarray(seeds, jnp.int32)
@@ -646,14 +613,9 @@ def _versions() -> dict:
 
     out = {"marl_bgs": __version__, "numpy": np.__version__, "pandas": pd.__version__}
     out["python"] = platform.python_version()
-    try:
-        import jax
-
-        out["jax"] = jax.__version__
-        out["jax_backend"] = jax.default_backend()
-        out["device"] = str(jax.devices()[0].device_kind)
-    except ImportError:
-        pass
+    out["jax"] = jax.__version__
+    out["jax_backend"] = jax.default_backend()
+    out["device"] = str(jax.devices()[0].device_kind)
     return out
 
 
@@ -758,8 +720,6 @@ def evaluate(
             the agent).
         FieldTypeError: A setting of the wrong type, naming it.
     """
-    import jax
-
     sys_a = resolve_system(team_a, "team_a")
     sys_b = resolve_system(team_b, "team_b")
     map_ids = resolve_maps(maps)

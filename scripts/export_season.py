@@ -38,7 +38,12 @@ import pandas as pd  # noqa: E402
 from marl_bgs.tournament.entrants import load_entrants  # noqa: E402
 from marl_bgs.tournament.figures import draw_all  # noqa: E402
 from marl_bgs.tournament.intervals import DEFAULT_REFITS  # noqa: E402
-from marl_bgs.tournament.leaderboard import build  # noqa: E402
+from marl_bgs.tournament.leaderboard import (  # noqa: E402
+    Leaderboard,
+    build,
+    read_leaderboard,
+    read_record,
+)
 from marl_bgs.tournament.schedule import DEFAULT_GAMES_PER_MAP  # noqa: E402
 from marl_bgs.tournament.season import DEFAULT_BATCH_SIZE, run_season  # noqa: E402
 
@@ -140,14 +145,14 @@ def _index(root: Path) -> None:
     """exports/seasons/index.json: every published season, for the site's hook."""
     seasons = []
     for folder in sorted(p for p in root.iterdir() if (p / "leaderboard.json").exists()):
-        board = json.loads((folder / "leaderboard.json").read_text())
+        board = read_leaderboard(folder / "leaderboard.json", f"{folder.name}/leaderboard.json")
         seasons.append(
             {
-                "season": board["season"],
+                "season": board.season,
                 "folder": folder.name,
-                "entrants": len(board["table"]),
-                "games": board["season_facts"]["games"],
-                "leader": board["table"][0]["name"],
+                "entrants": len(board.table),
+                "games": board.season_facts.games,
+                "leader": board.table[0].name,
             }
         )
     _json(root / "index.json", {"format": INDEX_FORMAT, "version": 1, "seasons": seasons})
@@ -335,6 +340,7 @@ def _run(args: argparse.Namespace) -> int:
             "figures": figures,
         },
     }
+    read_record(Leaderboard, _clean(board), "leaderboard.json")  # as the site reads it
     _json(out / "leaderboard.json", board)
     first_meta = result.metas[result.fixtures[0].index]
     _json(

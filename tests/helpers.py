@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from marl_bgs import Game
 from marl_bgs.core.position import POSITION_FORMAT
 
 STAY = (0, 0, 0)
+TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"  # jax.monitoring: one per trace
 N, S, E, W, NE, NW, SE, SW = range(1, 9)
 
 
@@ -71,3 +75,30 @@ def enemy(slot: int) -> int:
 
 def own(slot: int) -> int:
     return 1 + slot
+
+
+@contextmanager
+def count_traces() -> Iterator[Counter]:
+    """How often JAX traces each function while the block runs, by function name.
+
+    A trace is what a new compilation starts with (a jitted function seen with new shapes,
+    dtypes or static arguments); a call that hits the cache traces nothing. Counted from
+    JAX's public monitoring events (`jax.monitoring`), so tests need no private `_cache_size()`:
+
+        with count_traces() as traces:
+            ...
+        assert traces["step"] == 1
+    """
+    import jax
+
+    counts: Counter = Counter()
+
+    def listen(event: str, seconds: float, **kwargs: Any) -> None:
+        if event == TRACE_EVENT:
+            counts[kwargs.get("fun_name", "?")] += 1
+
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        yield counts
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)

@@ -8,6 +8,7 @@ renamed in the JSON to a hostile string that the entrants file itself would refu
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 import math
@@ -23,6 +24,7 @@ from types import SimpleNamespace
 import markdown
 import pandas as pd
 import pytest
+import yaml
 
 from marl_bgs.site import build as site_build
 from marl_bgs.site import hook
@@ -565,3 +567,31 @@ def test_pages_of_an_older_export_without_the_new_fields(root):
     (root / L.SEASONS / "season0" / "leaderboard.json").write_text(json.dumps(board))
     page = L.pages(root)["leaderboard/index.md"]()
     assert "not meaningful" not in page and "The same records drawn" not in page
+
+
+# ---- the templates the pages are written from ------------------------------------------------
+def test_every_template_part_named_in_the_code_exists_and_is_valid():
+    """A part used only on a rare branch (no challengers, a single map) fails here, not in a
+    season's build; every `$name` of every part is a valid placeholder."""
+    parts = L._parts()
+    named = set()  # every literal part name in a fill(...) call, both arms of an `if` too
+    for node in ast.walk(ast.parse(Path(L.__file__).read_text())):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "fill":
+            arg = node.args[0]
+            for leaf in (arg.body, arg.orelse) if isinstance(arg, ast.IfExp) else (arg,):
+                if isinstance(leaf, ast.Constant):
+                    named.add(leaf.value)
+    assert len(named) > 40 and not named - set(parts), sorted(named - set(parts))
+    for key in ("matchups", "per_map_wdl", "per_map", "heterogeneity"):
+        assert f"alt_{key}" in parts
+    assert all(template.is_valid() for template in parts.values())
+    with pytest.raises(KeyError, match="no part 'nothing'"):
+        L.fill("nothing")
+    with pytest.raises(KeyError, match="title"):
+        L.fill("this_page")  # a missing value is an error, never an empty gap
+
+
+def test_templates_are_not_published():
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    assert "/_templates/" in config["exclude_docs"].split()
+    assert L.TEMPLATES.is_relative_to(ROOT / "site_src" / "_templates")

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from ..core import checks
-from .leaderboard_page import Node, fixed, p_value, season_dirs, season_title, text
+from .leaderboard_page import fixed, p_value, season_dirs, season_title, text
 
 PAGE = "metrics-explorer.md"
 FOLDER = "metrics"
@@ -21,6 +22,57 @@ MEASURES = "team_measures.json"
 EXPLORER = "explorer.json"
 MEASURES_FORMAT = "marl-bgs/team-measures"
 SCRIPT = "scripts/export_team_measures.py"
+
+
+class Node:
+    """A value read from a JSON file with its path, so every error names the field; the
+    typed reads are the project's one checker (`core.checks`)."""
+
+    def __init__(self, value: Any, where: str) -> None:
+        self.value = value
+        self.where = where
+
+    def _fail(self, expected: str) -> None:
+        raise ValueError(f"{self.where}: expected {expected}, got {self.value!r}")
+
+    def __getitem__(self, key: str | int) -> Node:
+        if isinstance(key, int):
+            items = self.list()
+            if not 0 <= key < len(items):
+                raise ValueError(f"{self.where}: no item {key} in a list of {len(items)}")
+            return items[key]
+        if key not in self.keys():
+            raise ValueError(f"{self.where}.{key}: missing")
+        return Node(self.value[key], f"{self.where}.{key}")
+
+    def get(self, key: str) -> Node | None:
+        return self[key] if key in self.keys() else None
+
+    def list(self) -> list[Node]:
+        items = checks.sequence(self.value, self.where)
+        return [Node(v, f"{self.where}[{k}]") for k, v in enumerate(items)]
+
+    def keys(self) -> list[str]:
+        return list(checks.mapping(self.value, self.where))
+
+    def is_null(self) -> bool:
+        return self.value is None
+
+    def num(self) -> float:
+        return checks.number(self.value, self.where)
+
+    def opt_num(self) -> float | None:
+        return None if self.value is None else self.num()
+
+    def int(self) -> int:
+        return checks.whole(self.value, self.where)
+
+    def str(self) -> str:
+        return checks.string(self.value, self.where)
+
+    def text(self) -> str:
+        """The string, safe to place anywhere in Markdown or HTML."""
+        return text(self.str())
 
 
 def newest_with_metrics(root: Path) -> Path | None:

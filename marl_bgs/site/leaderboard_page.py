@@ -2,7 +2,11 @@
 
 `scripts/export_season.py` computes everything (ratings, intervals, tiers, matchups, per-map
 ratings, heterogeneity) and writes `leaderboard.json` and `provenance.json`; these pages only
-lay that data out, so no number on them is typed by hand. Pages (under `leaderboard/`):
+lay that data out, so no number on them is typed by hand. The files are read and checked by
+`marl_bgs.tournament.leaderboard` (typed records: `Leaderboard`, `Provenance`, `Timing`), the
+same module that builds them. The words are Markdown templates under
+`site_src/_templates/leaderboard/` (not published themselves); this module fills them.
+Pages (under `leaderboard/`):
 
 - `index.md`: the newest season's table, matchups, per-map results and ratings,
   heterogeneity and downloads; older seasons get `<season>.md` with the same layout;
@@ -18,24 +22,39 @@ so neither Markdown nor HTML can read it as markup.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from string import Template
 from urllib.parse import quote
 
-from ..core import checks
 from ..systems.registry import BUILDERS
 from ..tournament.entrants import NAME_PATTERN, SEASON_PATTERN, TYPES
+from ..tournament.leaderboard import (
+    EXPORT_SCRIPT,
+    LEADERBOARD_FORMAT,
+    EntrantSpread,
+    Leaderboard,
+    MapRating,
+    PairingSpread,
+    Provenance,
+    Record,
+    Spread,
+    Standing,
+    Timing,
+    read_leaderboard,
+    read_provenance,
+    read_timing,
+)
 
-SCRIPT = "scripts/export_season.py"
+SCRIPT = EXPORT_SCRIPT
 SEASONS = "exports/seasons"
-BOARD_FORMAT = "marl-bgs/leaderboard"
-BOARD_VERSION = 1
-PROVENANCE_FORMAT = "marl-bgs/season-provenance"
+BOARD_FORMAT = LEADERBOARD_FORMAT
+TEMPLATES = Path(__file__).resolve().parents[2] / "site_src" / "_templates" / "leaderboard"
 SAFE_CHARS = re.compile(r"[A-Za-z0-9 .,:;()'/=%?!+-]")
 TIER_STYLE = {  # badge background and text colour, one per tier of Table S8
     "Iron": ("#5f6368", "#fff"),
@@ -47,83 +66,35 @@ TIER_STYLE = {  # badge background and text colour, one per tier of Table S8
     "Master": ("#8340b0", "#fff"),
     "Grandmaster": ("#b8322a", "#fff"),
 }
-FILE_TEXT = {  # what each exported file holds, for the downloads list
-    "leaderboard.json": "everything on these pages, in one file",
-    "ratings.json": "the rating table with the rating model's settings",
-    "ratings.csv": "the rating table (one row per entrant)",
-    "games.csv": "every game: entrants, map, spawn ends, seed number, result, points, kills",
-    "games.parquet": "every game, as Parquet",
-    "per_map_ratings.csv": "each entrant's rating on each map, with its interval",
-    "provenance.json": "versions, seeds, the entrants file, the schedule and the game counts",
-    "timing.json": "how long the export that played the games took (kept by every later run "
-    "whose games are the same)",
-    "full_metrics.parquet": "every game's 2,994 full-metrics columns (who did what to whom), "
-    "from scripts/replay_season_full.py",
-    "full_metrics.json": "how full_metrics.parquet was made: command, versions, and that every "
-    "game repeated exactly",
-    "matchup_heatmap.svg": "figure: score share of each pairing",
-    "matchup_heatmap.png": "figure: score share of each pairing (bitmap)",
-    "per_map_wdl.svg": "figure: wins, draws and losses of each entrant on each map",
-    "per_map_wdl.png": "figure: wins, draws and losses of each entrant on each map (bitmap)",
-    "per_map_forest.svg": "figure: per-map ratings with intervals",
-    "per_map_forest.png": "figure: per-map ratings with intervals (bitmap)",
-    "heterogeneity.svg": "figure: between-map spread against sampling spread",
-    "heterogeneity.png": "figure: between-map spread against sampling spread (bitmap)",
-}
+PART = re.compile(r"^<!-- part: ([a-z0-9_]+) -->\n", re.M)
+
+
+# ---- the templates ---------------------------------------------------------------------------
+@functools.cache
+def _parts(folder: Path = TEMPLATES) -> dict[str, Template]:
+    """Every named part of the templates in `folder` (see site_src/_templates/README.md)."""
+    out: dict[str, Template] = {}
+    for path in sorted(folder.glob("*.md")):
+        pieces = PART.split(path.read_text(encoding="utf-8"))
+        for name, body in zip(pieces[1::2], pieces[2::2], strict=True):
+            if name in out:
+                raise ValueError(f"{path}: the part {name!r} is defined twice")
+            out[name] = Template(body.rstrip("\n"))
+    return out
+
+
+def fill(part: str, **values: object) -> str:
+    """The template part `part` with its `$names` replaced by `values` (already escaped by
+    the caller: a template never sees a raw string from a file); a missing value is an
+    error, never an empty gap."""
+    try:
+        template = _parts()[part]
+    except KeyError:
+        raise KeyError(f"{TEMPLATES}: no part {part!r}") from None
+    return template.substitute(values)
 
 
 # ---- reading the exported files --------------------------------------------------------------
-class Node:
-    """A value read from a JSON file with its path, so every error names the field; the
-    typed reads are the project's one checker (`core.checks`)."""
-
-    def __init__(self, value: Any, where: str) -> None:
-        self.value = value
-        self.where = where
-
-    def _fail(self, expected: str) -> None:
-        raise ValueError(f"{self.where}: expected {expected}, got {self.value!r}")
-
-    def __getitem__(self, key: str | int) -> Node:
-        if isinstance(key, int):
-            items = self.list()
-            if not 0 <= key < len(items):
-                raise ValueError(f"{self.where}: no item {key} in a list of {len(items)}")
-            return items[key]
-        if key not in self.keys():
-            raise ValueError(f"{self.where}.{key}: missing")
-        return Node(self.value[key], f"{self.where}.{key}")
-
-    def get(self, key: str) -> Node | None:
-        return self[key] if key in self.keys() else None
-
-    def list(self) -> list[Node]:
-        items = checks.sequence(self.value, self.where)
-        return [Node(v, f"{self.where}[{k}]") for k, v in enumerate(items)]
-
-    def keys(self) -> list[str]:
-        return list(checks.mapping(self.value, self.where))
-
-    def is_null(self) -> bool:
-        return self.value is None
-
-    def num(self) -> float:
-        return checks.number(self.value, self.where)
-
-    def opt_num(self) -> float | None:
-        return None if self.value is None else self.num()
-
-    def int(self) -> int:
-        return checks.whole(self.value, self.where)
-
-    def str(self) -> str:
-        return checks.string(self.value, self.where)
-
-    def text(self) -> str:
-        """The string, safe to place anywhere in Markdown or HTML."""
-        return text(self.str())
-
-
 def text(value: str) -> str:
     """Plain text safe in Markdown, tables and HTML (attributes included).
 
@@ -146,23 +117,14 @@ def season_dirs(root: Path) -> list[Path]:
     return sorted((p for p in base.iterdir() if p.is_dir()), key=natural)
 
 
-def _read(path: Path, rel: str, fmt: str | None) -> Node:
-    if not path.is_file():
-        raise FileNotFoundError(f"{rel}: missing; run `python {SCRIPT}` to write it")
-    node = Node(checks.strict_json(path.read_bytes(), rel), rel)
-    if fmt is not None and node["format"].value != fmt:
-        node["format"]._fail(repr(fmt))
-    return node
-
-
 @dataclass(frozen=True)
 class Season:
     """One exported season: its folder name and the files the pages read."""
 
     folder: str
-    board: Node
-    provenance: Node
-    timing: Node | None
+    board: Leaderboard
+    provenance: Provenance
+    timing: Timing | None
     files: tuple[tuple[str, int], ...]  # (file name, bytes) of every file in the folder
     newest: bool = False  # shown on leaderboard/index.md rather than leaderboard/<folder>.md
 
@@ -180,6 +142,11 @@ class Season:
         """The folder as a link from a page under leaderboard/."""
         return f"../{SEASONS}/{self.folder}"
 
+    @property
+    def source(self) -> str:
+        """The leaderboard file, as the pages' comments name it."""
+        return f"{SEASONS}/{self.folder}/leaderboard.json"
+
 
 def season_title(folder: str) -> str:
     """'season0' -> 'Season 0'; other names are shown as they are (plain text)."""
@@ -196,31 +163,19 @@ def load_season(folder: Path, root: Path) -> Season:
     """Read and check one season folder; errors name the file and the field."""
     rel = folder.relative_to(root).as_posix()
     _check_folder(folder, rel)
-    board = _read(folder / "leaderboard.json", f"{rel}/leaderboard.json", BOARD_FORMAT)
-    if board["version"].value != BOARD_VERSION:
-        board["version"]._fail(str(BOARD_VERSION))
-    provenance = _read(folder / "provenance.json", f"{rel}/provenance.json", PROVENANCE_FORMAT)
+    board = read_leaderboard(folder / "leaderboard.json", f"{rel}/leaderboard.json")
+    provenance = read_provenance(folder / "provenance.json", f"{rel}/provenance.json")
     timing_path = folder / "timing.json"
-    timing = _read(timing_path, f"{rel}/timing.json", None) if timing_path.is_file() else None
+    timing = read_timing(timing_path, f"{rel}/timing.json") if timing_path.is_file() else None
     files = tuple((p.name, p.stat().st_size) for p in sorted(folder.iterdir()) if p.is_file())
     names = {n for n, _ in files}
-    listed = board["files"]
-    for key in listed.keys():
-        entry = listed[key]
-        if key == "figures":
-            for fig in entry.keys():
-                for name in entry[fig].list():
-                    _exists(name, names, rel)
-        else:
-            _exists(entry, names, rel)
+    for name, key in board.files.names():
+        if name not in names:
+            raise FileNotFoundError(
+                f"{rel}/{name}: named by {rel}/leaderboard.json.files.{key} but missing; "
+                f"run `python {SCRIPT}`"
+            )
     return Season(folder.name, board, provenance, timing, files)
-
-
-def _exists(name: Node, names: set[str], rel: str) -> None:
-    if name.str() not in names:
-        raise FileNotFoundError(
-            f"{rel}/{name.str()}: named by {name.where} but missing; run `python {SCRIPT}`"
-        )
 
 
 def load_seasons(root: Path) -> list[Season]:
@@ -255,18 +210,17 @@ def interval(low: float | None, high: float | None) -> str:
     return f'<span style="white-space:nowrap">[{elo(low)}, {elo(high)}]</span>'
 
 
-def badge(tier: Node, label: Node) -> str:
+def badge(tier: str, label: str) -> str:
     """A tier badge; the colour comes from this module's table, never from the file."""
-    name = tier.str()
-    bg, fg = TIER_STYLE.get(name, ("#777", "#fff"))
+    bg, fg = TIER_STYLE.get(tier, ("#777", "#fff"))
     return (
-        f'<span class="bgs-tier" data-tier="{text(name)}" style="background:{bg};color:{fg};'
-        f'padding:0 .45em;border-radius:.7em;white-space:nowrap">{label.text()}</span>'
+        f'<span class="bgs-tier" data-tier="{text(tier)}" style="background:{bg};color:{fg};'
+        f'padding:0 .45em;border-radius:.7em;white-space:nowrap">{text(label)}</span>'
     )
 
 
-def wdl(rec: Node) -> str:
-    return f"{rec['wins'].int()}-{rec['draws'].int()}-{rec['losses'].int()}"
+def wdl(rec: Record) -> str:
+    return f"{rec.wins}-{rec.draws}-{rec.losses}"
 
 
 def heat(score: float) -> str:
@@ -278,591 +232,27 @@ def heat(score: float) -> str:
     return "#" + "".join(f"{c:02x}" for c in rgb)
 
 
-def _image(season: Season, name: str, alt: str) -> str:
-    return f"![{text(alt)}]({season.base}/{quote(name)})"
-
-
-def _figure(season: Season, key: str, alt: str) -> str:
-    figures = season.board["files"]["figures"]
-    if figures.get(key) is None:
-        return ""
-    names = [n.str() for n in figures[key].list()]
-    svg = next((n for n in names if n.endswith(".svg")), None)
-    if svg is None:
-        return ""
-    others = " · ".join(f"[{text(n)}]({season.base}/{quote(n)})" for n in names)
-    return f"{_image(season, svg, alt)}\n\n<small>Figure files: {others}</small>\n"
-
-
-# ---- the leaderboard page --------------------------------------------------------------------
-def leaderboard_page(season: Season, seasons: list[Season] | None = None) -> str:
-    """The season's standing: table, matchups, per-map results, heterogeneity, downloads."""
-    b = season.board
-    facts = b["season_facts"]
-    rating = b["rating"]
-    rows = b["table"].list()
-    level = rating["interval_level"].num()
-    out = [
-        "---\nhide:\n  - toc\n---\n",  # the wide tables need the table of contents' width
-        f"# {season.title} leaderboard\n",
-        f"<!-- Written at build time by marl_bgs/site/leaderboard_page.py from "
-        f"{SEASONS}/{season.folder}/leaderboard.json. -->\n",
-    ]
-    description = b.get("description")
-    if description is not None and description.str():
-        out.append(f"{description.text()}\n")
-    out.append(
-        f"{len(rows)} entrants played {facts['games'].int():,} games, "
-        f"{facts['games_per_pairing'].int()} per pairing, on the "
-        f"{len(facts['maps'].list())} maps {_maps(facts)}. Ratings are on an Elo scale "
-        f"centred on {elo(rating['centre'].num())} (the field's average); the interval is the "
-        f"middle {pct(level, 0)} of {rating['refits'].int():,} refits on resampled games. "
-        f"How the games were scheduled and rated: [How {season.title} was played]"
-        f"({season.folder}-played.md). Tiers and admission: "
-        f"[Tournament rules and tiers](rules.md).\n"
-    )
-    if seasons and len(seasons) > 1:
-        out.append(_season_list(season, seasons))
-    out.append(_table(season))
-    out.append(_interval_notes(season))
-    out.append(_matchups(season))
-    out.append(_per_map(season))
-    out.append(_heterogeneity(season))
-    out.append(_downloads(season))
-    return "\n".join(part for part in out if part)
-
-
-def _maps(facts: Node) -> str:
-    ids = [m.int() for m in facts["maps"].list()]
-    return ", ".join(str(m) for m in ids)
-
-
-def _season_list(current: Season, seasons: list[Season]) -> str:
-    lines = ["| season | entrants | games | leader |", "|---|---:|---:|---|"]
-    for k, s in enumerate(reversed(seasons)):
-        page = "index.md" if k == 0 else f"{s.folder}.md"
-        title = s.title if s is not current else f"**{s.title}** (this page)"
-        table = s.board["table"]
-        leader = table[0]["name"].text() if table.list() else "–"
-        lines.append(
-            f"| [{title}]({page}) | {len(table.list())} | "
-            f"{s.board['season_facts']['games'].int():,} | {leader} |"
-        )
-    return "## Seasons\n\n" + "\n".join(lines) + "\n"
-
-
-def _table(season: Season) -> str:
-    b = season.board
-    level = pct(b["rating"]["interval_level"].num(), 0)
-    rows = b["table"].list()
-    statuses = any(r["status"].str() != "member" for r in rows)
-    lines = [
-        "## Standings\n",
-        _interval_box(season),
-        f"| rank | entrant | Elo | {level} interval | tier | W-D-L | win chance vs 1,200 | "
-        "mean margin |" + (" status |" if statuses else ""),
-        "|---:|---|---:|---|---|---|---:|---:|" + ("---|" if statuses else ""),
-    ]
-    marks = {"lower": "≥ ", "upper": "≤ "}
-    for row in rows:
-        bound = row["prior_bound"]
-        mark = "" if bound.is_null() else marks.get(bound.str(), "")
-        low, high = row["elo_low"].opt_num(), row["elo_high"].opt_num()
-        zero = "" if low is None or high is None or high - low >= 0.5 else " ‡"
-        lines.append(
-            f"| {row['rank'].int()} | **{row['name'].text()}**<br><small>{row['type'].text()}"
-            f"</small> | {mark}{elo(row['elo'].num())} | {interval(low, high)}{zero}<br><small>"
-            f"model SD {fixed(row['elo_sd_model'].opt_num(), 1)}</small> | "
-            f"{badge(row['tier'], row['tier_label'])} | {wdl(row)} | "
-            f"{pct(row['win_chance'].num())} | {signed(row['margin_mean'].opt_num())} |"
-            + (f" {row['status'].text()} |" if statuses else "")
-        )
-    lines.append(
-        "\n*W-D-L*: wins, draws and losses. *Win chance vs 1,200*: the share of decisive games "
-        "the model expects this entrant to win against a policy rated 1,200, "
-        "1 / (1 + 10^(-(Elo - 1200) / 400)). *Mean margin*: its points minus the opponent's, "
-        "per game. *Model SD*: the rating model's own standard error in Elo (from the number "
-        "and closeness of the games, prior included)."
-        + (
-            " *‡*: an interval of zero width (the note above says why)."
-            if any(_zero_width(r) for r in rows)
-            else ""
-        )
-    )
-    bounds = [r for r in b["table"].list() if not r["prior_bound"].is_null()]
-    if bounds:
-        prior = b["rating"]["prior_games_per_pairing"].num()
-        said = {"lower": "won every game (≥)", "upper": "lost every game (≤)"}
-        who = _join([f"{r['name'].text()} {said.get(r['prior_bound'].str(), '')}" for r in bounds])
-        lines.append(
-            f"\n{who}. With no game going the other way, only the weak prior (worth {prior:g} "
-            "drawn games per pairing) keeps such a rating finite, so the true distance from the "
-            "field may be larger still."
-        )
-    return "\n".join(lines) + "\n"
-
-
-def _zero_width(row: Node) -> bool:
-    """An interval whose ends print as one whole Elo apart at most (0.5 before rounding)."""
-    low, high = row["elo_low"].opt_num(), row["elo_high"].opt_num()
-    return low is not None and high is not None and high - low < 0.5
-
-
-def _interval_box(season: Season) -> str:
-    """Above the standings, before a reader takes a narrow interval for a broken page: why
-    intervals can be narrow or zero wide. Empty when every stratum's games varied."""
-    rating = season.board["rating"]
-    alike, strata = rating["strata_all_alike"].int(), rating["strata"].int()
-    if not alike:
-        return ""
-    zero = [r["name"].text() for r in season.board["table"].list() if _zero_width(r)]
-    zero_text = (
-        f" The rows marked ‡ ({', '.join(zero)}) have intervals of zero width: every one of "
-        "their strata is like this."
-        if zero
-        else ""
-    )
-    return (
-        '!!! note "Why some intervals are narrow, or zero wide"\n'
-        f"    In {alike} of the {strata} strata (one pairing on one map) every pair of games "
-        "ended the same way. The scripted opponents are deterministic: on a given map they "
-        "play the same game whatever the seed number, so resampling those pairs can never "
-        "change the result, and an interval only reflects the strata whose games did differ."
-        f"{zero_text} A narrow or zero-width interval here therefore says that the games did "
-        "not vary, not that the rating is known that precisely (nothing is wrong with the "
-        "page): other maps or opponents could move it. The *model SD* under each interval is "
-        "the fairer yardstick for such entrants (about 1.96 model SDs each side would be a "
-        "model-based 95% interval).\n"
-    )
-
-
-def _interval_notes(season: Season) -> str:
-    rating = season.board["rating"]
-    strata = rating["strata"].int()
-    return (
-        f"The intervals resample whole spawn-swapped pairs of games, with replacement, within "
-        f"each pairing on each map ({strata} such strata here), and refit every time; "
-        f"the seed of the refits is {rating['refit_seed'].int()}.\n"
-    )
-
-
-def _matchups(season: Season) -> str:
-    m = season.board["matchups"]
-    names = [n.text() for n in m["entrants"].list()]
-    cells = m["cells"].list()
-    if len(cells) != len(names):
-        raise ValueError(f"{m['cells'].where}: expected {len(names)} rows, got {len(cells)}")
-    head = "".join(f"<th>{n}</th>" for n in names)
-    body = []
-    for i, line in enumerate(cells):
-        tds = []
-        items = line.list()
-        if len(items) != len(names):
-            raise ValueError(f"{line.where}: expected {len(names)} cells, got {len(items)}")
-        for cell in items:
-            if cell.is_null():
-                tds.append('<td style="text-align:center">–</td>')
-                continue
-            score = cell["score"].num()
-            tds.append(
-                f'<td style="background:{heat(score)};color:#1b1b1b;text-align:center">'
-                f"{wdl(cell)}<br><small>score {fixed(score)} · expected "
-                f"{fixed(cell['expected_score'].num())}</small></td>"
-            )
-        body.append(f"<tr><th>{names[i]}</th>{''.join(tds)}</tr>")
-    return (
-        "## Matchups\n\n"
-        "Each row is one entrant's record against each column entrant: wins, draws and losses, "
-        "its score share ((wins + draws / 2) / games) and the share the joint rating model "
-        "expects from the two ratings. Blue cells favour the row entrant, red ones the column "
-        "entrant; a large gap between the score and the expected score means this pairing "
-        "does not follow the ratings (one System may simply counter another).\n\n"
-        f'<div class="bgs-matchups" style="overflow-x:auto"><table>\n'
-        f"<thead><tr><th>row vs column</th>{head}</tr></thead>\n<tbody>\n"
-        + "\n".join(body)
-        + "\n</tbody></table></div>\n\n"
-        + _figure(season, "matchups", "Matchup heatmap: the row entrant's score share")
-    )
-
-
-def _per_map(season: Season) -> str:
-    pm = season.board["per_map"]
-    maps = [m.int() for m in pm["maps"].list()]
-    names = [n.str() for n in season.board["matchups"]["entrants"].list()]
-    results = {(r["entrant"].str(), r["map_id"].int()): r for r in pm["results"].list()}
-    ratings = {(r["entrant"].str(), r["map_id"].int()): r for r in pm["ratings"].list()}
-    level = pct(season.board["rating"]["interval_level"].num(), 0)
-    head = "| entrant | " + " | ".join(f"map {m}" for m in maps) + " |"
-    rule = "|---|" + "---|" * len(maps)
-    res_lines, elo_lines = [head, rule], [head, rule]
-    for name in names:
-        res, rat = [], []
-        for m in maps:
-            r = results.get((name, m))
-            res.append(
-                "–"
-                if r is None or r["games"].int() == 0
-                else f"{wdl(r)}<br><small>margin {signed(r['margin_mean'].opt_num())}</small>"
-            )
-            q = ratings.get((name, m))
-            rat.append(
-                "–"
-                if q is None
-                else f"{elo(q['elo'].num())}<br><small>"
-                f"{interval(q['elo_low'].opt_num(), q['elo_high'].opt_num())}"
-                f"{' ‡' if _zero_width(q) else ''}</small>"
-            )
-        res_lines.append(f"| {text(name)} | " + " | ".join(res) + " |")
-        elo_lines.append(f"| {text(name)} | " + " | ".join(rat) + " |")
-    atlas = ", ".join(f"{m}" for m in maps)
-    return (
-        "## Map by map\n\n"
-        f"The season was played on the maps {atlas}. {_maps_text(maps)} First each "
-        "entrant's record on each map (W-D-L and the mean points margin):\n\n"
-        + "\n".join(res_lines)
-        + "\n\n"
-        + _wdl_figure(season)
-        + "\nThen a separate joint rating of each map's games alone, with its "
-        f"{level} interval from resampled pairs (a fifth or less of the games, so usually "
-        "wider than the season's):\n\n"
-        + _zero_width_note(pm["ratings"].list())
-        + "\n".join(elo_lines)
-        + "\n\n"
-        + _figure(season, "per_map", "Per-map ratings with their intervals")
-    )
-
-
-def _wdl_figure(season: Season) -> str:
-    """The records table drawn: one small panel per entrant (when the export has it)."""
-    figure = _figure(
-        season,
-        "per_map_wdl",
-        "Small multiples: each entrant's wins, draws and losses on each map, as shares of "
-        "its games",
-    )
-    if not figure:
-        return ""
-    return (
-        "The same records drawn, one panel per entrant in the order of the standings: each "
-        "bar is one map, split into the shares of that entrant's games there it won (blue), "
-        "drew (grey) and lost (red).\n\n" + figure
-    )
-
-
-def _zero_width_note(ratings: list[Node]) -> str:
-    """Above the per-map ratings: why some of their intervals (marked ‡) are zero wide."""
-    zero = sum(_zero_width(r) for r in ratings)
-    if not zero:
-        return ""
-    return (
-        '!!! note "Zero-width intervals (‡) are expected here"\n'
-        f"    {zero} of these {len(ratings)} per-map intervals have zero width: on that map "
-        "every pair of the entrant's games ended alike (deterministic opponents replay the "
-        "same game), so resampling cannot move the rating. The figure below also draws, in "
-        "grey, 1.96 sampling SDs either side of each map's rating, the SD being the larger "
-        "of the resampled spread and the model's own; that SD is what the heterogeneity test "
-        "below uses, so no map counts as exact.\n\n"
-    )
-
-
-def _one_sided(r: Node) -> str | None:
-    """'won no game' / 'lost no game' for an entrant whose I² means nothing (None otherwise,
-    and for exports written before the field existed)."""
-    note = r.get("one_sided")
-    return None if note is None or note.is_null() else note.str()
-
-
-def _swept_by(r: Node) -> str | None:
-    """The entrant that won every game of this pairing, if one did."""
-    who = r.get("swept_by")
-    return None if who is None or who.is_null() else who.str()
-
-
-def _heterogeneity(season: Season) -> str:
-    het = season.board["heterogeneity"]
-    rows = het["entrants"].list()
-    lines = [
-        "| entrant | maps | pooled Elo | Q | df | p | τ (Elo) | typical sampling SD | I² |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for r in rows:
-        sd = r.get("typical_sampling_sd")
-        one_sided = _one_sided(r)
-        if one_sided is None:
-            tested = (
-                f"{fixed(r['q'].opt_num(), 1)} | {r['df'].int()} | {p_value(r['p'].opt_num())} | "
-                f"{elo(r['tau'].opt_num())} | {elo(None if sd is None else sd.opt_num())} | "
-                f"{pct(r['i2'].opt_num(), 0)} |"
-            )
-            name = r["entrant"].text()
-        else:  # the numbers exist but say nothing: not shown (the note below says why)
-            tested = f"– | {r['df'].int()} | – | – | – | not meaningful |"
-            name = f"{r['entrant'].text()}<br><small>{text(one_sided)}</small>"
-        lines.append(f"| {name} | {r['maps'].int()} | {elo(r['pooled'].num())} | {tested}")
-    pair_lines = [
-        "| pairing | pooled lead (Elo) | Q | df | p | τ (Elo) | I² |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-    ]
-    pairs = het["pairings"].list()
-    for r in pairs:
-        label = f"{r['entrant_i'].text()} vs {r['entrant_j'].text()}"
-        swept = _swept_by(r)
-        if swept is None:
-            pair_lines.append(
-                f"| {label} | {signed(r['pooled'].num(), 0)} | {fixed(r['q'].opt_num(), 1)} | "
-                f"{r['df'].int()} | {p_value(r['p'].opt_num())} | {elo(r['tau'].opt_num())} | "
-                f"{pct(r['i2'].opt_num(), 0)} |"
-            )
-        else:
-            pair_lines.append(
-                f"| {label}<br><small>{text(swept)} won every game</small> | "
-                f"{signed(r['pooled'].num(), 0)} | – | {r['df'].int()} | – | – | "
-                "not meaningful |"
-            )
-    return (
-        "## Does a rating hold on every map?\n\n"
-        "A rating summarises many maps. Treating each map as a separate study of the same "
-        "entrant (as a meta-analysis pools studies), we ask whether the per-map ratings "
-        "differ by more than their own sampling noise. *Q* weighs each map's squared distance "
-        "from the pooled value by how precisely that map's rating is known; with no real "
-        "difference between maps it would be about *df* (the number of maps minus one), and "
-        "*p* is the chance of a Q this large if there were none. *τ* is the estimated spread "
-        "of the true per-map ratings, in Elo. **I²** is the share of the observed spread that "
-        "is real between-map difference rather than chance: 0% means the maps agree within "
-        "noise; above about 50% the rating depends substantially on the map, so the season's "
-        "single number hides map-specific strengths and weaknesses. With only a handful of "
-        "maps, I² is itself uncertain. A map whose games did not vary at all (a zero-width "
-        "interval above) gets the model's sampling variance instead of the resampled one, so "
-        "it is not counted as exact.\n\n"
-        + _i2_reading(rows)
-        + "\n\n"
-        + "\n".join(lines)
-        + "\n\n"
-        + _one_sided_note(rows)
-        + "The same question for each pairing: the first entrant's Elo lead over the second "
-        "on each map, pooled across maps.\n\n"
-        + "\n".join(pair_lines)
-        + "\n\n"
-        + _swept_note(pairs)
-        + f"<small>Method: {het['method'].text()}.</small>\n\n"
-        + _figure(season, "heterogeneity", "Between-map spread against sampling spread")
-    )
-
-
-def _one_sided_note(rows: list[Node]) -> str:
-    lost = [r["entrant"].text() for r in rows if _one_sided(r) == "won no game"]
-    won = [r["entrant"].text() for r in rows if _one_sided(r) == "lost no game"]
-    parts = []
-    if lost:
-        parts.append(f"{_join(lost)} won no game of the season (only losses and draws)")
-    if won:
-        parts.append(f"{_join(won)} lost no game of the season (only wins and draws)")
-    if not parts:
-        return ""
-    return (
-        f"*Not meaningful:* {'; '.join(parts)}. Such an entrant's per-map ratings rest on its "
-        "draws and on the weak prior alone, not on anything it did better on one map than on "
-        "another, so Q, τ and I² would only measure how often its opponents drew with it "
-        "from map to map. They are not given; its season rating and the records above say "
-        "what there is to say.\n\n"
-    )
-
-
-def _swept_note(pairs: list[Node]) -> str:
-    swept = [r for r in pairs if _swept_by(r) is not None]
-    if not swept:
-        return ""
-    return (
-        f"*Not meaningful:* in {len(swept)} of the {len(pairs)} pairings one entrant won every "
-        "game, so every map's lead is the same cap set by the weak prior (the true gap could "
-        "be larger) and there is no spread between maps to test.\n\n"
-    )
-
-
-def _i2_reading(rows: list[Node]) -> str:
-    """What the I² column says for this season, in words written from the numbers."""
-    rated = [
-        (r["entrant"].text(), r["i2"].opt_num(), r["df"].int())
-        for r in rows
-        if _one_sided(r) is None
-    ]
-    rated = [(n, v) for n, v, df in rated if v is not None and df > 0]
-    skipped = [r["entrant"].text() for r in rows if _one_sided(r) is not None]
-    untested = f" ({_join(skipped)}: not tested, see below the table)" if skipped else ""
-    if not rated:
-        if skipped:
-            return f"**Here:** no entrant can be tested{untested}."
-        return "**Here:** every entrant played a single map, so there is nothing to compare."
-    high = [f"{n} ({pct(v, 0)})" for n, v in rated if v >= 0.5]
-    low = [f"{n} ({pct(v, 0)})" for n, v in rated if v < 0.25]
-    parts = []
-    if high:
-        parts.append(
-            f"the per-map ratings of {_join(high)} change with the map by clearly more than chance, so "
-            "their standing depends on where they play"
-        )
-    if low:
-        parts.append(f"the per-map ratings of {_join(low)} agree within sampling noise")
-    middle = len(rated) - len(high) - len(low)
-    if middle:
-        parts.append(f"{middle} {'entrant sits' if middle == 1 else 'entrants sit'} in between")
-    return "**Here:** " + "; ".join(parts) + untested + "."
-
-
 def _join(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _downloads(season: Season) -> str:
-    lines = ["## Downloads\n", "| file | size | what it holds |", "|---|---:|---|"]
-    for name, size in season.files:
-        lines.append(
-            f"| [{text(name)}]({season.base}/{quote(name)}) | {_size(size)} | {FILE_TEXT.get(name, '')} |"
-        )
-    return (
-        "\n".join(lines)
-        + f"\n\nEvery file is written by `{SCRIPT}`; running it again with the same seed "
-        "gives identical files, timing.json included: a run whose games equal the saved ones "
-        "keeps the times of the run that first played them.\n"
-    )
+def _list(values: Sequence[int]) -> str:
+    return ", ".join(str(v) for v in values)
 
 
-def _size(n: int) -> str:
-    return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.1f} kB" if n >= 1e3 else f"{n} B"
+def _image(season: Season, name: str, alt: str) -> str:
+    return f"![{text(alt)}]({season.base}/{quote(name)})"
 
 
-# ---- how the season was played ---------------------------------------------------------------
-def played_page(season: Season) -> str:
-    """Schedule, seeds, maps, game counts, rating model, resampling and provenance."""
-    b, prov = season.board, season.provenance
-    facts, rating = b["season_facts"], b["rating"]
-    maps = [m.int() for m in facts["maps"].list()]
-    field = ", ".join(n.text() for n in facts["field"].list())
-    fixtures = prov["fixtures"].list()
-    fx_lines = [
-        "| fixture | stage | team a | team b | games | seed numbers | maps |",
-        "|---:|---|---|---|---:|---|---|",
-    ]
-    for f in fixtures:
-        first, games = f["first_seed"].int(), f["games"].int()
-        fx_lines.append(
-            f"| {f['index'].int()} | {f['stage'].text()} | {f['entrant_a'].text()} | "
-            f"{f['entrant_b'].text()} | {games} | {first}–{first + games // 2 - 1} | "
-            f"{', '.join(str(m.int()) for m in f['maps'].list())} |"
-        )
-    model = [
-        ("model", rating["model"].text()),
-        ("Elo per factor of ten in the odds", f"{rating['elo_per_factor_of_ten'].num():g}"),
-        ("centre (the field's average)", elo(rating["centre"].num())),
-        ("draw parameter ν", f"{rating['draw_nu'].num():g}"),
-        ("draw chance between equals", pct(rating["draw_chance_between_equals"].num())),
-        ("weak prior, drawn games per pairing", f"{rating['prior_games_per_pairing'].num():g}"),
-        (
-            "finite without the prior",
-            "yes" if rating["finite_without_prior"].value else "no (someone won or lost all)",
-        ),
-        ("interval level", pct(rating["interval_level"].num(), 0)),
-        ("refits", f"{rating['refits'].int():,}"),
-        ("refit seed", str(rating["refit_seed"].int())),
-        ("resampling", rating["resampling"].text()),
-        ("strata (pairing × map)", str(rating["strata"].int())),
-        ("strata whose pairs all ended alike", str(rating["strata_all_alike"].int())),
-    ]
-    versions = prov["versions"]
-    ver_lines = [
-        f"| {text(k)} | {text(str(versions[k].value))} |"
-        for k in versions.keys()
-        if not isinstance(versions[k].value, dict)
-    ]
-    evaluate = versions.get("evaluate")
-    if evaluate is not None and isinstance(evaluate.value, dict):
-        ver_lines += [
-            f"| {text(k)} (games) | {text(str(evaluate[k].value))} |" for k in evaluate.keys()
-        ]
-    out = [
-        f"# How {season.title} was played\n",
-        f"<!-- Written at build time by marl_bgs/site/leaderboard_page.py from "
-        f"{SEASONS}/{season.folder}/leaderboard.json and provenance.json. -->\n",
-        f"The results are on the [{season.title} leaderboard]({season.page}).\n",
-        "## Games\n",
-        "| season fact | value |",
-        "|---|---:|",
-        f"| games | {facts['games'].int():,} |",
-        f"| spawn-swapped pairs | {facts['pairs'].int():,} |",
-        f"| distinct seed numbers | {facts['seed_numbers'].int():,} |",
-        f"| fixtures (one per pairing) | {facts['fixtures'].int()} |",
-        f"| maps | {', '.join(str(m) for m in maps)} |",
-        f"| games per map and pairing | {facts['games_per_map'].int()} |",
-        f"| games per pairing | {facts['games_per_pairing'].int()} |",
-        f"| root seed | {facts['root_seed'].int()} |",
-        f"| field size (seats) | {facts['field_size'].int()} |",
-        f"| field at the end | {field} |",
-        "",
-        "Every game is one of a spawn-swapped pair: the same two teams, map and seed number, "
-        "played twice with the ends exchanged, so neither side keeps a favourable spawn. "
-        f"{_maps_text(maps)}\n",
-        "## Schedule\n",
-        "The schedule uses no randomness; the rule, as provenance.json records it:\n",
-        f"> {prov['schedule_rule'].text()}\n",
-        *fx_lines,
-        "",
-        "Every random choice inside a game (the Systems' keys, the engine's) is derived from the "
-        "root seed, the game's seed number, the tick and the team, so a game's result does not "
-        "depend on how many games were played at once.\n",
-        "## Rating model\n",
-        "All games are fitted at once by maximum likelihood: each entrant has one strength, "
-        "and a game between two entrants is a win, a draw or a loss with probabilities set by "
-        "their difference (draws are their own outcome, not half a win). Strengths are "
-        "reported on the Elo scale.\n",
-        "| setting | value |",
-        "|---|---|",
-        *[f"| {k} | {v} |" for k, v in model],
-        "",
-        "## Provenance\n",
-        "Command that produced these files:\n",
-        _code(_command(prov), "bash"),
-        "| package | version |",
-        "|---|---|",
-        *ver_lines,
-        "",
-    ]
-    if season.timing is not None:
-        t = season.timing
-        resumed = len(t["resumed_fixtures"].value) if "resumed_fixtures" in t.value else 0
-        played = t["fixture_seconds"].value if "fixture_seconds" in t.value else {}
-        sentence = (
-            f"The export that last played games took {t['wall_seconds'].num():,.1f} s on the "
-            f"machine that ran it ({t['playing_seconds'].num():,.1f} s playing games, "
-            f"{t['rating_seconds'].num():,.1f} s rating, "
-            f"{t['refits_per_second'].num():,.0f} refits per second)."
-        )
-        if resumed:
-            sentence += (
-                f" It read {resumed} fixture(s) back from their saved games instead of "
-                "playing them again"
-            )
-            known = sum(float(v) for v in played.values())
-            sentence += (
-                f"; playing the fixtures took {known:,.1f} s in all when they were played."
-                if played
-                else "; their original playing time was not recorded."
-            )
-        out.append(sentence + "\n")
-    out += [
-        "The entrants file as it was read:\n",
-        _code(json.dumps(prov["entrants_file"].value, indent=2, ensure_ascii=False), "json"),
-        f"Everything else (each fixture's evaluation settings and versions) is in "
-        f"[provenance.json]({season.base}/provenance.json).\n",
-    ]
-    return "\n".join(out)
-
-
-def _maps_text(maps: list[int]) -> str:
-    from ..maps import SPLITS
-
-    if set(maps) <= set(SPLITS["test"]):
-        return "The maps are held-out test maps, drawn in the [Map Atlas](../atlas.md#test)."
-    return "The maps are drawn in the [Map Atlas](../atlas.md)."
+def _figure(season: Season, key: str) -> str:
+    """A figure of the export (its SVG shown, every file of it linked), or "" without one."""
+    names = season.board.files.figures.get(key, ())
+    svg = next((n for n in names if n.endswith(".svg")), None)
+    if svg is None:
+        return ""
+    others = " · ".join(f"[{text(n)}]({season.base}/{quote(n)})" for n in names)
+    image = _image(season, svg, fill(f"alt_{key}"))
+    return f"{image}\n\n{fill('figure_files', files=others)}\n"
 
 
 def _code(body: str, lang: str) -> str:
@@ -884,32 +274,426 @@ def _inline_code(body: str) -> str:
     return f"{fence}{pad}{body}{pad}{fence}"
 
 
-def _command(prov: Node) -> str:
-    command = prov["command"].str()
-    return f"python {command}" if command.startswith("scripts/") else command
+def _command(prov: Provenance) -> str:
+    return f"python {prov.command}" if prov.command.startswith("scripts/") else prov.command
+
+
+def _maps_text(maps: Sequence[int]) -> str:
+    from ..maps import SPLITS
+
+    return fill("maps_test" if set(maps) <= set(SPLITS["test"]) else "maps_any")
+
+
+def _zero_width(row: Standing | MapRating) -> bool:
+    """An interval whose ends print as one whole Elo apart at most (0.5 before rounding)."""
+    low, high = row.elo_low, row.elo_high
+    return low is not None and high is not None and high - low < 0.5
+
+
+# ---- the leaderboard page --------------------------------------------------------------------
+def leaderboard_page(season: Season, seasons: list[Season] | None = None) -> str:
+    """The season's standing: table, matchups, per-map results, heterogeneity, downloads."""
+    b = season.board
+    facts, rating = b.season_facts, b.rating
+    out = [fill("head", title=season.title, source=season.source) + "\n"]
+    if b.description:
+        out.append(f"{text(b.description)}\n")
+    summary = fill(
+        "summary",
+        entrants=len(b.table),
+        games=f"{facts.games:,}",
+        per_pairing=facts.games_per_pairing,
+        n_maps=len(facts.maps),
+        maps=_list(facts.maps),
+        centre=elo(rating.centre),
+        level=pct(rating.interval_level, 0),
+        refits=f"{rating.refits:,}",
+        title=season.title,
+        played=f"{season.folder}-played.md",
+    )
+    out.append(summary + "\n")
+    if seasons and len(seasons) > 1:
+        out.append(_season_list(season, seasons))
+    out.append(_table(season))
+    out.append(fill("interval_notes", strata=rating.strata, seed=rating.refit_seed) + "\n")
+    out.append(_matchups(season))
+    out.append(_per_map(season))
+    out.append(_heterogeneity(season))
+    out.append(_downloads(season))
+    return "\n".join(part for part in out if part)
+
+
+def _season_list(current: Season, seasons: list[Season]) -> str:
+    lines = ["| season | entrants | games | leader |", "|---|---:|---:|---|"]
+    for k, s in enumerate(reversed(seasons)):
+        page = "index.md" if k == 0 else f"{s.folder}.md"
+        title = s.title if s is not current else fill("this_page", title=s.title)
+        table = s.board.table
+        leader = text(table[0].name) if table else "–"
+        lines.append(
+            f"| [{title}]({page}) | {len(table)} | {s.board.season_facts.games:,} | {leader} |"
+        )
+    return fill("seasons") + "\n\n" + "\n".join(lines) + "\n"
+
+
+def _table(season: Season) -> str:
+    b = season.board
+    level = pct(b.rating.interval_level, 0)
+    rows = b.table
+    statuses = any(r.status != "member" for r in rows)
+    lines = [
+        fill("standings") + "\n",
+        _interval_box(season),
+        f"| rank | entrant | Elo | {level} interval | tier | W-D-L | win chance vs 1,200 | "
+        "mean margin |" + (" status |" if statuses else ""),
+        "|---:|---|---:|---|---|---|---:|---:|" + ("---|" if statuses else ""),
+    ]
+    marks = {"lower": "≥ ", "upper": "≤ "}
+    for row in rows:
+        mark = "" if row.prior_bound is None else marks.get(row.prior_bound, "")
+        zero = " ‡" if _zero_width(row) else ""
+        lines.append(
+            f"| {row.rank} | **{text(row.name)}**<br><small>{text(row.type)}"
+            f"</small> | {mark}{elo(row.elo)} | {interval(row.elo_low, row.elo_high)}{zero}"
+            f"<br><small>model SD {fixed(row.elo_sd_model, 1)}</small> | "
+            f"{badge(row.tier, row.tier_label)} | {wdl(row)} | "
+            f"{pct(row.win_chance)} | {signed(row.margin_mean)} |"
+            + (f" {text(row.status)} |" if statuses else "")
+        )
+    legend = fill("standings_legend")
+    if any(_zero_width(r) for r in rows):
+        legend += " " + fill("standings_legend_zero")
+    lines.append("\n" + legend)
+    bounds = [r for r in rows if r.prior_bound is not None]
+    if bounds:
+        said = {"lower": fill("bound_lower"), "upper": fill("bound_upper")}
+        who = _join([f"{text(r.name)} {said.get(r.prior_bound or '', '')}" for r in bounds])
+        prior = f"{b.rating.prior_games_per_pairing:g}"
+        lines.append("\n" + fill("prior_bound", who=who, prior=prior))
+    return "\n".join(lines) + "\n"
+
+
+def _interval_box(season: Season) -> str:
+    """Above the standings, before a reader takes a narrow interval for a broken page: why
+    intervals can be narrow or zero wide. Empty when every stratum's games varied."""
+    rating = season.board.rating
+    if not rating.strata_all_alike:
+        return ""
+    zero = [text(r.name) for r in season.board.table if _zero_width(r)]
+    zero_rows = " " + fill("interval_box_zero_rows", names=", ".join(zero)) if zero else ""
+    box = fill(
+        "interval_box", alike=rating.strata_all_alike, strata=rating.strata, zero_rows=zero_rows
+    )
+    return box + "\n"
+
+
+def _matchups(season: Season) -> str:
+    m = season.board.matchups
+    names = [text(n) for n in m.entrants]
+    head = "".join(f"<th>{n}</th>" for n in names)
+    body = []
+    for i, line in enumerate(m.cells):
+        tds = []
+        for cell in line:
+            if cell is None:
+                tds.append('<td style="text-align:center">–</td>')
+                continue
+            score = cell.score
+            tds.append(
+                f'<td style="background:{heat(score)};color:#1b1b1b;text-align:center">'
+                f"{wdl(cell)}<br><small>score {fixed(score)} · expected "
+                f"{fixed(cell.expected_score)}</small></td>"
+            )
+        body.append(f"<tr><th>{names[i]}</th>{''.join(tds)}</tr>")
+    return (
+        fill("matchups") + "\n\n" + f'<div class="bgs-matchups" style="overflow-x:auto"><table>\n'
+        f"<thead><tr><th>row vs column</th>{head}</tr></thead>\n<tbody>\n"
+        + "\n".join(body)
+        + "\n</tbody></table></div>\n\n"
+        + _figure(season, "matchups")
+    )
+
+
+def _per_map(season: Season) -> str:
+    pm = season.board.per_map
+    maps = pm.maps
+    names = season.board.matchups.entrants
+    results = {(r.entrant, r.map_id): r for r in pm.results}
+    ratings = {(r.entrant, r.map_id): r for r in pm.ratings}
+    level = pct(season.board.rating.interval_level, 0)
+    head = "| entrant | " + " | ".join(f"map {m}" for m in maps) + " |"
+    rule = "|---|" + "---|" * len(maps)
+    res_lines, elo_lines = [head, rule], [head, rule]
+    for name in names:
+        res, rat = [], []
+        for m in maps:
+            r = results.get((name, m))
+            res.append(
+                "–"
+                if r is None or r.games == 0
+                else f"{wdl(r)}<br><small>margin {signed(r.margin_mean)}</small>"
+            )
+            q = ratings.get((name, m))
+            rat.append(
+                "–"
+                if q is None
+                else f"{elo(q.elo)}<br><small>{interval(q.elo_low, q.elo_high)}"
+                f"{' ‡' if _zero_width(q) else ''}</small>"
+            )
+        res_lines.append(f"| {text(name)} | " + " | ".join(res) + " |")
+        elo_lines.append(f"| {text(name)} | " + " | ".join(rat) + " |")
+    return (
+        fill("map_by_map", maps=_list(maps), maps_text=_maps_text(maps))
+        + "\n\n"
+        + "\n".join(res_lines)
+        + "\n\n"
+        + _wdl_figure(season)
+        + "\n"
+        + fill("per_map_ratings", level=level)
+        + "\n\n"
+        + _zero_width_note(pm.ratings)
+        + "\n".join(elo_lines)
+        + "\n\n"
+        + _figure(season, "per_map")
+    )
+
+
+def _wdl_figure(season: Season) -> str:
+    """The records table drawn: one small panel per entrant (when the export has it)."""
+    figure = _figure(season, "per_map_wdl")
+    return fill("wdl_figure") + "\n\n" + figure if figure else ""
+
+
+def _zero_width_note(ratings: Sequence[MapRating]) -> str:
+    """Above the per-map ratings: why some of their intervals (marked ‡) are zero wide."""
+    zero = sum(_zero_width(r) for r in ratings)
+    if not zero:
+        return ""
+    return fill("zero_width_note", zero=zero, total=len(ratings)) + "\n\n"
+
+
+def _tested(r: Spread) -> str:
+    """A spread's Q | df | p | τ columns (the entrant table adds the typical SD)."""
+    return f"{fixed(r.q, 1)} | {r.df} | {p_value(r.p)} | {elo(r.tau)}"
+
+
+def _heterogeneity(season: Season) -> str:
+    het = season.board.heterogeneity
+    rows = het.entrants
+    lines = [
+        "| entrant | maps | pooled Elo | Q | df | p | τ (Elo) | typical sampling SD | I² |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        if r.one_sided is None:
+            tested = f"{_tested(r)} | {elo(r.typical_sampling_sd)} | {pct(r.i2, 0)} |"
+            name = text(r.entrant)
+        else:  # the numbers exist but say nothing: not shown (the note below says why)
+            tested = f"– | {r.df} | – | – | – | not meaningful |"
+            name = f"{text(r.entrant)}<br><small>{text(r.one_sided)}</small>"
+        lines.append(f"| {name} | {r.maps} | {elo(r.pooled)} | {tested}")
+    pair_lines = [
+        "| pairing | pooled lead (Elo) | Q | df | p | τ (Elo) | I² |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in het.pairings:
+        label = f"{text(r.entrant_i)} vs {text(r.entrant_j)}"
+        if r.swept_by is None:
+            pair_lines.append(
+                f"| {label} | {signed(r.pooled, 0)} | {_tested(r)} | {pct(r.i2, 0)} |"
+            )
+        else:
+            swept = fill("swept_by", who=text(r.swept_by))
+            pair_lines.append(
+                f"| {label}<br><small>{swept}</small> | {signed(r.pooled, 0)} | – | {r.df} | "
+                "– | – | not meaningful |"
+            )
+    return (
+        fill("heterogeneity")
+        + "\n\n"
+        + _i2_reading(rows)
+        + "\n\n"
+        + "\n".join(lines)
+        + "\n\n"
+        + _one_sided_note(rows)
+        + fill("pairings")
+        + "\n\n"
+        + "\n".join(pair_lines)
+        + "\n\n"
+        + _swept_note(het.pairings)
+        + fill("method", method=text(het.method))
+        + "\n\n"
+        + _figure(season, "heterogeneity")
+    )
+
+
+def _one_sided_note(rows: Sequence[EntrantSpread]) -> str:
+    lost = [text(r.entrant) for r in rows if r.one_sided == "won no game"]
+    won = [text(r.entrant) for r in rows if r.one_sided == "lost no game"]
+    parts = []
+    if lost:
+        parts.append(fill("won_no_game", who=_join(lost)))
+    if won:
+        parts.append(fill("lost_no_game", who=_join(won)))
+    if not parts:
+        return ""
+    return fill("one_sided_note", who="; ".join(parts)) + "\n\n"
+
+
+def _swept_note(pairs: Sequence[PairingSpread]) -> str:
+    swept = [r for r in pairs if r.swept_by is not None]
+    if not swept:
+        return ""
+    return fill("swept_note", swept=len(swept), total=len(pairs)) + "\n\n"
+
+
+def _i2_reading(rows: Sequence[EntrantSpread]) -> str:
+    """What the I² column says for this season, in words written from the numbers."""
+    rated = [
+        (text(r.entrant), r.i2)
+        for r in rows
+        if r.one_sided is None and r.i2 is not None and r.df > 0
+    ]
+    skipped = [text(r.entrant) for r in rows if r.one_sided is not None]
+    untested = " " + fill("i2_untested", who=_join(skipped)) if skipped else ""
+    if not rated:
+        if skipped:
+            return fill("i2_none_tested", untested=untested)
+        return fill("i2_single_map")
+    high = [f"{n} ({pct(v, 0)})" for n, v in rated if v >= 0.5]
+    low = [f"{n} ({pct(v, 0)})" for n, v in rated if v < 0.25]
+    parts = []
+    if high:
+        parts.append(fill("i2_high", who=_join(high)))
+    if low:
+        parts.append(fill("i2_low", who=_join(low)))
+    middle = len(rated) - len(high) - len(low)
+    if middle:
+        parts.append(fill("i2_middle_one" if middle == 1 else "i2_middle_many", count=middle))
+    return fill("i2_reading", findings="; ".join(parts), untested=untested)
+
+
+def _downloads(season: Season) -> str:
+    lines = [fill("downloads") + "\n", "| file | size | what it holds |", "|---|---:|---|"]
+    for name, size in season.files:
+        lines.append(
+            f"| [{text(name)}]({season.base}/{quote(name)}) | {_size(size)} | {_file_text(name)} |"
+        )
+    return "\n".join(lines) + "\n\n" + fill("downloads_note", script=SCRIPT) + "\n"
+
+
+def _file_text(name: str) -> str:
+    """What an exported file holds (site_src/_templates/leaderboard/downloads.md), or ""."""
+    part = "file_" + re.sub(r"[^a-z0-9]", "_", name.lower())
+    return fill(part) if part in _parts() else ""
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.1f} kB" if n >= 1e3 else f"{n} B"
+
+
+# ---- how the season was played ---------------------------------------------------------------
+def played_page(season: Season) -> str:
+    """Schedule, seeds, maps, game counts, rating model, resampling and provenance."""
+    b, prov = season.board, season.provenance
+    facts, rating = b.season_facts, b.rating
+    fixtures = [
+        f"| {f.index} | {text(f.stage)} | {text(f.entrant_a)} | {text(f.entrant_b)} | "
+        f"{f.games} | {f.first_seed}–{f.first_seed + f.games // 2 - 1} | {_list(f.maps)} |"
+        for f in prov.fixtures
+    ]
+    versions = [
+        f"| {text(k)} | {text(str(v))} |"
+        for k, v in prov.versions.items()
+        if not isinstance(v, dict)
+    ]
+    evaluate = prov.versions.get("evaluate")
+    if isinstance(evaluate, dict):
+        versions += [
+            f"| {fill('games_version', package=text(k))} | {text(str(v))} |"
+            for k, v in evaluate.items()
+        ]
+    return (
+        fill(
+            "played",
+            title=season.title,
+            source=season.source,
+            page=season.page,
+            base=season.base,
+            games=f"{facts.games:,}",
+            pairs=f"{facts.pairs:,}",
+            seed_numbers=f"{facts.seed_numbers:,}",
+            fixtures=facts.fixtures,
+            maps=_list(facts.maps),
+            games_per_map=facts.games_per_map,
+            games_per_pairing=facts.games_per_pairing,
+            root_seed=facts.root_seed,
+            field_size=facts.field_size,
+            field=", ".join(text(n) for n in facts.field),
+            maps_text=_maps_text(facts.maps),
+            schedule_rule=text(prov.schedule_rule),
+            fixture_rows="\n".join(fixtures),
+            model=text(rating.model),
+            elo_per_factor_of_ten=f"{rating.elo_per_factor_of_ten:g}",
+            centre=elo(rating.centre),
+            draw_nu=f"{rating.draw_nu:g}",
+            draw_chance=pct(rating.draw_chance_between_equals),
+            prior_games=f"{rating.prior_games_per_pairing:g}",
+            finite=fill("finite_yes" if rating.finite_without_prior else "finite_no"),
+            level=pct(rating.interval_level, 0),
+            refits=f"{rating.refits:,}",
+            refit_seed=rating.refit_seed,
+            resampling=text(rating.resampling),
+            strata=rating.strata,
+            strata_all_alike=rating.strata_all_alike,
+            command=_code(_command(prov), "bash"),
+            version_rows="\n".join(versions),
+            timing=_timing(season.timing),
+            entrants_file=_code(
+                json.dumps(prov.entrants_file, indent=2, ensure_ascii=False), "json"
+            ),
+        )
+        + "\n"
+    )
+
+
+def _timing(t: Timing | None) -> str:
+    """The sentence on how long the export took, and a paragraph break; "" without timing."""
+    if t is None:
+        return ""
+    sentence = fill(
+        "timing",
+        wall=f"{t.wall_seconds:,.1f}",
+        playing=f"{t.playing_seconds:,.1f}",
+        rating=f"{t.rating_seconds:,.1f}",
+        refits_per_second=f"{t.refits_per_second:,.0f}",
+    )
+    if t.resumed_fixtures:
+        sentence += " " + fill("timing_resumed", resumed=len(t.resumed_fixtures))
+        known = sum(t.fixture_seconds.values())
+        sentence += "; " + (
+            fill("timing_known", seconds=f"{known:,.1f}")
+            if t.fixture_seconds
+            else fill("timing_unknown")
+        )
+    return sentence + "\n\n"
 
 
 # ---- rules and tiers -------------------------------------------------------------------------
 def rules_page(season: Season) -> str:
     """The tournament rules, Table S8's tiers and the challengers' admissions."""
     b = season.board
-    facts = b["season_facts"]
-    size = facts["field_size"].int()
-    tier_lines = [
-        "| tier | Elo | win chance vs 1,200 | divisions (Elo) |",
-        "|---|---|---|---|",
-    ]
-    for t in b["tiers"].list():
-        name = t["tier"]
-        low, high = t["elo_low"].opt_num(), t["elo_high"].opt_num()
+    tier_rows = []
+    for t in b.tiers:
+        low, high = t.elo_low, t.elo_high
         span = (
             f"below {elo(high + 1)}"
-            if low is None
+            if low is None and high is not None
             else f"{elo(low)} and above"
             if high is None
             else f"{elo(low)}–{elo(high)}"
         )
-        wl, wh = t["win_chance_low"].opt_num(), t["win_chance_high"].opt_num()
+        wl, wh = t.win_chance_low, t.win_chance_high
         chance = (
             f"below {pct(wh)}"
             if wl is None
@@ -917,157 +701,60 @@ def rules_page(season: Season) -> str:
             if wh is None
             else f"{pct(wl)}–{pct(wh)}"
         )
-        divs = []
-        for d in t["divisions"].list():
-            dl, dh = d["elo_low"].opt_num(), d["elo_high"].opt_num()
-            divs.append(
-                f"{d['division'].int()}: "
-                + (f"≤ {elo(dh)}" if dl is None else f"{elo(dl)}–{elo(dh)}")
+        divs = [
+            f"{d.division}: "
+            + (
+                f"≤ {elo(d.elo_high)}"
+                if d.elo_low is None
+                else f"{elo(d.elo_low)}–{elo(d.elo_high)}"
             )
-        label = Node(name.str(), name.where)
-        tier_lines.append(
-            f"| {badge(name, label)} | {span} | {chance} | {' · '.join(divs) or 'one division'} |"
+            for d in t.divisions
+        ]
+        tier_rows.append(
+            f"| {badge(t.tier, t.tier)} | {span} | {chance} | "
+            f"{' · '.join(divs) or fill('one_division')} |"
         )
-    adm = b["admissions"].list()
-    if adm:
-        adm_lines = [
-            "| challenger | its Elo | lowest member | member's Elo | admitted | seat | reason |",
-            "|---|---:|---|---:|---|---|---|",
+    if b.admissions:
+        rows = [
+            f"| {text(a.challenger)} | {elo(a.elo)} | {text(a.lowest_member)} | "
+            f"{elo(a.lowest_elo)} | {'yes' if a.admitted else 'no'} | "
+            + (fill("empty_seat") if a.replaced is None else fill("replaced", who=text(a.replaced)))
+            + f" | {text(a.reason)} |"
+            for a in b.admissions
         ]
-        for a in adm:
-            replaced = a["replaced"]
-            adm_lines.append(
-                f"| {a['challenger'].text()} | {elo(a['elo'].num())} | "
-                f"{a['lowest_member'].text()} | {elo(a['lowest_elo'].num())} | "
-                f"{'yes' if a['admitted'].value else 'no'} | "
-                f"{'empty seat' if replaced.is_null() else 'replaced ' + replaced.text()} | "
-                f"{a['reason'].text()} |"
-            )
-        admissions = f"{season.title}'s challengers:\n\n" + "\n".join(adm_lines)
+        admissions = fill("challengers", title=season.title, rows="\n".join(rows))
     else:
-        admissions = f"{season.title} had no challengers."
-    return "\n".join(
-        [
-            "# Tournament rules and tiers\n",
-            "<!-- Written at build time by marl_bgs/site/leaderboard_page.py from "
-            f"{SEASONS}/{season.folder}/leaderboard.json. -->\n",
-            "## Round robin\n",
-            "Every entrant of the field meets every other one on every map of the season, the same "
-            f"number of games on each ({facts['games_per_map'].int()} per map in "
-            f"{season.title}), in spawn-swapped pairs. Which pairing plays which map, ends and "
-            "seed numbers is fixed in advance by the entrants file's order alone, and no seed "
-            "number is used twice in the round robin. All games are then rated together "
-            f"([the rating model]({season.folder}-played.md#rating-model)).\n",
-            "## Challengers and the field\n",
-            f"The field holds at most {size} entrants. A challenger plays a full fixture "
-            "against every member, like a round-robin pairing, and is then rated jointly with "
-            "the field. While a seat is free it takes it. Otherwise it enters only if its "
-            "rating is strictly higher than the lowest member's, and that member leaves the "
-            "field. Challengers are handled one at a time, in the order of the entrants file, "
-            "and every challenger meets a given seat on the same maps, ends and seed numbers, "
-            "so they are all tested alike. "
-            "Every game is kept and published, whether the challenger was admitted or not, and "
-            "the season's ratings include them all.\n",
-            admissions,
-            "",
-            "## Tiers and divisions\n",
-            "A tier is a label for a rating and nothing more: it never changes a rank or an "
-            "admission. Gold starts at 1,200, the field's average, and each tier is 200 Elo "
-            "wide; every tier but Grandmaster has five divisions, 40 Elo apart, numbered from 5 "
-            "(lowest) to 1. A rating is placed by its whole-Elo value as printed. The win chance "
-            "is the share of decisive games the model expects against a policy rated 1,200.\n",
-            *tier_lines,
-            "",
-        ]
+        admissions = fill("no_challengers", title=season.title)
+    page = fill(
+        "rules",
+        source=season.source,
+        title=season.title,
+        games_per_map=b.season_facts.games_per_map,
+        played=f"{season.folder}-played.md",
+        field_size=b.season_facts.field_size,
+        admissions=admissions,
+        tier_rows="\n".join(tier_rows),
     )
+    return page + "\n"
 
 
 # ---- how to submit ---------------------------------------------------------------------------
 def submit_page(season: Season) -> str:
     """How to enter a System: the entrants file, the loader contract and the export command."""
     prov = season.provenance
-    entrants_file = json.dumps(prov["entrants_file"].value, indent=2, ensure_ascii=False)
-    folder = season.folder
-    example = {
-        "name": "My PPO",
-        "type": "learned",
-        "load": {"entry_point": "my_agents.ppo:load", "kwargs": {"checkpoint": "ck/final"}},
-    }
-    loader = '''"""my_agents/ppo.py: turns a checkpoint into a System."""
-from marl_bgs.systems.base import jax_system
-
-
-def load(checkpoint: str):
-    params = restore(checkpoint)  # your own code
-
-    def act(key, inputs):
-        # inputs: TeamInputs (obs, avail, present, alive, classes, new_game) of one game
-        return choose(params, key, inputs)  # (5,) flat actions 0-197, legal per inputs.avail
-
-    return jax_system(act, name="My PPO")
-'''
-    types = ", ".join(f"`{t}`" for t in TYPES)
-    registered = ", ".join(f"`{name}`" for name in BUILDERS)
-    return "\n".join(
-        [
-            "# How to submit\n",
-            "<!-- Written at build time by marl_bgs/site/leaderboard_page.py. -->\n",
-            "A season is declared in one small JSON file, `seasons/<season>.json`. Adding a "
-            "System to a season means adding one entry to that file; no code in this "
-            "repository changes. This is the file that produced "
-            f"[{season.title}]({season.page}), as recorded in its provenance:\n",
-            _code(entrants_file, "json"),
-            "## The fields\n",
-            '- `format` and `version`: `"marl-bgs/entrants"` and `1`.',
-            "- `season`: the season's name: lower-case letters, digits, `-` or `_` "
-            "(it names the folder under `exports/seasons/`).",
-            "- `field_size` (optional): how many seats the field has.",
-            "- `entrants`: the round robin's field, in schedule order; at least two.",
-            "- `challengers` (optional): entries that try to enter the field afterwards, one at "
-            "a time (see [the rules](rules.md#challengers-and-the-field)).",
-            "",
-            "Each entry has a `name` (1 to 40 letters, digits, spaces or `._+-`, starting with a "
-            f"letter or digit), a `type` (one of {types}) and a `load` that says how to build "
-            "its System, in one of four ways:\n",
-            '- `{"system": "tdm-alpha"}`: a System registered in `marl_bgs.systems.registry` '
-            f"({registered});",
-            '- `{"weights": "entrants/my-ppo/policy.npz", "greedy": false}`: an actor trained '
-            "by `marl-bgs train` and exported to a policy file (`scripts/publish_entrant.py` "
-            "writes one with its training record), read from the entrants file's folder;",
-            '- `{"checkpoint": "runs/my-ppo", "step": 40, "greedy": false}`: a training run '
-            "folder itself (`step` and `greedy` optional: the newest checkpoint, sampled "
-            "actions);",
-            '- `{"entry_point": "module:function", "kwargs": {...}}`: any importable function '
-            "that returns a System, called with the optional keyword arguments. This is how a "
-            "learned checkpoint, an LLM agent or a planner joins:\n",
-            _code(json.dumps(example, indent=2), "json"),
-            "The function receives nothing but its `kwargs`. It must return a "
-            "`marl_bgs.systems.base.System`: wrap a JAX function with `jax_system` (compiled "
-            "into the game loop) or a plain Python one with `host_system` (run on the host with "
-            "NumPy inputs for all games at once). A System only ever sees what its own team may "
-            "see. For example:\n",
-            _code(loader, "python"),
-            "## Running and publishing a season\n",
-            "With the module importable (installed, or on `PYTHONPATH`), play the season and "
-            "write its files. A newcomer to a season that has been played usually enters as a "
-            "challenger: the round robin's fixtures stay as they were, so `--resume` reads them "
-            "back from the saved games and only the challenger's games are played. Adding it to "
-            "`entrants` instead changes the round robin itself (fixtures and seed numbers "
-            "follow the file's order), and the fixtures that moved are played again.\n",
-            _code(
-                f"python {SCRIPT} --season {folder} --resume\n"
-                f"mkdocs build --strict   # these pages are rebuilt from exports/seasons/",
-                "bash",
-            ),
-            f"The exact command behind {season.title} (its provenance records it):\n",
-            _code(_command(prov), "bash"),
-            "Send the entrants-file change together with the loader (a pull request with the "
-            "new entry and a way to install the module). The season's output is deterministic: "
-            "anyone can rerun the command and check every file byte for byte "
-            "(`--check` does so from the saved games).\n",
-            f"<small>Entry names are checked against {_inline_code(NAME_PATTERN.pattern)}.</small>\n",
-        ]
+    page = fill(
+        "submit",
+        title=season.title,
+        page=season.page,
+        entrants_file=_code(json.dumps(prov.entrants_file, indent=2, ensure_ascii=False), "json"),
+        types=", ".join(f"`{t}`" for t in TYPES),
+        registered=", ".join(f"`{name}`" for name in BUILDERS),
+        script=SCRIPT,
+        folder=season.folder,
+        command=_code(_command(prov), "bash"),
+        name_pattern=_inline_code(NAME_PATTERN.pattern),
     )
+    return page + "\n"
 
 
 # ---- what the hook asks for ------------------------------------------------------------------

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from marl_bgs.evaluation import GAME_COLUMNS, MILLI_COLUMNS
 from marl_bgs.metrics import METRIC_DESCRIPTIONS, PRIORITY_NAMES
+from marl_bgs.metrics.columns import GAME_COLUMNS, MILLI_COLUMNS
 
 
 def metrics_page() -> str:

@@ -3,15 +3,26 @@
 Everything a leaderboard page shows is computed here, once, and written as JSON; the page
 only lays it out. Numbers are rounded (Elo to 0.1, shares to 1e-4) so the files stay
 readable and identical from run to run.
+
+The files are also read back here, as typed records (`Leaderboard`, `Provenance`, `Timing`,
+built by `read_record` from their type hints): the one reader and checker of a season's
+JSON, shared by `scripts/export_season.py` (which checks what it writes) and the site's
+leaderboard pages.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
+from pathlib import Path
+from types import UnionType
+from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 import numpy as np
 import pandas as pd
 
+from ..core import checks
 from .heterogeneity import entrant_heterogeneity, pairing_heterogeneity, per_map_ratings
 from .intervals import DEFAULT_LEVEL, DEFAULT_REFITS, bootstrap, pair_units
 from .ratings import (
@@ -25,6 +36,8 @@ from .tiers import tier_of, tier_table, win_chance
 
 LEADERBOARD_FORMAT = "marl-bgs/leaderboard"
 LEADERBOARD_VERSION = 1
+EXPORT_SCRIPT = "scripts/export_season.py"  # writes every file of a season's folder
+T = TypeVar("T")
 
 
 def _r(x: float, digits: int = 1) -> float | None:
@@ -264,3 +277,381 @@ def _het_row(row: dict) -> dict:
         else:
             out[key] = value
     return out
+
+
+# ---- the files as typed records: the one reader and checker of the season's JSON -------------
+# `build` above and scripts/export_season.py write these files; the leaderboard pages
+# (`marl_bgs.site.leaderboard_page`) read them only through `read_season_files`, so every field
+# a page shows is named, typed and checked here. A field with a default may be missing (files
+# written before it existed); keys not named here are ignored.
+PROVENANCE_FORMAT = "marl-bgs/season-provenance"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Record:
+    """Games, wins, draws, losses, score share and per-game averages of some games."""
+
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    score: float | None
+    win_rate_decisive: float | None
+    margin_mean: float | None
+    points_for_mean: float | None
+    points_against_mean: float | None
+    kills_mean: float | None
+    deaths_mean: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SeasonFacts:
+    """How many games, pairs, seed numbers, fixtures and maps a season had, and its field."""
+
+    games: int
+    pairs: int
+    seed_numbers: int
+    fixtures: int
+    maps: tuple[int, ...]
+    games_per_map: int
+    games_per_pairing: int
+    root_seed: int
+    field_size: int
+    field: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RatingModel:
+    """The rating model's settings and the bootstrap's (`leaderboard.json`'s `rating`)."""
+
+    model: str
+    elo_per_factor_of_ten: float
+    centre: float
+    draw_nu: float
+    draw_chance_between_equals: float
+    prior_games_per_pairing: float
+    finite_without_prior: bool
+    interval_level: float
+    refits: int
+    refit_seed: int
+    resampling: str
+    strata: int
+    strata_all_alike: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Standing(Record):
+    """One row of the standings: rank, entrant, rating, interval, tier and record."""
+
+    rank: int
+    name: str
+    type: str
+    status: str
+    elo: float
+    elo_low: float | None
+    elo_high: float | None
+    elo_sd: float | None
+    elo_sd_model: float | None
+    tier: str
+    division: int | None
+    tier_label: str
+    win_chance: float
+    prior_bound: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Matchup(Record):
+    """The row entrant's games against the column entrant, with the model's expectation."""
+
+    score: float  # never None: a cell exists only where the two met
+    expected_score: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class Matchups:
+    """`cells[i][j]`: the games of `entrants[i]` against `entrants[j]` (None on the diagonal
+    and for pairings that never met)."""
+
+    entrants: tuple[str, ...]
+    orientation: str
+    cells: tuple[tuple[Matchup | None, ...], ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class MapResult(Record):
+    """One entrant's record on one map."""
+
+    map_id: int
+    entrant: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class MapRating:
+    """One entrant's rating from one map's games alone."""
+
+    map_id: int
+    entrant: str
+    elo: float
+    elo_low: float | None
+    elo_high: float | None
+    sampling_sd: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PerMap:
+    """Records and ratings map by map."""
+
+    maps: tuple[int, ...]
+    results: tuple[MapResult, ...]
+    ratings: tuple[MapRating, ...]
+    refit_seed: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Spread:
+    """Cochran's Q, tau and I^2 of one entrant's (or pairing's) per-map values."""
+
+    maps: int
+    pooled: float
+    q: float | None
+    df: int
+    p: float | None
+    tau2: float | None
+    tau: float | None
+    i2: float | None
+    typical_sampling_variance: float | None = None
+    typical_sampling_sd: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class EntrantSpread(Spread):
+    """How much one entrant's rating changes from map to map."""
+
+    entrant: str
+    one_sided: str | None = None  # 'won no game' / 'lost no game': the test means nothing
+
+
+@dataclass(frozen=True, kw_only=True)
+class PairingSpread(Spread):
+    """How much one pairing's Elo lead changes from map to map."""
+
+    entrant_i: str
+    entrant_j: str
+    map_ids: tuple[int, ...]
+    leads: tuple[float | None, ...]
+    lead_sds: tuple[float | None, ...]
+    swept_by: str | None = None  # the entrant that won every game of the pairing
+
+
+@dataclass(frozen=True, kw_only=True)
+class Heterogeneity:
+    """Does a rating hold on every map: per entrant and per pairing."""
+
+    entrants: tuple[EntrantSpread, ...]
+    pairings: tuple[PairingSpread, ...]
+    refit_seed_pairings: str
+    method: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Division:
+    """One division of a tier (Elo bounds inclusive; None: open)."""
+
+    division: int
+    elo_low: float | None
+    elo_high: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TierRange:
+    """One tier of Table S8: its Elo range, win chance against 1,200 and divisions."""
+
+    tier: str
+    elo_low: float | None
+    elo_high: float | None
+    win_chance_low: float | None
+    win_chance_high: float | None
+    divisions: tuple[Division, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Admission:
+    """One challenger's try at entering the field."""
+
+    challenger: str
+    elo: float
+    field_elo: dict[str, float]
+    lowest_member: str
+    lowest_elo: float
+    admitted: bool
+    replaced: str | None
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SeasonFiles:
+    """The files of the season's folder that the leaderboard names."""
+
+    games_csv: str
+    games_parquet: str
+    ratings_json: str
+    ratings_csv: str
+    per_map_ratings_csv: str
+    provenance: str
+    timing: str
+    figures: dict[str, tuple[str, ...]]
+
+    def names(self) -> list[tuple[str, str]]:
+        """(file name, the field naming it) of every file named here."""
+        out = [(getattr(self, f.name), f.name) for f in fields(self) if f.name != "figures"]
+        for key, names in self.figures.items():
+            out += [(name, f"figures.{key}[{k}]") for k, name in enumerate(names)]
+        return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class Leaderboard:
+    """`leaderboard.json`: everything a season's leaderboard pages show."""
+
+    format: str
+    version: int
+    season: str
+    season_facts: SeasonFacts
+    rating: RatingModel
+    table: tuple[Standing, ...]
+    matchups: Matchups
+    per_map: PerMap
+    heterogeneity: Heterogeneity
+    tiers: tuple[TierRange, ...]
+    admissions: tuple[Admission, ...]
+    files: SeasonFiles
+    description: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fixture:
+    """One fixture of the schedule, as `provenance.json` records it."""
+
+    index: int
+    stage: str
+    entrant_a: str
+    entrant_b: str
+    maps: tuple[int, ...]
+    games: int
+    first_seed: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Provenance:
+    """`provenance.json`: what produced a season's files (command, versions, schedule)."""
+
+    format: str
+    version: int
+    season: str
+    entrants_file: Any  # the entrants file as it was read (plain JSON)
+    versions: dict[str, Any]  # package -> version; `evaluate`: the games' own versions
+    root_seed: int
+    refits: int
+    refit_seed: int
+    command: str
+    schedule_rule: str
+    fixtures: tuple[Fixture, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Timing:
+    """`timing.json`: how long the export that played the games took."""
+
+    wall_seconds: float
+    playing_seconds: float
+    rating_seconds: float
+    refits_per_second: float
+    fixture_seconds: dict[str, float] = field(default_factory=dict)
+    resumed_fixtures: tuple[int, ...] = ()
+
+
+def read_record(kind: Any, value: Any, where: str) -> Any:
+    """`value` (parsed JSON) checked against the type `kind` and built into it: a record
+    class above, `int`, `float`, `str`, `bool`, `X | None`, `tuple[X, ...]`, `dict[str, X]`
+    or `Any` (kept as it is). Every error names the field (`where.table[1].elo`)."""
+    if kind is Any:
+        return value
+    origin, args = get_origin(kind), get_args(kind)
+    if origin in (Union, UnionType):
+        if value is None and type(None) in args:
+            return None
+        (inner,) = [a for a in args if a is not type(None)]
+        return read_record(inner, value, where)
+    if origin is tuple:
+        items = checks.sequence(value, where)
+        return tuple(read_record(args[0], v, f"{where}[{k}]") for k, v in enumerate(items))
+    if origin is dict:
+        items = checks.mapping(value, where)
+        return {
+            checks.string(k, where): read_record(args[1], v, f"{where}.{k}")
+            for k, v in items.items()
+        }
+    if kind is int:
+        return checks.whole(value, where)
+    if kind is float:
+        return checks.number(value, where)
+    if kind is str:
+        return checks.string(value, where)
+    if kind is bool:
+        return checks.boolean(value, where)
+    if is_dataclass(kind):
+        data = checks.mapping(value, where)
+        hints = _hints(kind)
+        out = {}
+        for f in fields(kind):
+            if f.name in data:
+                out[f.name] = read_record(hints[f.name], data[f.name], f"{where}.{f.name}")
+            elif f.default is MISSING and f.default_factory is MISSING:
+                raise ValueError(f"{where}.{f.name}: missing")
+        return kind(**out)
+    raise TypeError(f"read_record: no reader for {kind!r}")
+
+
+@functools.cache
+def _hints(kind: type) -> dict[str, Any]:
+    return get_type_hints(kind)
+
+
+def read_json(path: Path, rel: str, kind: type[T], fmt: str | None = None) -> T:
+    """One JSON file read strictly (`core.checks.strict_json`) and checked as `kind`; `fmt`:
+    the `format` it must name. Errors name `rel` and the field."""
+    if not path.is_file():
+        raise FileNotFoundError(f"{rel}: missing; run `python {EXPORT_SCRIPT}` to write it")
+    data = checks.strict_json(path.read_bytes(), rel)
+    if fmt is not None:
+        got = checks.mapping(data, rel).get("format")
+        if got != fmt:
+            raise ValueError(f"{rel}.format: expected {fmt!r}, got {got!r}")
+    return read_record(kind, data, rel)
+
+
+def read_leaderboard(path: Path, rel: str) -> Leaderboard:
+    """`leaderboard.json`, checked: its format and version, every field's type, and a square
+    matchup table."""
+    board = read_json(path, rel, Leaderboard, LEADERBOARD_FORMAT)
+    if board.version != LEADERBOARD_VERSION:
+        raise ValueError(f"{rel}.version: expected {LEADERBOARD_VERSION}, got {board.version!r}")
+    n = len(board.matchups.entrants)
+    if len(board.matchups.cells) != n:
+        where = f"{rel}.matchups.cells"
+        raise ValueError(f"{where}: expected {n} rows, got {len(board.matchups.cells)}")
+    for i, line in enumerate(board.matchups.cells):
+        if len(line) != n:
+            where = f"{rel}.matchups.cells[{i}]"
+            raise ValueError(f"{where}: expected {n} cells, got {len(line)}")
+    return board
+
+
+def read_provenance(path: Path, rel: str) -> Provenance:
+    """`provenance.json`, checked."""
+    return read_json(path, rel, Provenance, PROVENANCE_FORMAT)
+
+
+def read_timing(path: Path, rel: str) -> Timing:
+    """`timing.json`, checked."""
+    return read_json(path, rel, Timing)
