@@ -35,6 +35,9 @@ from marl_bgs.scenarios.verify import HEADS, from_flat, numpy_result, to_flat, v
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "exports" / "scenarios"
 RESULT_SYSTEMS = ("random", "tdm-alpha", "tdm-beta", "tdm-gamma")
+# Season 0's learned challengers also play Team A, by their entrant name (sampling their
+# actions, as in the season); the list is read from the season file, not repeated here.
+SEASON_FILE = ROOT / "seasons" / "season0.json"
 RESULT_GAMES, RESULT_SEED = 256, 20261203
 # Written by --results and by scripts/verify_scenarios.py, never removed as strays here.
 OWN_ELSEWHERE = ("results.json", "verification.json")
@@ -43,6 +46,20 @@ LABELS = {"tdm-alpha": "TDM-Alpha", "tdm-beta": "TDM-Beta", "tdm-gamma": "TDM-Ga
 
 def file_hash(scenario: Scenario) -> str:
     return hashlib.sha256((DATA / f"scenario_{scenario.id}.json").read_bytes()).hexdigest()
+
+
+def learned_entrants() -> dict[str, Path]:
+    """Season 0's learned challengers: entrant name -> its policy `.npz`."""
+    spec = json.loads(SEASON_FILE.read_text())
+    return {
+        e["name"]: SEASON_FILE.parent / e["load"]["weights"]
+        for e in spec.get("challengers", []) + spec.get("entrants", [])
+        if e.get("type") == "learned"
+    }
+
+
+def weights_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def line_replay(scenario: Scenario, flat: np.ndarray, title: str):
@@ -157,20 +174,27 @@ def build(versions: dict | None = None) -> dict[str, bytes]:
 
 
 def results_files() -> dict[str, bytes]:
-    """Every System of RESULT_SYSTEMS as Team A in every scenario (the JAX engine): the
-    summary with its provenance, and every game's row (CSV)."""
+    """Every System of RESULT_SYSTEMS and every learned entrant of Season 0 as Team A in
+    every scenario (the JAX engine): the summary with its provenance, and every game's row
+    (CSV)."""
     import pandas as pd
 
     from marl_bgs.scenarios import evaluate_scenarios
 
     out = {"games_per_scenario": RESULT_GAMES, "root_seed": RESULT_SEED, "systems": {},
            "batch_size": 128, "engine": "jax",
-           "scenario_sha256": {str(s.id): file_hash(s) for s in SCENARIOS}}  # fmt: skip
+           "scenario_sha256": {str(s.id): file_hash(s) for s in SCENARIOS},
+           "learned": {}}  # fmt: skip
     games = []
-    for system in RESULT_SYSTEMS:
+    players: list[tuple[str, object]] = [(name, name) for name in RESULT_SYSTEMS]
+    for name, path in learned_entrants().items():
+        players.append((name, {"weights": str(path), "greedy": False}))
+        out["learned"][name] = {"weights": str(path.relative_to(ROOT)),
+                                "weights_sha256": weights_hash(path), "greedy": False}  # fmt: skip
+    for key, system in players:
         result = evaluate_scenarios(system, games=RESULT_GAMES, seed=RESULT_SEED,
-                                    batch_size=128, reference=system != "random")  # fmt: skip
-        out["systems"][system] = json.loads(result.table.to_json(orient="records"))
+                                    batch_size=128, reference=key != "random")  # fmt: skip
+        out["systems"][key] = json.loads(result.table.to_json(orient="records"))
         out["versions"] = result.meta["versions"]
         games.append(result.games)
     table = pd.concat(games, ignore_index=True)
@@ -189,6 +213,12 @@ def stale_results() -> str | None:
     for s in SCENARIOS:
         if stored["scenario_sha256"].get(str(s.id)) != file_hash(s):
             return f"results.json: scenario {s.id}'s file changed since its results were played"
+    played = stored.get("learned", {})
+    for name, path in learned_entrants().items():
+        if name not in played:
+            return f"results.json: the learned entrant {name!r} has not played the scenarios"
+        if played[name].get("weights_sha256") != weights_hash(path):
+            return f"results.json: {name!r}'s weights changed since its results were played"
     return None
 
 

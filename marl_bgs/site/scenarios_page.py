@@ -597,6 +597,30 @@ def results_provenance(res: dict) -> str:
     return "; ".join(bits)
 
 
+def learned_note(res: dict) -> str:
+    """Which rows are learned policies, their weights file, and that they sample."""
+    learned = res.get("learned")
+    if not isinstance(learned, dict) or not learned:
+        return ""
+    bits = []
+    for name, info in sorted(learned.items()):
+        if isinstance(info, dict) and isinstance(info.get("weights"), str):
+            bits.append(f"{md(label(name))} (`{md(info['weights'])}`)")
+    if not bits:
+        return ""
+    if len(bits) == 1:
+        return (
+            f" The learned row, {bits[0]}, is Season 0's learned entrant, sampling its actions"
+            " as it does in the season; it was not trained or tuned on these positions."
+        )
+    return (
+        " Learned rows: "
+        + ", ".join(bits)
+        + ", Season 0's learned entrants, sampling their actions as they do in the season;"
+        " none was trained or tuned on these positions."
+    )
+
+
 def results_index_table(res: dict, items: list[dict]) -> tuple[str, list[int]]:
     """W-D-L per System (columns) per scenario (rows), each with its Fisher p against
     Random, and Random's wins; and the ids left out because their results were played on
@@ -690,7 +714,7 @@ def index_page(root: Path) -> str:
 
 Each System played Team A against the scenario's controller ({results_provenance(res)}).
 The table is `{SCENARIO_DIR}/results.json`, written by `python {EXPORT} --results`; every
-game is in `results_games.csv` beside it. {RESULTS_TEXT}
+game is in `results_games.csv` beside it. {RESULTS_TEXT}{learned_note(res)}
 
 <div class="bgs-fit" markdown>
 
@@ -828,7 +852,7 @@ def scenario_page(root: Path, entry: dict, items: list[dict]) -> str:
 ## Results
 
 How the Systems did as Team A here ({results_provenance(res)}; all scenarios on the
-[overview](index.md#results)). {RESULTS_TEXT}
+[overview](index.md#results)). {RESULTS_TEXT}{learned_note(res)}
 
 <div class="bgs-fit" markdown>
 
