@@ -299,6 +299,13 @@ def _legs(
 
     def normal(which: Any) -> Any:
         column = xp.minimum(xp.maximum(which - 4, 0), k_max)
+        if xp is np and obstacles.kind.shape[0] == 1:
+            # One NumPy game: its list indexed by column alone, and only the two fields
+            # `_surface_normal` reads (a gather by two index arrays costs several times more).
+            corners, kind = obstacles.corners[0], obstacles.kind[0]
+            return _surface_normal(
+                np, contact, which, Obstacles(corners[column], None, kind[column], None)
+            )
         return _surface_normal(xp, contact, which, _gather(obstacles, game, column))
 
     rest = stride - (contact - start)
