@@ -54,6 +54,22 @@ def inverse(xp: Any, x: Any) -> Any:
     return fence(xp, _ONE / x)
 
 
+def bounded_fence(xp: Any, x: Any) -> Any:
+    """`fence` of a value its caller has bounded: finite, or NaN, and below 3e38 in size.
+
+    A fence (a minimum with 3e38) is there for XLA, which would otherwise fuse neighbouring
+    operations and round them differently; it changes only values above 3e38 (NaN passes
+    through a minimum unchanged). NumPy fuses nothing, so on NumPy such a value is taken as
+    it is: the same bits, one array call fewer. Each caller states why its values are bounded.
+    """
+    return x if xp is np else xp.minimum(x, _CAP)
+
+
+def bounded_inverse(xp: Any, x: Any) -> Any:
+    """`inverse` of a divisor its caller has bounded below (so 1 / x is bounded)."""
+    return bounded_fence(xp, _ONE / x)
+
+
 def circle_entry(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> Any:
     """First lam >= 0 at which a + lam * v comes strictly within g of the origin.
 
@@ -95,20 +111,24 @@ def circle_span(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> tuple[An
 
 def float_circle_entry(xp: Any, ax: Any, ay: Any, ux: Any, uy: Any, radii: tuple) -> list:
     """`circle_entry` for float offsets and motions (the relative paths of two bodies), for
-    each radius in `radii` (the products are shared)."""
-    ab = fence(xp, ax * ux) + fence(xp, ay * uy)
-    bb = fence(xp, ux * ux) + fence(xp, uy * uy)
-    aa = fence(xp, ax * ax) + fence(xp, ay * ay)
-    cross = xp.abs(fence(xp, ax * uy) - fence(xp, ay * ux))
-    per_speed = inverse(xp, xp.maximum(fence(xp, xp.sqrt(bb)), _MIN_SPEED))
-    miss = fence(xp, cross * per_speed)
-    mid = fence(xp, -ab * inverse(xp, xp.maximum(bb, _MIN_BB)))
+    each radius in `radii` (the products are shared).
+
+    Its fences are `bounded_fence`s: the offsets and motions are differences of positions
+    within a few arena widths (below 1e5 in size), so products stay below 1e10, the floored
+    inverses below 1e6 and 1e12, and every fenced value below about 1e22."""
+    ab = bounded_fence(xp, ax * ux) + bounded_fence(xp, ay * uy)
+    bb = bounded_fence(xp, ux * ux) + bounded_fence(xp, uy * uy)
+    aa = bounded_fence(xp, ax * ax) + bounded_fence(xp, ay * ay)
+    cross = xp.abs(bounded_fence(xp, ax * uy) - bounded_fence(xp, ay * ux))
+    per_speed = bounded_inverse(xp, xp.maximum(bounded_fence(xp, xp.sqrt(bb)), _MIN_SPEED))
+    miss = bounded_fence(xp, cross * per_speed)
+    mid = bounded_fence(xp, -ab * bounded_inverse(xp, xp.maximum(bb, _MIN_BB)))
     moving_in = (ab < 0) & (bb > 0)
     out = []
     for g in radii:
         g_f = F32(g)
-        half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, _ZERO) * (g_f + miss)))
-        lam = mid - fence(xp, half * per_speed)
+        half = xp.sqrt(bounded_fence(xp, xp.maximum(g_f - miss, _ZERO) * (g_f + miss)))
+        lam = mid - bounded_fence(xp, half * per_speed)
         touching = aa <= F32(g * g)
         # Touching at the start counts only if they close by more than float noise (a
         # body standing where a follower meets it is reached at that instant, not before).
