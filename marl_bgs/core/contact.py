@@ -303,23 +303,35 @@ def _entries(xp: Any, p: Any, v: Any, m: MapArrays) -> Any:
 
 class _NumpyPieces(NamedTuple):
     """`obstacle_entries`' operands that depend on the map alone, as `_numpy_entries` takes
-    them (kept per NumPy map by `numpy_pieces`)."""
+    them (kept per NumPy map by `numpy_pieces`): the circle pieces, the faces and the turned
+    walls' edges each on one flat axis, and the same tiled for each number of bodies asked
+    (`tiles`), so that every elementwise step is between arrays of one shape (NumPy sets up
+    a broadcast per call, which costs several times a same-shape operation)."""
 
-    pieces: _MapPieces  # the faces as `_faces` takes them
-    cx: Any  # (C,) int32 the circle pieces' centres, contiguous
+    cx: Any  # (C,) int32 the circle pieces' centres
     cy: Any
     reach_f: Any  # (C,) float32 their radii grown by a body
     reach_sq: Any  # (C,) int32 those radii squared
-    ax: Any  # (P, 4) int32 the turned walls' edges: from a, along e = b - a
+    dist_x: Any  # (F,) int32 the faces' linear forms, `_MapPieces`' (S + 1, 4) flattened
+    dist_y: Any
+    dist_c: Any
+    speed_x: Any
+    speed_y: Any
+    along_x: Any
+    along_y: Any
+    along_c: Any
+    length: Any
+    ax: Any  # (E,) int32 the turned walls' edges, (P, 4) flattened: from a, along e = b - a
     ay: Any
     ex: Any
     ey: Any
-    ee_f: Any  # (P, 4) float32 |e|^2
-    offset: Any  # (P, 4) float32 |e| times a body's radius, as `_poly_edge` computes it
-    slack: Any  # (P, 4) float32 minus its touching slack, as `_poly_edge` computes it
+    ee_f: Any  # (E,) float32 |e|^2
+    offset: Any  # (E,) float32 |e| times a body's radius, as `_poly_edge` computes it
+    slack: Any  # (E,) float32 minus its touching slack, as `_poly_edge` computes it
     pillar_valid: Any
     rect_valid: Any
     poly_valid: Any
+    tiles: dict  # number of bodies n -> the fields above before the valid masks, (n, ...)
 
 
 def _numpy_pieces(xp: Any, m: MapArrays) -> _NumpyPieces:
@@ -327,54 +339,86 @@ def _numpy_pieces(xp: Any, m: MapArrays) -> _NumpyPieces:
     pieces = map_pieces(np, m)
     g = pieces.reach
     a, b = pieces.poly_a, pieces.poly_b
-    ax, ay = np.ascontiguousarray(a[..., 0]), np.ascontiguousarray(a[..., 1])
-    ex, ey = b[..., 0] - ax, b[..., 1] - ay
+    ax, ay = a[..., 0].ravel(), a[..., 1].ravel()
+    ex, ey = b[..., 0].ravel() - ax, b[..., 1].ravel() - ay
     ee = ex * ex + ey * ey
     offset = fence(np, F32(BODY) * fence(np, np.sqrt(f32(ee))))
     slack = -fence(np, offset * _TOUCH_SLACK)
-    return _NumpyPieces(
-        pieces,
-        np.ascontiguousarray(pieces.centres[:, 0]), np.ascontiguousarray(pieces.centres[:, 1]),
-        f32(np.asarray(g)), g * g, ax, ay, ex, ey, f32(ee), offset, slack,
-        m.pillar_valid, m.rect_valid, m.poly_valid,
-    )  # fmt: skip
+    flat = [
+        pieces.centres[:, 0], pieces.centres[:, 1], f32(np.asarray(g)), g * g,
+        pieces.dist_x, pieces.dist_y, pieces.dist_c, pieces.speed_x, pieces.speed_y,
+        pieces.along_x, pieces.along_y,
+        pieces.along_c, pieces.length, ax, ay, ex, ey, f32(ee), offset, slack,
+    ]  # fmt: skip
+    flat = [np.ascontiguousarray(np.asarray(f).ravel()) for f in flat]
+    return _NumpyPieces(*flat, m.pillar_valid, m.rect_valid, m.poly_valid, {})
 
 
 numpy_pieces = per_numpy_map(_numpy_pieces)
 _ZERO_I, _ONE_I = np.asarray(0, I32), np.asarray(1, I32)
+_TILED_FIELDS = len(_NumpyPieces._fields) - 4  # the fields before the valid masks
+
+
+_HELD_TILES = 16
+
+
+def _tiles(k: _NumpyPieces, n: int) -> tuple:
+    """`k`'s flat fields repeated for n bodies, (n, ...) each, contiguous (kept in `k`)."""
+    held = k.tiles.get(n)
+    if held is None:
+        if len(k.tiles) >= _HELD_TILES:  # a few sizes recur; a sweep of others is not kept
+            k.tiles.clear()
+        held = k.tiles[n] = tuple(
+            np.ascontiguousarray(np.broadcast_to(f, (n,) + f.shape)) for f in k[:_TILED_FIELDS]
+        )
+    return held
 
 
 def _numpy_entries(p: Any, v: Any, k: _NumpyPieces) -> Any:
     """`obstacle_entries` for NumPy bodies (N, 2): the same integer and float steps as
-    `_faces`, `circle_entry` and `_poly_edge`, with what depends on the map alone taken from
-    `k` and `_poly_edge`'s two evaluations of the point's offset from an edge's start made
-    once.
+    `_faces` with `face_entry`, `circle_entry` and `_poly_edge`, elementwise on
+    (N, pieces) arrays of one shape: each body's coordinates repeated along the pieces once
+    and the map's parts tiled per number of bodies (`_tiles`); `_poly_edge`'s two
+    evaluations of the point's offset from an edge's start are made once.
 
-    The circles' and edges' `fence`s are left out: a fence (a minimum with 3e38, there for
-    XLA's fusion) changes only values above 3e38, and none of these can be: every operand
-    comes from int32 values (below 2**31 in size, about 2.1e9), every divisor is at least 1
-    and every square root is of a product of two such bounds, so no intermediate exceeds
-    about 1e19. `face_entry` is called as it is."""
+    The fences are left out: a fence (a minimum with 3e38, there for XLA's fusion) changes
+    only values above 3e38, and none of these can be: every operand comes from int32
+    values (below 2**31 in size, about 2.1e9), every divisor is at least 1 and every
+    square root is of a product of two such bounds, so no intermediate exceeds about 1e19."""
     n = p.shape[0]
     nq, ns, npoly = k.pillar_valid.shape[0], k.rect_valid.shape[0], k.poly_valid.shape[0]
+    (cx, cy, g_f, g_sq, dx, dy, dc, sx, sy, lx, ly, lc, length, ax, ay, ex, ey, ee_f, offset,
+     slack) = _tiles(k, n)  # fmt: skip
+    px, py, vx, vy = p[:, 0, None], p[:, 1, None], v[:, 0, None], v[:, 1, None]
     with np.errstate(all="ignore"):  # masked padding divides by zero
-        px, py, vx, vy = p[:, 0, None], p[:, 1, None], v[:, 0, None], v[:, 1, None]
-        faces = _faces(np, px, py, vx, vy, k.pieces)
+        # The faces (`_faces`, then `face_entry`), on the (S + 1) * 4 faces' flat axis.
+        f = dx.shape[1]
+        x, y, u, w = px.repeat(f, 1), py.repeat(f, 1), vx.repeat(f, 1), vy.repeat(f, 1)
+        dist = x * dx + y * dy + dc
+        along = x * lx + y * ly + lc
+        speed = u * sx + w * sy
+        drift = u * lx + w * ly
+        at = along * speed + drift * dist
+        on_face = (at >= _ZERO_I) & (at <= length * speed)
+        lam = f32(dist) * (_ONE / f32(np.maximum(speed, _ONE_I)))
+        fine = (speed > _ZERO_I) & (dist >= _ZERO_I) & on_face
+        faces = np.where(fine, lam, NO_HIT).reshape(n, ns + 1, 4)
         parts = [faces[:, ns, :]]
-        if k.cx.shape[0]:  # circle_entry
-            ax, ay = px - k.cx, py - k.cy
-            ab = ax * vx + ay * vy
-            bb = vx * vx + vy * vy
-            aa = ax * ax + ay * ay
-            cross = np.abs(ax * vy - ay * vx)
-            g_f = k.reach_f
+        c = cx.shape[1]
+        if c:  # circle_entry
+            x, y, u, w = px.repeat(c, 1), py.repeat(c, 1), vx.repeat(c, 1), vy.repeat(c, 1)
+            ax_c, ay_c = x - cx, y - cy
+            ab = ax_c * u + ay_c * w
+            bb = u * u + w * w
+            aa = ax_c * ax_c + ay_c * ay_c
+            cross = np.abs(ax_c * w - ay_c * u)
             per_speed = _ONE / np.maximum(np.sqrt(f32(bb)), _ONE)
             miss = f32(cross) * per_speed
             near = miss < g_f
             half = np.sqrt(np.maximum(g_f - miss, _ZERO) * (g_f + miss))
             mid = f32(-ab) * (_ONE / f32(np.maximum(bb, _ONE_I)))
             lam = mid - half * per_speed
-            touching = aa <= k.reach_sq
+            touching = aa <= g_sq
             lam = np.where(touching, _ZERO, np.maximum(lam, _ZERO))
             circles = np.where((ab < _ZERO_I) & (near | touching) & (bb > _ZERO_I), lam, NO_HIT)
         if nq:
@@ -383,18 +427,18 @@ def _numpy_entries(p: Any, v: Any, k: _NumpyPieces) -> Any:
             rect_c = circles[:, nq : nq + 4 * ns].reshape(n, ns, 4).min(-1)
             walls = faces[:, :ns, :].min(-1)
             parts.append(np.where(k.rect_valid, np.minimum(walls, rect_c), NO_HIT))
-        if npoly:  # _poly_edge
+        if npoly:  # _poly_edge, on the turned walls' P * 4 edges' flat axis
             poly_c = circles[:, nq + 4 * ns :].reshape(n, npoly, 4).min(-1)
-            px, py, vx, vy = px[..., None], py[..., None], vx[..., None], vy[..., None]
-            ex, ey = k.ex, k.ey
-            wx, wy = px - k.ax, py - k.ay
+            e = ax.shape[1]
+            x, y, u, w = px.repeat(e, 1), py.repeat(e, 1), vx.repeat(e, 1), vy.repeat(e, 1)
+            wx, wy = x - ax, y - ay
             outer = ey * wx - ex * wy
-            closing = ex * vy - ey * vx
-            dist = f32(outer) - k.offset
+            closing = ex * w - ey * u
+            dist = f32(outer) - offset
             lam = np.maximum(dist, _ZERO) * (_ONE / f32(np.maximum(closing, _ONE_I)))
-            along = f32(ex * wx + ey * wy) + lam * f32(ex * vx + ey * vy)
-            on_edge = (along >= _ZERO) & (along <= k.ee_f)
-            fine = (closing > _ZERO_I) & (outer > _ZERO_I) & (dist > k.slack) & on_edge
-            edges = np.where(fine, lam, NO_HIT).min(-1)
+            along = f32(ex * wx + ey * wy) + lam * f32(ex * u + ey * w)
+            on_edge = (along >= _ZERO) & (along <= ee_f)
+            fine = (closing > _ZERO_I) & (outer > _ZERO_I) & (dist > slack) & on_edge
+            edges = np.where(fine, lam, NO_HIT).reshape(n, npoly, 4).min(-1)
             parts.append(np.where(k.poly_valid, np.minimum(edges, poly_c), NO_HIT))
     return np.concatenate(parts, axis=-1) if len(parts) > 1 else parts[0]

@@ -268,20 +268,25 @@ def body_blocked(xp: Any, p: Any, m: MapArrays) -> Any:
 
 
 class _Blockers(NamedTuple):
-    """`body_overlap`'s operands that depend on the map alone, for NumPy (`_blockers`)."""
+    """`body_overlap`'s operands that depend on the map alone, for NumPy (`_blockers`): the
+    turned walls' (P, 4) edges on one flat axis of E = 4P, and the same tiled for each
+    number of points asked (`tiles`), so that every elementwise step is between arrays of
+    one shape (NumPy sets up a broadcast per call, which costs several times more)."""
 
-    lo_x: Any  # (B,) int32 each, contiguous: the boxes' lower and upper corners
+    lo_x: Any  # (B,) int32 each: the boxes' lower and upper corners
     lo_y: Any
     hi_x: Any
     hi_y: Any
     box_reach_sq: Any  # (B,) int32 (radius + BODY) squared; 0 for padding (no square is < 0)
-    ax: Any  # (P, 4) int32 each turned wall's edges: from (ax, ay)
+    ax: Any  # (E,) int32 each turned wall's edges: from (ax, ay)
     ay: Any
-    ux: Any  # (P, 4) int32 along the edge: b - a
+    ux: Any  # (E,) int32 along the edge: b - a
     uy: Any
-    uu: Any  # (P, 4) int32 |u|^2
-    reach: Any  # (P, 4) float32 BODY * sqrt(|u|^2), as `near_segment` computes it
+    uu: Any  # (E,) int32 |u|^2
+    reach: Any  # (E,) float32 BODY * sqrt(|u|^2), as `near_segment` computes it
+    roll: Any  # (E,) the flat index of the next edge of the same wall (its start: our end)
     poly_valid: Any  # (P,) bool
+    tiles: dict  # number of points n -> the fields before `roll`, (n, ...) each
 
 
 def _build_blockers(xp: Any, m: MapArrays) -> _Blockers:
@@ -293,43 +298,71 @@ def _build_blockers(xp: Any, m: MapArrays) -> _Blockers:
     grown = m.box_radius + BODY
     reach_sq = xp.where(m.box_valid, grown * grown, 0).astype(I32)
     lo, hi = m.box_lo, m.box_hi
-    columns = (np.ascontiguousarray(c) for c in (lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1]))
-    return _Blockers(*columns, reach_sq, ax, ay, ux, uy, uu, reach, m.poly_valid)
+    columns = [lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1], reach_sq, ax, ay, ux, uy, uu, reach]
+    flat = (np.ascontiguousarray(np.asarray(c).ravel()) for c in columns)
+    roll = (np.arange(ax.size).reshape(-1, 4)[:, [1, 2, 3, 0]]).ravel()
+    return _Blockers(*flat, roll, m.poly_valid, {})
 
 
 _blockers = per_numpy_map(_build_blockers)
-_ROLL = np.asarray([1, 2, 3, 0])  # edge k ends where edge k + 1 starts
 _ZERO_I = np.asarray(0, I32)
 _BODY_SQ = np.asarray(BODY * BODY, I32)
 
 
+_HELD_TILES = 16
+
+
+def _blocker_tiles(b: _Blockers, n: int) -> tuple:
+    """`b`'s per-obstacle fields repeated for n points, (n, ...) each, contiguous."""
+    held = b.tiles.get(n)
+    if held is None:
+        if len(b.tiles) >= _HELD_TILES:  # a few sizes recur; a sweep of others is not kept
+            b.tiles.clear()
+        held = b.tiles[n] = tuple(
+            np.ascontiguousarray(np.broadcast_to(f, (n,) + f.shape)) for f in b[:11]
+        )
+    return held
+
+
 def _numpy_blocked(p: Any, b: _Blockers) -> Any:
-    """`body_overlap(np, p, m).any` in fewer NumPy calls, the same integer and float steps:
+    """`body_overlap(np, p, m).any` in fewer NumPy calls, the same integer and float steps,
+    elementwise on (points, pieces) arrays of one shape (each point's coordinates repeated
+    along the pieces once, the map's parts tiled per number of points: `_blocker_tiles`):
 
     - boxes: `_box_holds_body` against the squared grown radius kept per map (0 for
-      padding, which no sum of squares is below: `hit & box_valid`), the corners' columns
-      kept contiguous;
+      padding, which no sum of squares is below: `hit & box_valid`);
     - turned walls (`_edge_holds_body`): the map's parts of `near_segment` (u, |u|^2, the
       reach) kept per map; the distance to an edge's end is the distance to the next
-      edge's start (`_ROLL`), and `orient` of the point is minus `near_segment`'s cross
+      edge's start (`roll`), and `orient` of the point is minus `near_segment`'s cross
       product, so `orient >= 0` is `cross <= 0` (both far below 2**31 for points within
       twice the arena, which every caller's points are);
     - the arena's edges as `_off_arena`.
     """
-    x, y = p[..., 0, None], p[..., 1, None]  # (..., 1)
-    gx = np.maximum(np.maximum(b.lo_x - x, x - b.hi_x), _ZERO_I)
-    gy = np.maximum(np.maximum(b.lo_y - y, y - b.hi_y), _ZERO_I)
-    boxes = ((gx * gx + gy * gy) < b.box_reach_sq).any(axis=-1)
-    x, y = x[..., None], y[..., None]  # (..., 1, 1)
-    wx, wy = x - b.ax, y - b.ay
-    dot = wx * b.ux + wy * b.uy
-    ends_a = (wx * wx + wy * wy) < _BODY_SQ
-    cross = wx * b.uy - wy * b.ux
-    side = np.abs(cross).astype(F32) < b.reach
-    near = np.where(dot <= 0, ends_a, np.where(dot >= b.uu, ends_a[..., _ROLL], side))
-    walls = ((near.any(axis=-1) | (cross <= 0).all(axis=-1)) & b.poly_valid).any(axis=-1)
-    edge_x, edge_y = _off_arena(p)
-    return boxes | walls | edge_x | edge_y
+    shape = p.shape[:-1]
+    flat = p.reshape(-1, 2)
+    n = flat.shape[0]
+    lo_x, lo_y, hi_x, hi_y, reach_sq, ax, ay, ux, uy, uu, reach = _blocker_tiles(b, n)
+    x, y = flat[:, 0, None], flat[:, 1, None]  # (n, 1)
+    k = lo_x.shape[1]
+    xs, ys = x.repeat(k, 1), y.repeat(k, 1)
+    gx = np.maximum(np.maximum(lo_x - xs, xs - hi_x), _ZERO_I)
+    gy = np.maximum(np.maximum(lo_y - ys, ys - hi_y), _ZERO_I)
+    boxes = ((gx * gx + gy * gy) < reach_sq).any(axis=-1)
+    e = ax.shape[1]
+    if e:
+        xs, ys = x.repeat(e, 1), y.repeat(e, 1)
+        wx, wy = xs - ax, ys - ay
+        dot = wx * ux + wy * uy
+        ends_a = (wx * wx + wy * wy) < _BODY_SQ
+        cross = wx * uy - wy * ux
+        side = np.abs(cross).astype(F32) < reach
+        near = np.where(dot <= _ZERO_I, ends_a, np.where(dot >= uu, ends_a[:, b.roll], side))
+        walls = near.reshape(n, e // 4, 4).any(axis=-1) | (cross <= _ZERO_I).reshape(
+            n, e // 4, 4
+        ).all(axis=-1)
+        boxes = boxes | (walls & b.poly_valid).any(axis=-1)
+    edge_x, edge_y = _off_arena(flat)
+    return (boxes | edge_x | edge_y).reshape(shape)
 
 
 class Overlap(NamedTuple):
