@@ -11,6 +11,8 @@ held here to the plain form it replaces, on many inputs:
   map and merges steps: the answers of `body_overlap(...).any`, on and around every edge.
 - `contact.obstacle_entries` on NumPy (`_numpy_entries`) keeps the map's parts per map and
   takes the faces' linear forms as one integer matrix product: `_entries`' bits.
+- `geometry.numpy_lines_blocked` (the sight lines of `sight_pairs` on NumPy) gives
+  `sight_blocked`'s answers, on NumPy and in its general form.
 - `contact.bounded_fence` (the body passes' fences: `position_at`, `truncate`,
   `pair_contacts`, `float_circle_entry`) is skipped on NumPy: the fenced bits.
 - `pathing.relax` on NumPy steps on a window view and stops at a settled field;
@@ -276,3 +278,28 @@ def test_bounded_fences_skipped_on_numpy_give_the_fenced_bits(inline):
     b = contact.float_circle_entry(fenced, ax, ay, ux, uy, (1000, 300))
     for x, y in zip(a, b, strict=True):
         assert x.dtype == y.dtype and np.array_equal(x, y)
+
+
+@pytest.mark.parametrize("inline", [False, True])
+@pytest.mark.parametrize("padded", [False, True])
+def test_numpy_lines_blocked_equals_sight_blocked(inline, padded):
+    """`geometry.numpy_lines_blocked` (the NumPy sight lines of `sight_pairs`) gives
+    `sight_blocked`'s answers, on NumPy and in its general form: lines from, to, along and
+    past every obstacle's corners and faces, a body's radius off them and one unit more or
+    less, points, and random lines."""
+    m = _map(inline, padded)
+    rng = np.random.default_rng(13)
+    pts = _points_around_obstacles(m, rng, 1500)
+    pts = np.clip(pts, 0, [20000, 10000]).astype(np.int32)
+    a = pts[rng.integers(0, len(pts), 6000)]
+    b = pts[rng.integers(0, len(pts), 6000)]
+    b[:300] = a[:300]  # lines of no length
+    b[300:900, 0] = a[300:900, 0]  # upright and level lines
+    b[900:1500, 1] = a[900:1500, 1]
+    want = geometry.sight_blocked(np, a, b, m)
+    assert 0.05 < want.mean() < 0.95
+    assert np.array_equal(want, geometry.sight_blocked(_Fenced(), a, b, m))
+    for size in (6000, 45, 7, 1, 0):
+        got = geometry.numpy_lines_blocked(a[:size], b[:size], m)
+        assert got.dtype == want.dtype and got.shape == (size,)
+        assert np.array_equal(got, want[:size])

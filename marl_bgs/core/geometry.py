@@ -233,6 +233,107 @@ def sight_blocked(xp: Any, p0: Any, p1: Any, m: MapArrays) -> Any:
     return pillars | rects | _walls_meet(xp, m, seg)
 
 
+class _SightParts(NamedTuple):
+    """`sight_blocked`'s operands that depend on the map alone, for NumPy lines (`_sight`):
+    the turned walls' (P, 4) edges on one flat axis of E = 4P, and the same tiled per
+    number of lines (`tiles`), so that every elementwise step is between arrays of one shape."""
+
+    cx: Any  # (Q,) int32 the pillars' centres and radii
+    cy: Any
+    r: Any
+    r2: Any  # (Q,) int32 r * r, as `near_segment` computes it
+    r_f: Any  # (Q,) float32 r, as `near_segment` converts it
+    lo_x: Any  # (S,) int32 the square walls' corners
+    lo_y: Any
+    hi_x: Any
+    hi_y: Any
+    ax: Any  # (E,) int32 each turned wall's edges: from a to b
+    ay: Any
+    ex: Any  # (E,) int32 b - a
+    ey: Any
+    pillar_valid: Any
+    rect_valid: Any
+    poly_valid: Any
+    tiles: dict  # number of lines n -> the fields before the valid masks, (n, ...) each
+
+
+def _build_sight(xp: Any, m: MapArrays) -> _SightParts:
+    c, r, lo, hi = m.pillar_centre, m.pillar_radius, m.rect_lo, m.rect_hi
+    ax, ay, bx, by = _wall_edges(xp, m)
+    columns = [c[:, 0], c[:, 1], r, r * r, np.asarray(r).astype(F32), lo[:, 0], lo[:, 1]]
+    columns += [hi[:, 0], hi[:, 1], ax, ay, bx - ax, by - ay]
+    flat = (np.ascontiguousarray(np.asarray(a).ravel()) for a in columns)
+    return _SightParts(*flat, m.pillar_valid, m.rect_valid, m.poly_valid, {})
+
+
+_sight = per_numpy_map(_build_sight)
+
+
+def _sight_tiles(k: _SightParts, n: int) -> tuple:
+    """`k`'s per-obstacle fields repeated for n lines, (n, ...) each, contiguous."""
+    held = k.tiles.get(n)
+    if held is None:
+        if len(k.tiles) >= _HELD_TILES:
+            k.tiles.clear()
+        held = k.tiles[n] = tuple(
+            np.ascontiguousarray(np.broadcast_to(f, (n,) + f.shape)) for f in k[:13]
+        )
+    return held
+
+
+def numpy_lines_blocked(p0: Any, p1: Any, m: MapArrays) -> Any:
+    """`sight_blocked(np, p0, p1, m)` for lines (n, 2) -> (n, 2): the same integer and float
+    steps (`_segment_meets_pillar`, `_segment_meets_rect`, `_walls_meet`) elementwise on
+    (lines, obstacles) arrays of one shape: each line's ends repeated along the obstacles
+    once and the map's parts tiled per number of lines (`_sight_tiles`)."""
+    k = _sight(np, m)
+    n = p0.shape[0]
+    cx, cy, r, r2, r_f, lo_x, lo_y, hi_x, hi_y, ax, ay, ex, ey = _sight_tiles(k, n)
+    ends = [a[:, None] for a in (p0[:, 0], p0[:, 1], p1[:, 0], p1[:, 1])]
+    # Pillars: `near_segment` of the pillar's centre against the line, closed.
+    x0, y0, x1, y1 = (a.repeat(cx.shape[1], 1) for a in ends)
+    ux, uy = x1 - x0, y1 - y0
+    wx, wy = cx - x0, cy - y0
+    dot = wx * ux + wy * uy
+    uu = ux * ux + uy * uy
+    d_a = wx * wx + wy * wy
+    d_b = sq(np, cx - x1, cy - y1)
+    cross = np.abs(wx * uy - wy * ux).astype(F32)
+    reach = r_f * np.sqrt(uu.astype(F32))
+    near = np.where(dot <= 0, d_a <= r2, np.where(dot >= uu, d_b <= r2, cross <= reach))
+    out = (near & k.pillar_valid).any(axis=-1)
+    # Square walls: `_segment_meets_rect`.
+    x0, y0, x1, y1 = (a.repeat(lo_x.shape[1], 1) for a in ends)
+    ux, uy = x1 - x0, y1 - y0
+    lx, hx, ly, hy = lo_x - x0, hi_x - x0, lo_y - y0, hi_y - y0
+    ux_ly, ux_hy, uy_lx, uy_hx = ux * ly, ux * hy, uy * lx, uy * hx
+    corner = (ux_ly - uy_lx, ux_ly - uy_hx, ux_hy - uy_hx, ux_hy - uy_lx)
+    overlap = (
+        (np.maximum(x0, x1) >= lo_x)
+        & (np.minimum(x0, x1) <= hi_x)
+        & (np.maximum(y0, y1) >= lo_y)
+        & (np.minimum(y0, y1) <= hi_y)
+    )
+    low = np.minimum(np.minimum(corner[0], corner[1]), np.minimum(corner[2], corner[3]))
+    high = np.maximum(np.maximum(corner[0], corner[1]), np.maximum(corner[2], corner[3]))
+    out = out | ((overlap & (low <= 0) & (high >= 0)) & k.rect_valid).any(axis=-1)
+    # Turned walls: `_walls_meet`, the four edges of a wall on the flat axis.
+    e = ax.shape[1]
+    if e:
+        x0, y0, x1, y1 = (a.repeat(e, 1) for a in ends)
+        wy0, wx0 = y0 - ay, x0 - ax
+        edge_out = (ex * wy0 - ey * wx0 < 0) & (ex * (y1 - ay) - ey * (x1 - ax) < 0)
+        side = (x1 - x0) * (ay - y0) - (y1 - y0) * (ax - x0)
+        shape = (n, e // 4, 4)
+        apart = (
+            edge_out.reshape(shape).any(axis=-1)
+            | (side > 0).reshape(shape).all(axis=-1)
+            | (side < 0).reshape(shape).all(axis=-1)
+        )
+        out = out | (~apart & k.poly_valid).any(axis=-1)
+    return out
+
+
 def _box_holds_body(xp: Any, pt: tuple, lo_x, lo_y, hi_x, hi_y, r) -> Any:
     """A body centred at pt sinks into the box (closer than r + BODY to its rectangle)."""
     x, y = pt
