@@ -303,16 +303,20 @@ def _entries(xp: Any, p: Any, v: Any, m: MapArrays) -> Any:
 
 class _NumpyPieces(NamedTuple):
     """`obstacle_entries`' operands that depend on the map alone, as `_numpy_entries` takes
-    them (kept per NumPy map by `numpy_pieces`): the circle pieces, the faces and the turned
-    walls' edges each on one flat axis, and the same tiled for each number of bodies asked
-    (`tiles`), so that every elementwise step is between arrays of one shape (NumPy sets up
-    a broadcast per call, which costs several times a same-shape operation)."""
+    them (kept per NumPy map by `numpy_pieces`), pieces first: the circle pieces (pillars,
+    then each square wall's corner k for k = 0..3, then each turned wall's corner k), the
+    faces (face k of every square wall and then of the arena, for k = 0..3) and the turned
+    walls' edges (edge k of every wall, for k = 0..3) each on one flat axis, and the same
+    tiled for each number of bodies asked (`tiles`, (pieces, bodies)). Every elementwise
+    step is then between arrays of one shape (NumPy sets up a broadcast per call, which
+    costs several times a same-shape operation), and the least over a wall's four pieces is
+    taken over the leading axis (a reduction over a short last axis is several times dearer)."""
 
     cx: Any  # (C,) int32 the circle pieces' centres
     cy: Any
     reach_f: Any  # (C,) float32 their radii grown by a body
     reach_sq: Any  # (C,) int32 those radii squared
-    dist_x: Any  # (F,) int32 the faces' linear forms, `_MapPieces`' (S + 1, 4) flattened
+    dist_x: Any  # (F,) int32 the faces' linear forms, `_MapPieces`' (S + 1, 4) transposed
     dist_y: Any
     dist_c: Any
     speed_x: Any
@@ -321,55 +325,61 @@ class _NumpyPieces(NamedTuple):
     along_y: Any
     along_c: Any
     length: Any
-    ax: Any  # (E,) int32 the turned walls' edges, (P, 4) flattened: from a, along e = b - a
+    ax: Any  # (E,) int32 the turned walls' edges, (P, 4) transposed: from a, along e = b - a
     ay: Any
     ex: Any
     ey: Any
     ee_f: Any  # (E,) float32 |e|^2
     offset: Any  # (E,) float32 |e| times a body's radius, as `_poly_edge` computes it
     slack: Any  # (E,) float32 minus its touching slack, as `_poly_edge` computes it
-    pillar_valid: Any
-    rect_valid: Any
-    poly_valid: Any
-    tiles: dict  # number of bodies n -> the fields above before the valid masks, (n, ...)
+    pillar_valid: Any  # (Q,) bool
+    rect_valid: Any  # (S,) bool
+    poly_valid: Any  # (P,) bool
+    tiles: dict  # number of bodies n -> every field above, (pieces, n) each
 
 
 def _numpy_pieces(xp: Any, m: MapArrays) -> _NumpyPieces:
     """The map's parts of `obstacle_entries`, computed by its own expressions."""
     pieces = map_pieces(np, m)
-    g = pieces.reach
+    nq, ns, npoly = m.pillar_centre.shape[0], m.rect_lo.shape[0], m.poly_corners.shape[0]
+    # Circle pieces in `map_pieces` order are pillars, then 4 corners per square wall, then
+    # 4 per turned wall; here corner-major within each group.
+    order = np.concatenate(
+        [
+            np.arange(nq),
+            nq + np.arange(4 * ns).reshape(ns, 4).T.ravel(),
+            nq + 4 * ns + np.arange(4 * npoly).reshape(npoly, 4).T.ravel(),
+        ]
+    ).astype(np.intp)
+    g = np.asarray(pieces.reach)[order]
     a, b = pieces.poly_a, pieces.poly_b
-    ax, ay = a[..., 0].ravel(), a[..., 1].ravel()
-    ex, ey = b[..., 0].ravel() - ax, b[..., 1].ravel() - ay
+    ax, ay = a[..., 0].T.ravel(), a[..., 1].T.ravel()
+    ex, ey = b[..., 0].T.ravel() - ax, b[..., 1].T.ravel() - ay
     ee = ex * ex + ey * ey
     offset = fence(np, F32(BODY) * fence(np, np.sqrt(f32(ee))))
     slack = -fence(np, offset * _TOUCH_SLACK)
-    flat = [
-        pieces.centres[:, 0], pieces.centres[:, 1], f32(np.asarray(g)), g * g,
-        pieces.dist_x, pieces.dist_y, pieces.dist_c, pieces.speed_x, pieces.speed_y,
-        pieces.along_x, pieces.along_y,
-        pieces.along_c, pieces.length, ax, ay, ex, ey, f32(ee), offset, slack,
-    ]  # fmt: skip
+    faces = [pieces.dist_x, pieces.dist_y, pieces.dist_c, pieces.speed_x, pieces.speed_y]
+    faces += [pieces.along_x, pieces.along_y, pieces.along_c, pieces.length]
+    flat = [pieces.centres[order, 0], pieces.centres[order, 1], f32(g), g * g]
+    flat += [np.asarray(f).T.ravel() for f in faces]
+    flat += [ax, ay, ex, ey, f32(ee), offset, slack, m.pillar_valid, m.rect_valid, m.poly_valid]
     flat = [np.ascontiguousarray(np.asarray(f).ravel()) for f in flat]
-    return _NumpyPieces(*flat, m.pillar_valid, m.rect_valid, m.poly_valid, {})
+    return _NumpyPieces(*flat, {})
 
 
 numpy_pieces = per_numpy_map(_numpy_pieces)
 _ZERO_I, _ONE_I = np.asarray(0, I32), np.asarray(1, I32)
-_TILED_FIELDS = len(_NumpyPieces._fields) - 4  # the fields before the valid masks
-
-
 _HELD_TILES = 16
 
 
 def _tiles(k: _NumpyPieces, n: int) -> tuple:
-    """`k`'s flat fields repeated for n bodies, (n, ...) each, contiguous (kept in `k`)."""
+    """`k`'s fields repeated for n bodies, (pieces, n) each, contiguous (kept in `k`)."""
     held = k.tiles.get(n)
     if held is None:
         if len(k.tiles) >= _HELD_TILES:  # a few sizes recur; a sweep of others is not kept
             k.tiles.clear()
         held = k.tiles[n] = tuple(
-            np.ascontiguousarray(np.broadcast_to(f, (n,) + f.shape)) for f in k[:_TILED_FIELDS]
+            np.ascontiguousarray(np.broadcast_to(f[:, None], f.shape + (n,))) for f in k[:-1]
         )
     return held
 
@@ -377,9 +387,10 @@ def _tiles(k: _NumpyPieces, n: int) -> tuple:
 def _numpy_entries(p: Any, v: Any, k: _NumpyPieces) -> Any:
     """`obstacle_entries` for NumPy bodies (N, 2): the same integer and float steps as
     `_faces` with `face_entry`, `circle_entry` and `_poly_edge`, elementwise on
-    (N, pieces) arrays of one shape: each body's coordinates repeated along the pieces once
-    and the map's parts tiled per number of bodies (`_tiles`); `_poly_edge`'s two
-    evaluations of the point's offset from an edge's start are made once.
+    (pieces, N) arrays of one shape (each body's coordinates repeated along the pieces once,
+    the map's parts tiled per number of bodies: `_tiles`), the least over each wall's four
+    pieces over the leading axis; `_poly_edge`'s two evaluations of the point's offset from
+    an edge's start are made once. The result is the transpose of a (4 + K, N) array.
 
     The fences are left out: a fence (a minimum with 3e38, there for XLA's fusion) changes
     only values above 3e38, and none of these can be: every operand comes from int32
@@ -388,12 +399,11 @@ def _numpy_entries(p: Any, v: Any, k: _NumpyPieces) -> Any:
     n = p.shape[0]
     nq, ns, npoly = k.pillar_valid.shape[0], k.rect_valid.shape[0], k.poly_valid.shape[0]
     (cx, cy, g_f, g_sq, dx, dy, dc, sx, sy, lx, ly, lc, length, ax, ay, ex, ey, ee_f, offset,
-     slack) = _tiles(k, n)  # fmt: skip
-    px, py, vx, vy = p[:, 0, None], p[:, 1, None], v[:, 0, None], v[:, 1, None]
-    with np.errstate(all="ignore"):  # masked padding divides by zero
-        # The faces (`_faces`, then `face_entry`), on the (S + 1) * 4 faces' flat axis.
-        f = dx.shape[1]
-        x, y, u, w = px.repeat(f, 1), py.repeat(f, 1), vx.repeat(f, 1), vy.repeat(f, 1)
+     slack, pillar_valid, rect_valid, poly_valid) = _tiles(k, n)  # fmt: skip
+    body = (p[:, 0], p[:, 1], v[:, 0], v[:, 1])
+    with np.errstate(all="ignore"):  # padding far off the arena wraps int32 products
+        # The faces (`_faces`, then `face_entry`): face k of every square wall and the arena.
+        x, y, u, w = (a[None, :].repeat(dx.shape[0], 0) for a in body)
         dist = x * dx + y * dy + dc
         along = x * lx + y * ly + lc
         speed = u * sx + w * sy
@@ -402,11 +412,10 @@ def _numpy_entries(p: Any, v: Any, k: _NumpyPieces) -> Any:
         on_face = (at >= _ZERO_I) & (at <= length * speed)
         lam = f32(dist) * (_ONE / f32(np.maximum(speed, _ONE_I)))
         fine = (speed > _ZERO_I) & (dist >= _ZERO_I) & on_face
-        faces = np.where(fine, lam, NO_HIT).reshape(n, ns + 1, 4)
-        parts = [faces[:, ns, :]]
-        c = cx.shape[1]
-        if c:  # circle_entry
-            x, y, u, w = px.repeat(c, 1), py.repeat(c, 1), vx.repeat(c, 1), vy.repeat(c, 1)
+        faces = np.where(fine, lam, NO_HIT).reshape(4, ns + 1, n)
+        parts = [faces[:, ns]]
+        if cx.shape[0]:  # circle_entry
+            x, y, u, w = (a[None, :].repeat(cx.shape[0], 0) for a in body)
             ax_c, ay_c = x - cx, y - cy
             ab = ax_c * u + ay_c * w
             bb = u * u + w * w
@@ -422,15 +431,14 @@ def _numpy_entries(p: Any, v: Any, k: _NumpyPieces) -> Any:
             lam = np.where(touching, _ZERO, np.maximum(lam, _ZERO))
             circles = np.where((ab < _ZERO_I) & (near | touching) & (bb > _ZERO_I), lam, NO_HIT)
         if nq:
-            parts.append(np.where(k.pillar_valid, circles[:, :nq], NO_HIT))
+            parts.append(np.where(pillar_valid, circles[:nq], NO_HIT))
         if ns:
-            rect_c = circles[:, nq : nq + 4 * ns].reshape(n, ns, 4).min(-1)
-            walls = faces[:, :ns, :].min(-1)
-            parts.append(np.where(k.rect_valid, np.minimum(walls, rect_c), NO_HIT))
-        if npoly:  # _poly_edge, on the turned walls' P * 4 edges' flat axis
-            poly_c = circles[:, nq + 4 * ns :].reshape(n, npoly, 4).min(-1)
-            e = ax.shape[1]
-            x, y, u, w = px.repeat(e, 1), py.repeat(e, 1), vx.repeat(e, 1), vy.repeat(e, 1)
+            rect_c = circles[nq : nq + 4 * ns].reshape(4, ns, n).min(axis=0)
+            walls = faces[:, :ns].min(axis=0)
+            parts.append(np.where(rect_valid, np.minimum(walls, rect_c), NO_HIT))
+        if npoly:  # _poly_edge: edge k of every turned wall
+            poly_c = circles[nq + 4 * ns :].reshape(4, npoly, n).min(axis=0)
+            x, y, u, w = (a[None, :].repeat(ax.shape[0], 0) for a in body)
             wx, wy = x - ax, y - ay
             outer = ey * wx - ex * wy
             closing = ex * w - ey * u
@@ -439,6 +447,6 @@ def _numpy_entries(p: Any, v: Any, k: _NumpyPieces) -> Any:
             along = f32(ex * wx + ey * wy) + lam * f32(ex * u + ey * w)
             on_edge = (along >= _ZERO) & (along <= ee_f)
             fine = (closing > _ZERO_I) & (outer > _ZERO_I) & (dist > slack) & on_edge
-            edges = np.where(fine, lam, NO_HIT).reshape(n, npoly, 4).min(-1)
-            parts.append(np.where(k.poly_valid, np.minimum(edges, poly_c), NO_HIT))
-    return np.concatenate(parts, axis=-1) if len(parts) > 1 else parts[0]
+            edges = np.where(fine, lam, NO_HIT).reshape(4, npoly, n).min(axis=0)
+            parts.append(np.where(poly_valid, np.minimum(edges, poly_c), NO_HIT))
+    return (np.concatenate(parts) if len(parts) > 1 else parts[0]).T
