@@ -233,10 +233,28 @@ def sight_blocked(xp: Any, p0: Any, p1: Any, m: MapArrays) -> Any:
     return pillars | rects | _walls_meet(xp, m, seg)
 
 
+_HELD_TILES = 16
+
+
+def _piece_tiles(k: Any, n: int) -> tuple:
+    """The per-piece fields of `k` (a NamedTuple whose last field is its `tiles` dict)
+    repeated for n points or lines, (pieces, n) each, contiguous (kept in `k.tiles`)."""
+    held = k.tiles.get(n)
+    if held is None:
+        if len(k.tiles) >= _HELD_TILES:  # a few sizes recur; a sweep of others is not kept
+            k.tiles.clear()
+        held = k.tiles[n] = tuple(
+            np.ascontiguousarray(np.broadcast_to(f[:, None], f.shape + (n,))) for f in k[:-1]
+        )
+    return held
+
+
 class _SightParts(NamedTuple):
-    """`sight_blocked`'s operands that depend on the map alone, for NumPy lines (`_sight`):
-    the turned walls' (P, 4) edges on one flat axis of E = 4P, and the same tiled per
-    number of lines (`tiles`), so that every elementwise step is between arrays of one shape."""
+    """`sight_blocked`'s operands that depend on the map alone, for NumPy lines (`_sight`),
+    pieces first: the turned walls' edges (edge k of every wall, for k = 0..3) on one flat
+    axis of E = 4P, and the same tiled per number of lines (`tiles`, (pieces, lines)), so
+    that every elementwise step is between arrays of one shape and every reduction runs
+    over the leading axis."""
 
     cx: Any  # (Q,) int32 the pillars' centres and radii
     cy: Any
@@ -251,47 +269,37 @@ class _SightParts(NamedTuple):
     ay: Any
     ex: Any  # (E,) int32 b - a
     ey: Any
-    pillar_valid: Any
-    rect_valid: Any
-    poly_valid: Any
-    tiles: dict  # number of lines n -> the fields before the valid masks, (n, ...) each
+    pillar_valid: Any  # (Q,) bool
+    rect_valid: Any  # (S,) bool
+    poly_valid: Any  # (P,) bool
+    tiles: dict  # number of lines n -> every field above, (pieces, n) each
 
 
 def _build_sight(xp: Any, m: MapArrays) -> _SightParts:
     c, r, lo, hi = m.pillar_centre, m.pillar_radius, m.rect_lo, m.rect_hi
     ax, ay, bx, by = _wall_edges(xp, m)
     columns = [c[:, 0], c[:, 1], r, r * r, np.asarray(r).astype(F32), lo[:, 0], lo[:, 1]]
-    columns += [hi[:, 0], hi[:, 1], ax, ay, bx - ax, by - ay]
+    columns += [hi[:, 0], hi[:, 1]] + [np.asarray(e).T for e in (ax, ay, bx - ax, by - ay)]
+    columns += [m.pillar_valid, m.rect_valid, m.poly_valid]
     flat = (np.ascontiguousarray(np.asarray(a).ravel()) for a in columns)
-    return _SightParts(*flat, m.pillar_valid, m.rect_valid, m.poly_valid, {})
+    return _SightParts(*flat, {})
 
 
 _sight = per_numpy_map(_build_sight)
 
 
-def _sight_tiles(k: _SightParts, n: int) -> tuple:
-    """`k`'s per-obstacle fields repeated for n lines, (n, ...) each, contiguous."""
-    held = k.tiles.get(n)
-    if held is None:
-        if len(k.tiles) >= _HELD_TILES:
-            k.tiles.clear()
-        held = k.tiles[n] = tuple(
-            np.ascontiguousarray(np.broadcast_to(f, (n,) + f.shape)) for f in k[:13]
-        )
-    return held
-
-
 def numpy_lines_blocked(p0: Any, p1: Any, m: MapArrays) -> Any:
     """`sight_blocked(np, p0, p1, m)` for lines (n, 2) -> (n, 2): the same integer and float
     steps (`_segment_meets_pillar`, `_segment_meets_rect`, `_walls_meet`) elementwise on
-    (lines, obstacles) arrays of one shape: each line's ends repeated along the obstacles
-    once and the map's parts tiled per number of lines (`_sight_tiles`)."""
+    (obstacles, lines) arrays of one shape: each line's ends repeated along the obstacles
+    once and the map's parts tiled per number of lines (`_piece_tiles`)."""
     k = _sight(np, m)
     n = p0.shape[0]
-    cx, cy, r, r2, r_f, lo_x, lo_y, hi_x, hi_y, ax, ay, ex, ey = _sight_tiles(k, n)
-    ends = [a[:, None] for a in (p0[:, 0], p0[:, 1], p1[:, 0], p1[:, 1])]
+    (cx, cy, r, r2, r_f, lo_x, lo_y, hi_x, hi_y, ax, ay, ex, ey, pillar_valid, rect_valid,
+     poly_valid) = _piece_tiles(k, n)  # fmt: skip
+    ends = [a[None, :] for a in (p0[:, 0], p0[:, 1], p1[:, 0], p1[:, 1])]
     # Pillars: `near_segment` of the pillar's centre against the line, closed.
-    x0, y0, x1, y1 = (a.repeat(cx.shape[1], 1) for a in ends)
+    x0, y0, x1, y1 = (a.repeat(cx.shape[0], 0) for a in ends)
     ux, uy = x1 - x0, y1 - y0
     wx, wy = cx - x0, cy - y0
     dot = wx * ux + wy * uy
@@ -301,9 +309,9 @@ def numpy_lines_blocked(p0: Any, p1: Any, m: MapArrays) -> Any:
     cross = np.abs(wx * uy - wy * ux).astype(F32)
     reach = r_f * np.sqrt(uu.astype(F32))
     near = np.where(dot <= 0, d_a <= r2, np.where(dot >= uu, d_b <= r2, cross <= reach))
-    out = (near & k.pillar_valid).any(axis=-1)
+    out = (near & pillar_valid).any(axis=0)
     # Square walls: `_segment_meets_rect`.
-    x0, y0, x1, y1 = (a.repeat(lo_x.shape[1], 1) for a in ends)
+    x0, y0, x1, y1 = (a.repeat(lo_x.shape[0], 0) for a in ends)
     ux, uy = x1 - x0, y1 - y0
     lx, hx, ly, hy = lo_x - x0, hi_x - x0, lo_y - y0, hi_y - y0
     ux_ly, ux_hy, uy_lx, uy_hx = ux * ly, ux * hy, uy * lx, uy * hx
@@ -316,21 +324,20 @@ def numpy_lines_blocked(p0: Any, p1: Any, m: MapArrays) -> Any:
     )
     low = np.minimum(np.minimum(corner[0], corner[1]), np.minimum(corner[2], corner[3]))
     high = np.maximum(np.maximum(corner[0], corner[1]), np.maximum(corner[2], corner[3]))
-    out = out | ((overlap & (low <= 0) & (high >= 0)) & k.rect_valid).any(axis=-1)
-    # Turned walls: `_walls_meet`, the four edges of a wall on the flat axis.
-    e = ax.shape[1]
+    out = out | ((overlap & (low <= 0) & (high >= 0)) & rect_valid).any(axis=0)
+    # Turned walls: `_walls_meet`, edge k of every wall in the k-th block of rows.
+    e = ax.shape[0]
     if e:
-        x0, y0, x1, y1 = (a.repeat(e, 1) for a in ends)
-        wy0, wx0 = y0 - ay, x0 - ax
-        edge_out = (ex * wy0 - ey * wx0 < 0) & (ex * (y1 - ay) - ey * (x1 - ax) < 0)
+        x0, y0, x1, y1 = (a.repeat(e, 0) for a in ends)
+        edge_out = (ex * (y0 - ay) - ey * (x0 - ax) < 0) & (ex * (y1 - ay) - ey * (x1 - ax) < 0)
         side = (x1 - x0) * (ay - y0) - (y1 - y0) * (ax - x0)
-        shape = (n, e // 4, 4)
+        shape = (4, e // 4, n)
         apart = (
-            edge_out.reshape(shape).any(axis=-1)
-            | (side > 0).reshape(shape).all(axis=-1)
-            | (side < 0).reshape(shape).all(axis=-1)
+            edge_out.reshape(shape).any(axis=0)
+            | (side > 0).reshape(shape).all(axis=0)
+            | (side < 0).reshape(shape).all(axis=0)
         )
-        out = out | (~apart & k.poly_valid).any(axis=-1)
+        out = out | (~apart & poly_valid).any(axis=0)
     return out
 
 
@@ -369,10 +376,12 @@ def body_blocked(xp: Any, p: Any, m: MapArrays) -> Any:
 
 
 class _Blockers(NamedTuple):
-    """`body_overlap`'s operands that depend on the map alone, for NumPy (`_blockers`): the
-    turned walls' (P, 4) edges on one flat axis of E = 4P, and the same tiled for each
-    number of points asked (`tiles`), so that every elementwise step is between arrays of
-    one shape (NumPy sets up a broadcast per call, which costs several times more)."""
+    """`body_overlap`'s operands that depend on the map alone, for NumPy (`_blockers`),
+    pieces first: the boxes, and the turned walls' edges (edge k of every wall, for k =
+    0..3) on one flat axis of E = 4P, and the same tiled for each number of points asked
+    (`tiles`, (pieces, points)), so that every elementwise step is between arrays of one
+    shape (NumPy sets up a broadcast per call, which costs several times more) and every
+    reduction runs over the leading axis (one over a short last axis costs several times more)."""
 
     lo_x: Any  # (B,) int32 each: the boxes' lower and upper corners
     lo_y: Any
@@ -385,9 +394,8 @@ class _Blockers(NamedTuple):
     uy: Any
     uu: Any  # (E,) int32 |u|^2
     reach: Any  # (E,) float32 BODY * sqrt(|u|^2), as `near_segment` computes it
-    roll: Any  # (E,) the flat index of the next edge of the same wall (its start: our end)
     poly_valid: Any  # (P,) bool
-    tiles: dict  # number of points n -> the fields before `roll`, (n, ...) each
+    tiles: dict  # number of points n -> every field above, (pieces, n) each
 
 
 def _build_blockers(xp: Any, m: MapArrays) -> _Blockers:
@@ -399,10 +407,10 @@ def _build_blockers(xp: Any, m: MapArrays) -> _Blockers:
     grown = m.box_radius + BODY
     reach_sq = xp.where(m.box_valid, grown * grown, 0).astype(I32)
     lo, hi = m.box_lo, m.box_hi
-    columns = [lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1], reach_sq, ax, ay, ux, uy, uu, reach]
-    flat = (np.ascontiguousarray(np.asarray(c).ravel()) for c in columns)
-    roll = (np.arange(ax.size).reshape(-1, 4)[:, [1, 2, 3, 0]]).ravel()
-    return _Blockers(*flat, roll, m.poly_valid, {})
+    columns = [lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1], reach_sq]
+    columns += [np.asarray(c).T for c in (ax, ay, ux, uy, uu, reach)]  # edge-major
+    flat = (np.ascontiguousarray(np.asarray(c).ravel()) for c in columns + [m.poly_valid])
+    return _Blockers(*flat, {})
 
 
 _blockers = per_numpy_map(_build_blockers)
@@ -410,58 +418,43 @@ _ZERO_I = np.asarray(0, I32)
 _BODY_SQ = np.asarray(BODY * BODY, I32)
 
 
-_HELD_TILES = 16
-
-
-def _blocker_tiles(b: _Blockers, n: int) -> tuple:
-    """`b`'s per-obstacle fields repeated for n points, (n, ...) each, contiguous."""
-    held = b.tiles.get(n)
-    if held is None:
-        if len(b.tiles) >= _HELD_TILES:  # a few sizes recur; a sweep of others is not kept
-            b.tiles.clear()
-        held = b.tiles[n] = tuple(
-            np.ascontiguousarray(np.broadcast_to(f, (n,) + f.shape)) for f in b[:11]
-        )
-    return held
-
-
 def _numpy_blocked(p: Any, b: _Blockers) -> Any:
     """`body_overlap(np, p, m).any` in fewer NumPy calls, the same integer and float steps,
-    elementwise on (points, pieces) arrays of one shape (each point's coordinates repeated
-    along the pieces once, the map's parts tiled per number of points: `_blocker_tiles`):
+    elementwise on (pieces, points) arrays of one shape (each point's coordinates repeated
+    along the pieces once, the map's parts tiled per number of points: `_piece_tiles`):
 
     - boxes: `_box_holds_body` against the squared grown radius kept per map (0 for
       padding, which no sum of squares is below: `hit & box_valid`);
     - turned walls (`_edge_holds_body`): the map's parts of `near_segment` (u, |u|^2, the
       reach) kept per map; the distance to an edge's end is the distance to the next
-      edge's start (`roll`), and `orient` of the point is minus `near_segment`'s cross
-      product, so `orient >= 0` is `cross <= 0` (both far below 2**31 for points within
-      twice the arena, which every caller's points are);
+      edge's start (the next block of P rows), and `orient` of the point is minus
+      `near_segment`'s cross product, so `orient >= 0` is `cross <= 0` (both far below
+      2**31 for points within twice the arena, which every caller's points are);
     - the arena's edges as `_off_arena`.
     """
     shape = p.shape[:-1]
     flat = p.reshape(-1, 2)
     n = flat.shape[0]
-    lo_x, lo_y, hi_x, hi_y, reach_sq, ax, ay, ux, uy, uu, reach = _blocker_tiles(b, n)
-    x, y = flat[:, 0, None], flat[:, 1, None]  # (n, 1)
-    k = lo_x.shape[1]
-    xs, ys = x.repeat(k, 1), y.repeat(k, 1)
+    lo_x, lo_y, hi_x, hi_y, reach_sq, ax, ay, ux, uy, uu, reach, valid = _piece_tiles(b, n)
+    x, y = flat[:, 0][None, :], flat[:, 1][None, :]  # (1, n)
+    xs, ys = x.repeat(lo_x.shape[0], 0), y.repeat(lo_x.shape[0], 0)
     gx = np.maximum(np.maximum(lo_x - xs, xs - hi_x), _ZERO_I)
     gy = np.maximum(np.maximum(lo_y - ys, ys - hi_y), _ZERO_I)
-    boxes = ((gx * gx + gy * gy) < reach_sq).any(axis=-1)
-    e = ax.shape[1]
+    boxes = ((gx * gx + gy * gy) < reach_sq).any(axis=0)
+    e = ax.shape[0]
     if e:
-        xs, ys = x.repeat(e, 1), y.repeat(e, 1)
+        walls = e // 4
+        xs, ys = x.repeat(e, 0), y.repeat(e, 0)
         wx, wy = xs - ax, ys - ay
         dot = wx * ux + wy * uy
         ends_a = (wx * wx + wy * wy) < _BODY_SQ
         cross = wx * uy - wy * ux
         side = np.abs(cross).astype(F32) < reach
-        near = np.where(dot <= _ZERO_I, ends_a, np.where(dot >= uu, ends_a[:, b.roll], side))
-        walls = near.reshape(n, e // 4, 4).any(axis=-1) | (cross <= _ZERO_I).reshape(
-            n, e // 4, 4
-        ).all(axis=-1)
-        boxes = boxes | (walls & b.poly_valid).any(axis=-1)
+        ends_b = np.concatenate([ends_a[walls:], ends_a[:walls]])  # edge k ends at k + 1
+        near = np.where(dot <= _ZERO_I, ends_a, np.where(dot >= uu, ends_b, side))
+        inner = (cross <= _ZERO_I).reshape(4, walls, n).all(axis=0)
+        hit = near.reshape(4, walls, n).any(axis=0) | inner
+        boxes = boxes | (hit & valid).any(axis=0)
     edge_x, edge_y = _off_arena(flat)
     return (boxes | edge_x | edge_y).reshape(shape)
 
