@@ -13,6 +13,8 @@ held here to the plain form it replaces, on many inputs:
   takes the faces' linear forms as one integer matrix product: `_entries`' bits.
 - `geometry.numpy_lines_blocked` (the sight lines of `sight_pairs` on NumPy) gives
   `sight_blocked`'s answers, on NumPy and in its general form.
+- `legs._legs` on NumPy (early exits, the turned normal read by column, `ops.dot2` for
+  the short dot products) and `body_contacts.may_meet`'s columns: their general form's bits.
 - `contact.bounded_fence` (the body passes' fences: `position_at`, `truncate`,
   `pair_contacts`, `float_circle_entry`) is skipped on NumPy: the fenced bits.
 - `pathing.relax` on NumPy steps on a window view and stops at a settled field;
@@ -303,3 +305,33 @@ def test_numpy_lines_blocked_equals_sight_blocked(inline, padded):
         got = geometry.numpy_lines_blocked(a[:size], b[:size], m)
         assert got.dtype == want.dtype and got.shape == (size,)
         assert np.array_equal(got, want[:size])
+
+
+@pytest.mark.parametrize("inline", [False, True])
+def test_numpy_legs_equal_their_general_form(inline):
+    """`legs._legs` on NumPy (its early exits, the turned normal's column read, `ops.dot2`
+    for the short dot products) plans the legs its general form plans; likewise
+    `body_contacts.may_meet`'s two columns."""
+    from marl_bgs.core import body_contacts as B
+
+    m = _map(inline)
+    rng = np.random.default_rng(17)
+    obstacles = obstacle_list(np, m)
+    lists = Obstacles(*(a[None] for a in obstacles))
+    fenced = _Fenced()
+    slid = 0
+    for _ in range(150):
+        start, _paths = _random_legs(m, rng, 10)
+        stride = rng.integers(-1500, 1500, size=(10, 2)).astype(np.int32)
+        stride[rng.random(10) < 0.15] = 0
+        end = rng.integers(0, 2, 10).astype(np.int32)
+        near = reachable(np, obstacles, start, stride, legs._grown_boxes(np, m))
+        dense = legs._dense_surfaces(m, near)
+        fast = legs._legs(np, start, stride, end, lists, dense)
+        slow = legs._legs(fenced, start, stride, end, lists, dense)
+        for a, b in zip(fast, slow, strict=True):
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+        slid += int(np.any(fast.points[:, 2] != fast.points[:, 1], axis=1).sum())
+        blocking = rng.random(10) < 0.8
+        assert np.array_equal(B.may_meet(np, fast, blocking), B.may_meet(fenced, fast, blocking))
+    assert slid > 200  # many bodies slide after a contact
