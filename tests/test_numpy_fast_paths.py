@@ -9,8 +9,8 @@ held here to the plain form it replaces, on many inputs:
   the arena's edges) instead of OR-ing the edges in a second time.
 - `geometry.body_blocked` on NumPy (`_numpy_blocked`) keeps the map's parts of the test per
   map and merges steps: the answers of `body_overlap(...).any`, on and around every edge.
-- `contact.obstacle_entries` on NumPy (`_numpy_entries`) keeps the map's parts per map and
-  takes the faces' linear forms as one integer matrix product: `_entries`' bits.
+- `contact.obstacle_entries` on NumPy (`_numpy_entries`) keeps the map's parts per map,
+  pieces first and tiled per number of bodies: `_entries`' bits.
 - `geometry.numpy_lines_blocked` (the sight lines of `sight_pairs` on NumPy) gives
   `sight_blocked`'s answers, on NumPy and in its general form.
 - `legs._legs` on NumPy (early exits, the turned normal read by column, `ops.dot2` for
