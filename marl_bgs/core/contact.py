@@ -370,6 +370,7 @@ def _numpy_pieces(xp: Any, m: MapArrays) -> _NumpyPieces:
 numpy_pieces = per_numpy_map(_numpy_pieces)
 _ZERO_I, _ONE_I = np.asarray(0, I32), np.asarray(1, I32)
 _HELD_TILES = 16
+_TILED_UP_TO = 1024
 
 
 def _tiles(k: _NumpyPieces, n: int) -> tuple:
@@ -378,9 +379,11 @@ def _tiles(k: _NumpyPieces, n: int) -> tuple:
     if held is None:
         if len(k.tiles) >= _HELD_TILES:  # a few sizes recur; a sweep of others is not kept
             k.tiles.clear()
-        held = k.tiles[n] = tuple(
+        held = tuple(
             np.ascontiguousarray(np.broadcast_to(f[:, None], f.shape + (n,))) for f in k[:-1]
         )
+        if n <= _TILED_UP_TO:  # the engine's few bodies, points or lines; not a survey's
+            k.tiles[n] = held
     return held
 
 

@@ -234,6 +234,7 @@ def sight_blocked(xp: Any, p0: Any, p1: Any, m: MapArrays) -> Any:
 
 
 _HELD_TILES = 16
+_TILED_UP_TO = 1024
 
 
 def _piece_tiles(k: Any, n: int) -> tuple:
@@ -243,9 +244,11 @@ def _piece_tiles(k: Any, n: int) -> tuple:
     if held is None:
         if len(k.tiles) >= _HELD_TILES:  # a few sizes recur; a sweep of others is not kept
             k.tiles.clear()
-        held = k.tiles[n] = tuple(
+        held = tuple(
             np.ascontiguousarray(np.broadcast_to(f[:, None], f.shape + (n,))) for f in k[:-1]
         )
+        if n <= _TILED_UP_TO:  # the engine's few bodies, points or lines; not a survey's
+            k.tiles[n] = held
     return held
 
 
