@@ -35,24 +35,32 @@ import jax.numpy as jnp
 import numpy as np
 
 from .core import classes as C
-from .core.checks import FieldTypeError, boolean, choice, number, one_or_many, sequence, whole
-from .core.events import agent_name
-from .core.geometry import first_index
-from .core.observe import (
+from .core.actions import (
     HEAD_LIMITS,
     HEAD_NAMES,
+    MIRROR_FLAT,  # noqa: F401 (importable from here, as before)
     NUM_JOINT,
     NUM_MOVES,
     NUM_TARGETS,
+    compass_flat,
+    compass_move,
+    decode,
+    encode,
+    encode_pair,
+    own_frame_joint,
+)
+from .core.checks import FieldTypeError, boolean, choice, number, one_or_many, sequence, whole
+from .core.events import agent_name
+from .core.geometry import first_index
+from .core.observe import TEAM as TEAM_OF
+from .core.observe import (
     Sight,
     compute_sight,
     legal_masks,
     sight_lines,
 )
-from .core.observe import TEAM as TEAM_OF
 from .core.position import OFFICIAL_ROSTER, parse_position
 from .core.state import (
-    LEFT,
     MAX_OBSTACLES,
     NUM_SLOTS,
     PAD_MILLI,
@@ -67,7 +75,7 @@ from .core.state import (
     pad_positions,
 )
 from .core.tick import step as tick_step
-from .core.views import MAX_TURNED_WALLS, MIRROR_MOVE, OBS_HIGH, OBS_LOW, OBS_WIDTH, observations
+from .core.views import MAX_TURNED_WALLS, OBS_HIGH, OBS_LOW, OBS_WIDTH, observations
 from .maps import load_map
 from .metrics import PRIORITY_NAMES, priority_start, priority_update
 from .metrics.full import FULL_WIDTH, full_start, full_update
@@ -75,9 +83,6 @@ from .spaces import Box, Discrete, MultiDiscrete
 from .systems.base import TeamInputs
 
 AGENTS = tuple(agent_name(i) for i in range(NUM_SLOTS))
-# Joint index permutation that mirrors the move part: flat = (move * 11 + target) * 2 + ult.
-_FLAT = np.arange(NUM_JOINT)
-MIRROR_FLAT = (MIRROR_MOVE[_FLAT // 22] * 22 + _FLAT % 22).astype(np.int32)
 
 
 class EnvState(NamedTuple):
@@ -196,7 +201,7 @@ def _as_heads(x: Any, lead: tuple[int, ...], where: str) -> Any:
         )
     _check_range(x, where, None)
     x = jnp.asarray(x).astype(jnp.int32)
-    return jnp.stack([x // (NUM_TARGETS * 2), (x // 2) % NUM_TARGETS, x % 2], axis=-1)
+    return jnp.stack(decode(x), axis=-1)
 
 
 def _check_range(x: Any, where: str, limits: tuple[int, ...] | None) -> None:
@@ -626,8 +631,7 @@ class TeamDeathmatch:
     def _to_absolute(self, game: State, heads):
         """Agent-frame moves to compass moves (mirrored for the right end's agents)."""
         end = game.spawn_end[jnp.asarray(TEAM_OF)]
-        move = jnp.where(end == LEFT, heads[:, 0], jnp.asarray(MIRROR_MOVE)[heads[:, 0]])
-        return heads.at[:, 0].set(move)
+        return heads.at[:, 0].set(compass_move(jnp, heads[:, 0], end))
 
     # ---- step ---------------------------------------------------------------------------
     def _step_one(self, s: EnvState, heads):
@@ -687,8 +691,7 @@ class TeamDeathmatch:
         team = jnp.asarray(TEAM_OF)
         acts = info.actions
         end = game.spawn_end[team]
-        move = jnp.where(end == LEFT, acts[:, 0], jnp.asarray(MIRROR_MOVE)[acts[:, 0]])
-        flat = (move * NUM_TARGETS + acts[:, 1]) * 2 + acts[:, 2]
+        flat = encode(compass_move(jnp, acts[:, 0], end), acts[:, 1], acts[:, 2])
         per_agent = (NUM_SLOTS,)
         return {
             "result": jnp.broadcast_to(game.result, per_agent),
@@ -839,7 +842,7 @@ class TeamDeathmatch:
         masks = legal_masks(jnp, s.game, s.sight)
         joint = (masks.move[:, :, None, None] & masks.pair[:, None, :, :]).reshape(NUM_SLOTS, -1)
         end = s.game.spawn_end[jnp.asarray(TEAM_OF)]
-        return jnp.where((end == LEFT)[:, None], joint, joint[:, jnp.asarray(MIRROR_FLAT)])
+        return own_frame_joint(jnp, joint, end)
 
     @_jit
     def get_avail_actions(self, state: EnvState) -> dict:
@@ -890,9 +893,9 @@ class TeamDeathmatch:
         k_move, k_pair = jax.random.split(key)
         move = _nth_legal(k_move, masks.move)
         pair = _nth_legal(k_pair, masks.pair.reshape(NUM_SLOTS, -1))
-        flat = (move * (NUM_TARGETS * 2) + pair).astype(jnp.int32)
+        flat = encode_pair(move, pair).astype(jnp.int32)
         end = s.game.spawn_end[jnp.asarray(TEAM_OF)]
-        return jnp.where(end == LEFT, flat, jnp.asarray(MIRROR_FLAT)[flat])
+        return compass_flat(jnp, flat, end)
 
     @_jit
     def sample_actions(self, key, state: EnvState) -> dict:

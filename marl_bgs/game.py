@@ -12,13 +12,10 @@ from typing import Literal
 
 import numpy as np
 
+from .core.actions import HEAD_LIMITS, HEAD_NAMES, MIRROR_FLAT, NUM_JOINT, decode
 from .core.checks import plain_json
 from .core.events import agent_name, tick_events
 from .core.observe import (
-    HEAD_LIMITS,
-    HEAD_NAMES,
-    NUM_MOVES,
-    NUM_TARGETS,
     compute_sight,
     head_masks,
     joint_mask,
@@ -28,10 +25,9 @@ from .core.position import parse_position, position_dict
 from .core.state import LEFT, NUM_SLOTS, RESULT_NAMES, RESULT_OPEN, TEAM_SIZE, State
 from .core.tick import TickInfo
 from .core.tick import step as tick_step
-from .core.views import MIRROR_MOVE, observations
+from .core.views import observations
 from .systems.base import TeamInputs
 
-_FLAT = np.arange(NUM_MOVES * NUM_TARGETS * 2)
 _HEAD_LIMITS = np.asarray(HEAD_LIMITS)
 _NO_ACTION = (0, 0, 0)  # an empty slot's row in `encode_actions`
 
@@ -53,9 +49,6 @@ def _checked_slots(slots) -> np.ndarray:
         )
     return arr.astype(np.int32, copy=False)
 
-
-# A flat action seen from the other end: the move mirrored, target and Ultimate kept.
-MIRROR_FLAT = (MIRROR_MOVE[_FLAT // 22] * 22 + _FLAT % 22).astype(np.int32)
 
 Backend = Literal["numpy", "jax"]
 
@@ -224,11 +217,11 @@ class Game:
         out = np.zeros((NUM_SLOTS, 3), np.int32)
         for t, flat in enumerate((flat_a, flat_b)):
             flat = np.asarray(flat, np.int32)
-            if flat.shape != (TEAM_SIZE,) or flat.min() < 0 or flat.max() >= len(_FLAT):
+            if flat.shape != (TEAM_SIZE,) or flat.min() < 0 or flat.max() >= NUM_JOINT:
                 raise ValueError(f"flat_{'ab'[t]}: expected 5 flat actions in 0..197")
             if int(self.state.spawn_end[t]) != LEFT:
                 flat = MIRROR_FLAT[flat]
-            heads = np.stack([flat // 22, (flat // 2) % NUM_TARGETS, flat % 2], axis=1)
+            heads = np.stack(decode(flat), axis=1)
             out[t * TEAM_SIZE : (t + 1) * TEAM_SIZE] = heads
         return out
 

@@ -11,9 +11,10 @@ import pytest
 
 import marl_bgs
 from marl_bgs import Game
+from marl_bgs.core.actions import MIRROR_FLAT, decode
 from marl_bgs.core.position import starting_position
 from marl_bgs.core.views import OBS_WIDTH, obs_layout
-from marl_bgs.env import AGENTS, MIRROR_FLAT
+from marl_bgs.env import AGENTS
 
 from .gen import random_position
 from .helpers import agent, count_traces, pillar, position, wall
@@ -56,7 +57,7 @@ def referee_slots(actions: dict, g: int, referee: Game) -> np.ndarray:
     for i, a in enumerate(AGENTS):
         flat = int(actions[a][g])
         flat = int(MIRROR_FLAT[flat]) if ends[i // 5] == 1 else flat
-        slots[i] = (flat // 22, (flat // 2) % 11, flat % 2)
+        slots[i] = decode(flat)
     return slots
 
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from marl_bgs import Game
+from marl_bgs.core.actions import decode
 from marl_bgs.core.position import starting_position
 
 from .helpers import STAY, agent, pillar, position
@@ -190,7 +191,7 @@ def test_masks_match_the_flat_encoding():
     legal = g.legal_actions()
     move, target, ult = g.legal_heads()
     flat = np.arange(198)
-    m, tg, u = flat // 22, (flat // 2) % 11, flat % 2
+    m, tg, u = decode(flat)
     assert np.all(~legal | (move[..., m] & target[..., tg] & ult[..., u]))
     for t in range(2):
         for k in range(5):

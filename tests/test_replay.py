@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from marl_bgs import Game
+from marl_bgs.core.actions import decode
 from marl_bgs.core.events import tick_events
 from marl_bgs.core.observe import compute_sight
 from marl_bgs.core.position import starting_position
@@ -48,7 +49,7 @@ def random_chooser(seed: int):
         for t in range(2):
             for k in range(game.sizes[t]):
                 flat = int(rng.choice(np.flatnonzero(legal[t, k])))
-                out[t * 5 + k] = (flat // 22, (flat // 2) % 11, flat % 2)
+                out[t * 5 + k] = decode(flat)
         return out
 
     return choose

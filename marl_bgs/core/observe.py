@@ -11,17 +11,12 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import classes as C
+from .actions import NUM_JOINT, NUM_MOVES, NUM_TARGETS
 from .geometry import pair_sq_distances, spread
 from .ops import stack
 from .sight_pairs import PAIR_I, PAIR_J, blocked_pairs
 from .state import NUM_SLOTS, TEAM_SIZE, MapArrays, State, team_of_slot
 
-NUM_MOVES = 9
-NUM_TARGETS = 11
-NUM_ULTIMATE = 2
-HEAD_LIMITS = (NUM_MOVES, NUM_TARGETS, NUM_ULTIMATE)  # values of each action head
-HEAD_NAMES = ("move", "target", "ultimate")
-NUM_JOINT = NUM_MOVES * NUM_TARGETS * NUM_ULTIMATE  # 198
 _STAY = np.arange(NUM_MOVES)[None, :] == 0  # (1, 9): move 0, stay
 
 TEAM = team_of_slot()

@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 
 from . import classes as C
+from .actions import NUM_MOVES, NUM_TARGETS
 from .checks import FieldTypeError, fields, number, plain_json, whole
 from .geometry import body_overlap
 from .movement import overlapping_pairs
-from .observe import NUM_MOVES, NUM_TARGETS
 from .state import (
     MILLI,
     NUM_SLOTS,

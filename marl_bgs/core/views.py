@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import classes as C
+from .actions import NUM_MOVES, compass_move
 from .observe import CODE_TO_SLOT, TEAM, Sight
 from .state import (
     LEFT,
@@ -39,7 +40,6 @@ MAX_TURNED_WALLS = 8  # turned walls per map that the batched engine makes room 
 OBS_LOW, OBS_HIGH = -2.0, 2.0
 HORIZON_HALF = 1000  # the horizon whose feature is 0.5
 WINNING_SCORE_HALF = 100  # the winning score whose feature is 0.5
-MIRROR_MOVE = np.asarray([0, 1, 2, 4, 3, 6, 5, 8, 7], np.int32)
 F32 = np.float32
 
 
@@ -75,7 +75,7 @@ UNIT_FIELDS: tuple[tuple[str, int], ...] = (
     ("in_own_sight", 1),
     ("in_home_red_zone", 1),
     ("has_last_action", 1),
-    ("last_move", 9),
+    ("last_move", NUM_MOVES),
     ("last_target_row", NUM_SLOTS + 1),
     ("last_ultimate", 1),
 )
@@ -172,9 +172,7 @@ def observations(xp: Any, state: State, m: MapArrays, sight: Sight) -> Any:
 
     last = per_row(state.last_action)  # (obs, row, 3)
     has_last = last[..., 0] >= 0
-    move = xp.where(
-        end[:, None] == LEFT, last[..., 0], xp.asarray(MIRROR_MOVE)[xp.maximum(last[..., 0], 0)]
-    )
+    move = compass_move(xp, xp.maximum(last[..., 0], 0), end[:, None])
     actor = rows
     target_slot = xp.asarray(CODE_TO_SLOT)[actor, xp.maximum(last[..., 1], 0)]
     target_row = xp.where(
@@ -211,7 +209,7 @@ def observations(xp: Any, state: State, m: MapArrays, sight: Sight) -> Any:
             own_sight.astype(F32)[..., None],
             home.astype(F32)[..., None],
             has_last.astype(F32)[..., None],
-            onehot(move, 9) * has_last[..., None],
+            onehot(move, NUM_MOVES) * has_last[..., None],
             onehot(target_row, NUM_SLOTS + 1) * has_last[..., None],
             (last[..., 2] == 1).astype(F32)[..., None],
         ],

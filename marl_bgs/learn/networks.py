@@ -18,7 +18,7 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-from ..core.observe import NUM_JOINT
+from ..core.actions import NUM_JOINT
 from ..core.views import OBS_WIDTH
 
 NUM_CLASSES = 5

@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..core.observe import NUM_JOINT
+from ..core.actions import NUM_JOINT
 from ..core.views import OBS_WIDTH
 
 NPZ_FORMAT = "marl-bgs/policy-npz"

@@ -21,9 +21,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..core import classes as C
+from ..core.actions import NUM_JOINT, NUM_MOVES, NUM_TARGETS, NUM_ULTIMATE, encode
 from ..core.checks import whole
 from ..core.movement import MOVE_DIRECTIONS
-from ..core.observe import NUM_JOINT, NUM_MOVES, NUM_TARGETS, NUM_ULTIMATE
 from ..core.state import ARENA_HEIGHT, ARENA_WIDTH, MAX_OBSTACLES, NUM_SLOTS, TEAM_SIZE
 from ..core.views import (
     BOX_FIELDS,
@@ -99,7 +99,7 @@ def combat_name(target: int, ultimate: int) -> str:
 
 def flat_action(move: int, target: int, ultimate: int) -> int:
     """The flat joint index the masks and Systems use: (move * 11 + target) * 2 + ultimate."""
-    return (move * NUM_TARGETS + target) * NUM_ULTIMATE + ultimate
+    return encode(move, target, ultimate)
 
 
 class Menu(NamedTuple):

@@ -18,7 +18,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-TEAM_SLOTS = 5
+from ..core.actions import NUM_JOINT
+from ..core.state import TEAM_SIZE
+
+TEAM_SLOTS = TEAM_SIZE  # a team's slots (the same number as `core.state.TEAM_SIZE`)
 
 
 class TeamInputs(NamedTuple):
@@ -178,8 +181,8 @@ def check_host_actions(actions: Any, inputs: TeamInputs) -> np.ndarray:
         raise ValueError(f"host system: expected actions of shape ({games}, 5), got {arr.shape}")
     if not np.issubdtype(arr.dtype, np.integer):
         raise ValueError(f"host system: actions must be whole numbers, got {arr.dtype}")
-    if arr.min(initial=0) < 0 or arr.max(initial=0) >= 198:
-        raise ValueError("host system: actions must lie in 0..197")
+    if arr.min(initial=0) < 0 or arr.max(initial=0) >= NUM_JOINT:
+        raise ValueError(f"host system: actions must lie in 0..{NUM_JOINT - 1}")
     return arr.astype(np.int32)
 
 
@@ -207,7 +210,7 @@ def check_jax_actions(actions: Any, games: int, system: System, where: str) -> A
     if shape != (games, TEAM_SLOTS):
         raise ValueError(
             f"{where}: System {system.name!r} returned actions of shape {shape} for {games} "
-            f"games; expected ({TEAM_SLOTS},) flat actions (0..197) per game"
+            f"games; expected ({TEAM_SLOTS},) flat actions (0..{NUM_JOINT - 1}) per game"
         )
     if dtype is None or not jnp.issubdtype(dtype, jnp.integer):
         raise ValueError(f"{where}: System {system.name!r} returned {dtype} actions; "
