@@ -29,9 +29,9 @@ import numpy as np
 
 from marl_bgs import Game
 from marl_bgs.core import classes as C
+from marl_bgs.core.observation import MAX_TURNED_WALLS
 from marl_bgs.core.position import starting_position
 from marl_bgs.core.state import MAX_OBSTACLES, map_arrays
-from marl_bgs.core.views import MAX_TURNED_WALLS
 from marl_bgs.random_play import decode
 
 MAPS = (47, 42, 49, 28, {"obstacles": []})

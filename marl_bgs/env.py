@@ -50,17 +50,18 @@ from .core.actions import (
     own_frame_joint,
 )
 from .core.checks import FieldTypeError, boolean, choice, number, one_or_many, sequence, whole
-from .core.events import agent_name
 from .core.geometry import first_index
-from .core.observe import TEAM as TEAM_OF
-from .core.observe import (
+from .core.observation import MAX_TURNED_WALLS, OBS_HIGH, OBS_LOW, OBS_WIDTH, observations
+from .core.position import OFFICIAL_ROSTER, parse_position
+from .core.sight import TEAM as TEAM_OF
+from .core.sight import (
     Sight,
     compute_sight,
     legal_masks,
     sight_lines,
 )
-from .core.position import OFFICIAL_ROSTER, parse_position
 from .core.state import (
+    AGENT_NAMES,
     MAX_OBSTACLES,
     NUM_SLOTS,
     PAD_MILLI,
@@ -75,14 +76,11 @@ from .core.state import (
     pad_positions,
 )
 from .core.tick import step as tick_step
-from .core.views import MAX_TURNED_WALLS, OBS_HIGH, OBS_LOW, OBS_WIDTH, observations
 from .maps import load_map
 from .metrics import PRIORITY_NAMES, priority_start, priority_update
 from .metrics.full import FULL_WIDTH, full_start, full_update
 from .spaces import Box, Discrete, MultiDiscrete
 from .systems.base import TeamInputs
-
-AGENTS = tuple(agent_name(i) for i in range(NUM_SLOTS))
 
 
 class EnvState(NamedTuple):
@@ -329,12 +327,12 @@ class TeamDeathmatch:
         self._metric_width = {"none": 0, "priority": len(PRIORITY_NAMES)}.get(
             metrics, len(PRIORITY_NAMES) + FULL_WIDTH
         )
-        self.agents = list(AGENTS)
+        self.agents = list(AGENT_NAMES)
         self.num_agents = NUM_SLOTS
         box, discrete, multi = self.space_types
-        self.observation_spaces = {a: box(OBS_LOW, OBS_HIGH, (OBS_WIDTH,)) for a in AGENTS}
-        self.action_spaces = {a: discrete(NUM_JOINT) for a in AGENTS}
-        self.head_spaces = {a: multi(HEAD_LIMITS) for a in AGENTS}
+        self.observation_spaces = {a: box(OBS_LOW, OBS_HIGH, (OBS_WIDTH,)) for a in AGENT_NAMES}
+        self.action_spaces = {a: discrete(NUM_JOINT) for a in AGENT_NAMES}
+        self.head_spaces = {a: multi(HEAD_LIMITS) for a in AGENT_NAMES}
 
     @staticmethod
     def _capacity(obstacles: list[list[dict]], asked: tuple[int, int] | None) -> tuple[int, int]:
@@ -381,11 +379,11 @@ class TeamDeathmatch:
     @property
     def agent_classes(self) -> dict[str, list[str]]:
         """Agents grouped by team (classes are drawn per game, so they cannot group agents)."""
-        return {"team_a": list(AGENTS[:TEAM_SIZE]), "team_b": list(AGENTS[TEAM_SIZE:])}
+        return {"team_a": list(AGENT_NAMES[:TEAM_SIZE]), "team_b": list(AGENT_NAMES[TEAM_SIZE:])}
 
     def _agent(self, agent: str) -> str:
         if agent not in self.observation_spaces:
-            raise ValueError(f"agent: unknown agent {agent!r}; the agents are {list(AGENTS)}")
+            raise ValueError(f"agent: unknown agent {agent!r}; the agents are {list(AGENT_NAMES)}")
         return agent
 
     def observation_space(self, agent: str = "a0") -> Box:
@@ -490,7 +488,7 @@ class TeamDeathmatch:
         return observations(jnp, s.game, s.map, s.sight)
 
     def _obs_dict(self, obs):
-        return {a: obs[..., i, :] for i, a in enumerate(AGENTS)}
+        return {a: obs[..., i, :] for i, a in enumerate(AGENT_NAMES)}
 
     @_jit
     def get_obs(self, state: EnvState) -> dict:
@@ -621,10 +619,10 @@ class TeamDeathmatch:
         """
         games = () if self.num_envs is None else (self.num_envs,)
         if isinstance(actions, Mapping):
-            missing = [a for a in AGENTS if a not in actions]
+            missing = [a for a in AGENT_NAMES if a not in actions]
             if missing:
                 raise ValueError(f"actions: no action for agent {missing[0]!r}")
-            parts = [_as_heads(actions[a], games, f"actions[{a!r}]") for a in AGENTS]
+            parts = [_as_heads(actions[a], games, f"actions[{a!r}]") for a in AGENT_NAMES]
             return jnp.stack(parts, axis=-2)
         return _as_heads(actions, (*games, NUM_SLOTS), "actions")
 
@@ -732,13 +730,13 @@ class TeamDeathmatch:
     def _tick(self, state: EnvState, heads) -> tuple[dict, EnvState, dict, dict, dict]:
         obs, state, reward, done, info = self._batched(self._step_one, state, heads)
         obs_d = self._obs_dict(obs)
-        rewards = {a: reward[..., i] for i, a in enumerate(AGENTS)}
-        dones = {a: done for a in AGENTS}
+        rewards = {a: reward[..., i] for i, a in enumerate(AGENT_NAMES)}
+        dones = {a: done for a in AGENT_NAMES}
         dones["__all__"] = done
         if self.num_envs is not None:
             info = dict(info)
             info["terminal_obs"] = obs_d
-            info["new_game"] = {a: info["new_game"][..., i] for i, a in enumerate(AGENTS)}
+            info["new_game"] = {a: info["new_game"][..., i] for i, a in enumerate(AGENT_NAMES)}
         return obs_d, state, rewards, dones, info
 
     def step(
@@ -856,7 +854,7 @@ class TeamDeathmatch:
                 action is legal; "stay, no target, no Ultimate" (0) always is.
         """
         joint = self._batched(self._joint_one, state)
-        return {a: joint[..., i, :] for i, a in enumerate(AGENTS)}
+        return {a: joint[..., i, :] for i, a in enumerate(AGENT_NAMES)}
 
     @_jit
     def get_avail_heads(self, state: EnvState) -> dict:
@@ -877,7 +875,8 @@ class TeamDeathmatch:
         target = joint.any(axis=(-1, -3))
         ult = joint.any(axis=(-2, -3))
         return {
-            a: (move[..., i, :], target[..., i, :], ult[..., i, :]) for i, a in enumerate(AGENTS)
+            a: (move[..., i, :], target[..., i, :], ult[..., i, :])
+            for i, a in enumerate(AGENT_NAMES)
         }
 
     def _sample_one(self, key, s: EnvState):
@@ -910,7 +909,7 @@ class TeamDeathmatch:
                 ready for `step`.
         """
         flat = self._batched(self._sample_one, self._keys(key), state)
-        return {a: flat[..., i] for i, a in enumerate(AGENTS)}
+        return {a: flat[..., i] for i, a in enumerate(AGENT_NAMES)}
 
     # ---- other views --------------------------------------------------------------------
     @_jit
@@ -992,7 +991,7 @@ class TeamDeathmatch:
         Returns:
             Agent name -> bool `()` (`(N,)` for N games), `state.new_game` for every agent.
         """
-        return {a: state.new_game for a in AGENTS}
+        return {a: state.new_game for a in AGENT_NAMES}
 
 
 def make(name: str = "tdm", **kwargs: Any) -> TeamDeathmatch:

@@ -29,7 +29,7 @@ from .core.checks import FieldTypeError, choice, sequence, whole
 from .core.classes import CLASS_NAMES
 from .core.events import agent_name
 from .core.position import OFFICIAL_ROSTER, starting_position
-from .core.state import NUM_SLOTS, RESULT_NAMES, TEAM_SIZE
+from .core.state import NUM_SLOTS, RESULT_NAMES, SPAWN_END_NAMES, TEAM_SIZE
 from .maps import NUM_MAPS, SPLITS
 from .metrics import PRIORITY_NAMES
 from .metrics.columns import GAME_COLUMNS, MILLI_COLUMNS
@@ -43,7 +43,6 @@ EVAL_VERSION = 1
 USE_MEMORY = 0  # key use: a System's memory at a game's start
 USE_ACTIONS = 1  # key use: a System's actions at one tick
 MAX_GAMES = 1_000_000
-SPAWN_NAMES = ("left", "right")
 
 
 # ---- inputs ----------------------------------------------------------------------------------
@@ -156,7 +155,12 @@ class Schedule:
             spawn_a: Team a's end, `"left"` (even g) or `"right"` (odd g).
         """
         pair = g // 2
-        return pair, self.first_seed + pair, self.maps[pair % len(self.maps)], SPAWN_NAMES[g % 2]
+        return (
+            pair,
+            self.first_seed + pair,
+            self.maps[pair % len(self.maps)],
+            SPAWN_END_NAMES[g % 2],
+        )
 
     def as_dict(self) -> dict:
         """The schedule as plain JSON, with its rule in words (stored in `meta.json`).
@@ -213,7 +217,7 @@ def _positions(schedule: Schedule, games: Sequence[int], rosters, horizon, winni
     out = []
     for g in games:
         _, _, map_id, spawn_a = schedule.game(g)
-        ends = (spawn_a, SPAWN_NAMES[1 - SPAWN_NAMES.index(spawn_a)])
+        ends = (spawn_a, SPAWN_END_NAMES[1 - SPAWN_END_NAMES.index(spawn_a)])
         out.append(
             starting_position(
                 map_id,
@@ -630,7 +634,7 @@ def _rows(schedule, metrics, games, names, rosters) -> list[dict]:
             "seed_number": seed_number,
             "map_id": map_id,
             "spawn_a": spawn_a,
-            "spawn_b": SPAWN_NAMES[1 - SPAWN_NAMES.index(spawn_a)],
+            "spawn_b": SPAWN_END_NAMES[1 - SPAWN_END_NAMES.index(spawn_a)],
             "system_a": names[0],
             "system_b": names[1],
             "roster_a": ",".join(rosters[0]),

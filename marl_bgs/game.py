@@ -15,17 +15,17 @@ import numpy as np
 from .core.actions import HEAD_LIMITS, HEAD_NAMES, MIRROR_FLAT, NUM_JOINT, decode
 from .core.checks import plain_json
 from .core.events import agent_name, tick_events
-from .core.observe import (
+from .core.observation import observations
+from .core.position import parse_position, position_dict
+from .core.sight import (
     compute_sight,
     head_masks,
     joint_mask,
     legal_masks,
 )
-from .core.position import parse_position, position_dict
 from .core.state import LEFT, NUM_SLOTS, RESULT_NAMES, RESULT_OPEN, TEAM_SIZE, State
 from .core.tick import TickInfo
 from .core.tick import step as tick_step
-from .core.views import observations
 from .systems.base import TeamInputs
 
 _HEAD_LIMITS = np.asarray(HEAD_LIMITS)

@@ -18,11 +18,11 @@ import pytest
 from marl_bgs import Game
 from marl_bgs.core.actions import decode
 from marl_bgs.core.events import tick_events
-from marl_bgs.core.observe import compute_sight
+from marl_bgs.core.observation import UNIT_FIELDS, UNIT_WIDTH, observations
 from marl_bgs.core.position import starting_position
+from marl_bgs.core.sight import compute_sight
 from marl_bgs.core.state import NUM_SLOTS, State, map_arrays
 from marl_bgs.core.tick import TickInfo
-from marl_bgs.core.views import UNIT_FIELDS, UNIT_WIDTH, observations
 from marl_bgs.metrics import PRIORITY_NAMES, priority_update
 from marl_bgs.replay import (
     Replay,

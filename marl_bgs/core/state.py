@@ -18,7 +18,10 @@ import numpy as np
 NUM_TEAMS = 2
 TEAM_SIZE = 5
 NUM_SLOTS = NUM_TEAMS * TEAM_SIZE
+# Agent names by slot: "a0".."a4" for team a, "b0".."b4" for team b.
+AGENT_NAMES = tuple(f"{'ab'[i // TEAM_SIZE]}{i % TEAM_SIZE}" for i in range(NUM_SLOTS))
 MAX_OBSTACLES = 32
+MAX_TURNED_WALLS = 8  # turned walls (not square to the axes) per map, and the room made for them
 MILLI = 1000  # state units per map unit and per health point
 ARENA_WIDTH = 20.0
 ARENA_HEIGHT = 10.0

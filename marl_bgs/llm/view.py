@@ -5,7 +5,7 @@ row (which already holds only what its team may see, in its own frame), its own 
 and the team's public roster. Other agents' rows of the same `TeamInputs` are never read, so
 a test can scramble them, and everything the agent's team does not see, and get the same
 bytes. Every number about classes comes from `marl_bgs.core.classes`, every observation
-offset from `marl_bgs.core.views`, so a balance or layout change cannot leave the text stale.
+offset from `marl_bgs.core.observation`, so a balance or layout change cannot leave the text stale.
 
 Names: `ally_k` and `enemy_k` are roster slots (the agent itself is one of the `ally_k`),
 moves are compass names in the agent's frame (its own spawn end on the left, east toward the
@@ -24,8 +24,7 @@ from ..core import classes as C
 from ..core.actions import NUM_JOINT, NUM_MOVES, NUM_TARGETS, NUM_ULTIMATE, encode
 from ..core.checks import whole
 from ..core.movement import MOVE_DIRECTIONS
-from ..core.state import ARENA_HEIGHT, ARENA_WIDTH, MAX_OBSTACLES, NUM_SLOTS, TEAM_SIZE
-from ..core.views import (
+from ..core.observation import (
     BOX_FIELDS,
     BOX_WIDTH,
     GLOBAL_FIELDS,
@@ -39,6 +38,7 @@ from ..core.views import (
     WALL_WIDTH,
     WINNING_SCORE_HALF,
 )
+from ..core.state import ARENA_HEIGHT, ARENA_WIDTH, MAX_OBSTACLES, NUM_SLOTS, TEAM_SIZE
 from ..systems.base import TeamInputs
 
 VIEW_VERSION = "actor-text-v1"
@@ -172,7 +172,7 @@ def _ticks(share: float, full: float) -> int:
 
 
 def _squashed(feature: float, half: float) -> int:
-    """Undo views.py's v / (v + half) squashing of a whole-number setting."""
+    """Undo observation.py's v / (v + half) squashing of a whole-number setting."""
     f = float(feature)
     return int(round(half * f / (1.0 - f))) if f < 1.0 else 0
 

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..core import classes as C
-from ..core.observe import CODE_TO_SLOT, TEAM
+from ..core.sight import CODE_TO_SLOT, TEAM
 from ..core.state import LEFT, MILLI, NUM_SLOTS, TEAM_SIZE, State
 from .priority import METRIC_DESCRIPTIONS, PRIORITY_NAMES
 

@@ -22,7 +22,7 @@ from ..core import classes as C
 from ..core.actions import HEAD_LIMITS
 from ..core.checks import FieldTypeError
 from ..core.position import MAX_HORIZON, MAX_WINNING_SCORE
-from ..core.state import MILLI, NUM_SLOTS, TEAM_SIZE, State
+from ..core.state import AGENT_NAMES, MILLI, NUM_SLOTS, TEAM_SIZE, State
 
 REPLAY_FORMAT = "marl-bgs/replay"
 REPLAY_VERSION = 1
@@ -59,7 +59,6 @@ PER_AGENT_FIELDS = tuple(f for f, (shape, _, _) in FRAME_FIELDS.items() if shape
 HIDDEN_VALUE = {f: (-1 if f == "last_action" else 0) for f in PER_AGENT_FIELDS if f != "present"}
 ACTION_LIMITS = tuple(n - 1 for n in HEAD_LIMITS)  # highest move, target, ultimate
 
-AGENT_NAMES = tuple(f"{'ab'[i // TEAM_SIZE]}{i % TEAM_SIZE}" for i in range(NUM_SLOTS))
 VIEWS = ("a", "b", *AGENT_NAMES)
 PUBLIC_METRICS = ("result", "points_a", "points_b", "ticks")  # known to either side
 

@@ -21,8 +21,6 @@ import numpy as np
 from ..core.actions import NUM_JOINT
 from ..core.state import TEAM_SIZE
 
-TEAM_SLOTS = TEAM_SIZE  # a team's slots (the same number as `core.state.TEAM_SIZE`)
-
 
 class TeamInputs(NamedTuple):
     """Only what one team may see, for one game (or a batch: a leading games axis).
@@ -177,7 +175,7 @@ def check_host_actions(actions: Any, inputs: TeamInputs) -> np.ndarray:
     """
     arr = np.asarray(actions)
     games = np.asarray(inputs.present).shape[0]
-    if arr.shape != (games, TEAM_SLOTS):
+    if arr.shape != (games, TEAM_SIZE):
         raise ValueError(f"host system: expected actions of shape ({games}, 5), got {arr.shape}")
     if not np.issubdtype(arr.dtype, np.integer):
         raise ValueError(f"host system: actions must be whole numbers, got {arr.dtype}")
@@ -207,10 +205,10 @@ def check_jax_actions(actions: Any, games: int, system: System, where: str) -> A
     import jax.numpy as jnp
 
     shape, dtype = getattr(actions, "shape", None), getattr(actions, "dtype", None)
-    if shape != (games, TEAM_SLOTS):
+    if shape != (games, TEAM_SIZE):
         raise ValueError(
             f"{where}: System {system.name!r} returned actions of shape {shape} for {games} "
-            f"games; expected ({TEAM_SLOTS},) flat actions (0..{NUM_JOINT - 1}) per game"
+            f"games; expected ({TEAM_SIZE},) flat actions (0..{NUM_JOINT - 1}) per game"
         )
     if dtype is None or not jnp.issubdtype(dtype, jnp.integer):
         raise ValueError(f"{where}: System {system.name!r} returned {dtype} actions; "

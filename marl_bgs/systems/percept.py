@@ -1,7 +1,7 @@
 """Reading a team's observations into named arrays, for the scripted opponents.
 
 The scripted teams see exactly what `TeamInputs` holds: each agent's own-frame observation
-(`core/views.py` lays it out) and its exact masks. This module only slices those numbers by
+(`core/observation.py` lays it out) and its exact masks. This module only slices those numbers by
 name and scales them back to map units, once, so that the opponents read like tactics instead
 of offsets. Written over an `xp` namespace: NumPy and jax.numpy alike.
 """
@@ -13,8 +13,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..core import classes as C
-from ..core.state import MAX_OBSTACLES
-from ..core.views import (
+from ..core.movement import MOVE_DIRECTIONS
+from ..core.observation import (
     BOX_FIELDS,
     BOX_WIDTH,
     GLOBAL_WIDTH,
@@ -23,11 +23,12 @@ from ..core.views import (
     UNIT_WIDTH,
     WALL_WIDTH,
 )
-from .base import TEAM_SLOTS, TeamInputs
+from ..core.state import MAX_OBSTACLES, TEAM_SIZE
+from .base import TeamInputs
 
 F32 = np.float32
 ARENA = np.asarray([20.0, 10.0], F32)  # map size; observations store x / 20 and y / 10
-UNITS = 2 * TEAM_SLOTS
+UNITS = 2 * TEAM_SIZE
 
 
 def _offsets(fields: tuple[tuple[str, int], ...]) -> dict[str, int]:
@@ -79,7 +80,7 @@ def read(xp: Any, inputs: TeamInputs) -> Percept:
     my_xy = unit_field(obs, 0, "position", 2) * scale
     # The team shares sight, so agent 0's enemy rows hold what everyone knows (own sight
     # differs per agent, but the masks carry that).
-    enemy = [obs[0, (5 + e) * UNIT_WIDTH : (6 + e) * UNIT_WIDTH] for e in range(TEAM_SLOTS)]
+    enemy = [obs[0, (5 + e) * UNIT_WIDTH : (6 + e) * UNIT_WIDTH] for e in range(TEAM_SIZE)]
     enemy = xp.stack(enemy, 0)  # (5, UNIT_WIDTH)
 
     def ef(name: str, width: int = 1) -> Any:
@@ -144,17 +145,14 @@ def obstacles(xp: Any, obs_row: Any) -> Obstacles:
 
 def own_codes(xp: Any, per_slot: Any) -> Any:
     """Scores per own slot (5, 5) laid out over the 11 target codes (codes 1-5)."""
-    pad = xp.zeros((TEAM_SLOTS, 1), F32)
-    return xp.concatenate([pad, per_slot.astype(F32), xp.zeros((TEAM_SLOTS, 5), F32)], axis=1)
+    pad = xp.zeros((TEAM_SIZE, 1), F32)
+    return xp.concatenate([pad, per_slot.astype(F32), xp.zeros((TEAM_SIZE, 5), F32)], axis=1)
 
 
 def enemy_codes(xp: Any, per_enemy: Any) -> Any:
     """Scores per enemy slot (5, 5) laid out over the 11 target codes (codes 6-10)."""
-    return xp.concatenate([xp.zeros((TEAM_SLOTS, 6), F32), per_enemy.astype(F32)], axis=1)
+    return xp.concatenate([xp.zeros((TEAM_SIZE, 6), F32), per_enemy.astype(F32)], axis=1)
 
 
-# Compass moves in the agent's own frame: 0 stay, 1 N, 2 S, 3 E, 4 W, 5 NE, 6 NW, 7 SE, 8 SW.
-_D = float(np.sqrt(0.5))
-MOVES = np.asarray(
-    [[0, 0], [0, 1], [0, -1], [1, 0], [-1, 0], [_D, _D], [-_D, _D], [_D, -_D], [-_D, -_D]], F32
-)
+# Unit steps of the moves (in the agent's own frame), float32 for the scripted teams' sums.
+MOVE_STEPS = MOVE_DIRECTIONS.astype(F32)

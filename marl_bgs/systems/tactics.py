@@ -13,7 +13,7 @@ import numpy as np
 
 from ..core import classes as C
 from ..core.actions import NUM_MOVES, NUM_PAIRS, NUM_TARGETS, NUM_ULTIMATE, encode_pair
-from .base import TEAM_SLOTS
+from ..core.state import TEAM_SIZE
 from .percept import Percept
 
 F32 = np.float32
@@ -21,12 +21,12 @@ F32 = np.float32
 
 def legal_pairs(inputs_avail: Any) -> Any:
     """(5, 11, 2): which (target, Ultimate) pairs some move allows (masks are a product)."""
-    return inputs_avail.reshape(TEAM_SLOTS, NUM_MOVES, NUM_TARGETS, NUM_ULTIMATE).any(axis=1)
+    return inputs_avail.reshape(TEAM_SIZE, NUM_MOVES, NUM_TARGETS, NUM_ULTIMATE).any(axis=1)
 
 
 def legal_moves(inputs_avail: Any) -> Any:
     """(5, 9): which moves some pair allows."""
-    return inputs_avail.reshape(TEAM_SLOTS, NUM_MOVES, NUM_PAIRS).any(axis=2)
+    return inputs_avail.reshape(TEAM_SIZE, NUM_MOVES, NUM_PAIRS).any(axis=2)
 
 
 def best_pair(xp: Any, basic: Any, ult: Any, pair_ok: Any) -> Any:
@@ -39,7 +39,7 @@ def best_pair(xp: Any, basic: Any, ult: Any, pair_ok: Any) -> Any:
     nothing = (xp.arange(NUM_TARGETS) == 0)[None, :, None] & (xp.arange(NUM_ULTIMATE) == 0)
     score = xp.where(nothing, F32(0.0), score)
     score = xp.round(score * F32(1000.0))  # NumPy and XLA break near-ties alike
-    return xp.argmax(score.reshape(TEAM_SLOTS, NUM_PAIRS), axis=1)
+    return xp.argmax(score.reshape(TEAM_SIZE, NUM_PAIRS), axis=1)
 
 
 def flat_action(xp: Any, move: Any, pair: Any) -> Any:

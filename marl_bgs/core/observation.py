@@ -22,10 +22,11 @@ import numpy as np
 
 from . import classes as C
 from .actions import NUM_MOVES, compass_move
-from .observe import CODE_TO_SLOT, TEAM, Sight
+from .sight import CODE_TO_SLOT, TEAM, Sight
 from .state import (
     LEFT,
     MAX_OBSTACLES,
+    MAX_TURNED_WALLS,
     MILLI,
     NUM_SLOTS,
     TEAM_SIZE,
@@ -33,7 +34,6 @@ from .state import (
     State,
 )
 
-MAX_TURNED_WALLS = 8  # turned walls per map that the batched engine makes room for
 # Declared bounds of every observation number. The features lie in about [-1, 1.12] (offsets
 # from self reach -1, distances sqrt(1.25)); the margin leaves room for obstacles authored
 # slightly past the arena's edge.
