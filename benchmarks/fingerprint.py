@@ -141,7 +141,7 @@ def _joint(state, m):
 
     from marl_bgs.core import compute_sight, joint_mask, legal_masks
 
-    return joint_mask(jnp, legal_masks(jnp, state, compute_sight(jnp, state, m)))
+    return joint_mask(legal_masks(jnp, state, compute_sight(jnp, state, m)))
 
 
 def env_rollout(num_envs: int, ticks: int, seed: int) -> str:

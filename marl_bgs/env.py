@@ -57,6 +57,7 @@ from .core.sight import TEAM as TEAM_OF
 from .core.sight import (
     Sight,
     compute_sight,
+    joint_mask,
     legal_masks,
     sight_lines,
 )
@@ -838,7 +839,7 @@ class TeamDeathmatch:
     def _joint_one(self, s: EnvState):
         """Legal flat actions per slot in each agent's own frame, (10, 198)."""
         masks = legal_masks(jnp, s.game, s.sight)
-        joint = (masks.move[:, :, None, None] & masks.pair[:, None, :, :]).reshape(NUM_SLOTS, -1)
+        joint = joint_mask(masks)
         end = s.game.spawn_end[jnp.asarray(TEAM_OF)]
         return own_frame_joint(jnp, joint, end)
 

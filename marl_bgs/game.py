@@ -156,7 +156,7 @@ class Game:
                 the compass frame (team a's agents' own frame only when it is on the left;
                 `team_inputs` gives each agent's own frame).
         """
-        return joint_mask(np, self._masks()).reshape(2, TEAM_SIZE, -1)
+        return joint_mask(self._masks()).reshape(2, TEAM_SIZE, -1)
 
     def legal_heads(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per-head masks, shapes (2, 5, 9), (2, 5, 11) and (2, 5, 2).
@@ -166,7 +166,7 @@ class Game:
             target: bool `(2, 5, 11)`, the targets some legal action uses.
             ultimate: bool `(2, 5, 2)`, whether the Ultimate can be withheld / used.
         """
-        return tuple(h.reshape(2, TEAM_SIZE, -1) for h in head_masks(np, self._masks()))
+        return tuple(h.reshape(2, TEAM_SIZE, -1) for h in head_masks(self._masks()))
 
     def team_inputs(self, team: int) -> TeamInputs:
         """What one team may see, in each agent's own frame: what a System's `act` gets.
@@ -188,7 +188,7 @@ class Game:
         if team not in (0, 1):
             raise ValueError(f"team: must be 0 or 1, got {team!r}")
         rows = slice(team * TEAM_SIZE, (team + 1) * TEAM_SIZE)
-        joint = joint_mask(np, self._masks())[rows]
+        joint = joint_mask(self._masks())[rows]
         if int(self.state.spawn_end[team]) != LEFT:
             joint = joint[:, MIRROR_FLAT]
         return TeamInputs(

@@ -122,12 +122,12 @@ def legal_masks(xp: Any, state: State, sight: Sight) -> Masks:
     return Masks(move, pair)
 
 
-def joint_mask(xp: Any, masks: Masks) -> Any:
+def joint_mask(masks: Masks) -> Any:
     """Legal flat actions (10, 198), flat index (move * 11 + target) * 2 + ultimate."""
     joint = masks.move[:, :, None, None] & masks.pair[:, None, :, :]
     return joint.reshape(NUM_SLOTS, NUM_JOINT)
 
 
-def head_masks(xp: Any, masks: Masks) -> tuple[Any, Any, Any]:
+def head_masks(masks: Masks) -> tuple[Any, Any, Any]:
     """Per-head masks: a choice is legal if some legal joint action uses it."""
     return masks.move, masks.pair.any(axis=2), masks.pair.any(axis=1)

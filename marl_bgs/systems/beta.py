@@ -51,7 +51,7 @@ def beta_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     """One decision for the team's five slots: flat actions (own frame) and new memory."""
     p = percept.read(xp, inputs)
     cls = p.cls
-    ranged = is_ranged(xp, cls) & p.alive
+    ranged = is_ranged(cls) & p.alive
     priest = (cls == C.PRIEST) & p.alive
     big = F32(1e3)
     # Enemy distance to the nearest living Priest and to the nearest living ranged agent.

@@ -103,7 +103,7 @@ def gamma_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     swing = has_target & (focus_dist > 4.0)
     side = xp.stack([xp.zeros(TEAM_SIZE, F32), xp.asarray(FLANK)], axis=1)
     direction = xp.where(swing[:, None], direction + 0.6 * side, direction)
-    ranged = is_ranged(xp, cls)
+    ranged = is_ranged(cls)
     hold = ranged & (focus_dist <= basic_range(xp, cls) * (2.0 / 3.0)) & has_target
     hold = hold | (ranged & ~has_target & xp.any(reach, axis=1))
     still = xp.where(hold, 2.0, -0.5)

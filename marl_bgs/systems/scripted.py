@@ -93,7 +93,7 @@ def alpha_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     )
     use_target = xp.broadcast_to(has_target, (TEAM_SIZE,))
     way = waypoints(xp, grid, paths, p.my_xy, use_target)
-    hold = is_ranged(xp, cls) & in_reach  # ranged agents with a target in reach stand and shoot
+    hold = is_ranged(cls) & in_reach  # ranged agents with a target in reach stand and shoot
     still = xp.where(hold, 2.0, 0.0)
     return move_and_remember(xp, p, inputs.avail, cls, way - p.my_xy, still, paths, pair)
 

@@ -51,7 +51,7 @@ def speeds(xp: Any, cls: Any) -> Any:
     return xp.asarray(C.SPEED)[cls]
 
 
-def is_ranged(xp: Any, cls: Any) -> Any:
+def is_ranged(cls: Any) -> Any:
     return (cls == C.MAGE) | (cls == C.HUNTER) | (cls == C.PRIEST)
 
 
