@@ -78,7 +78,13 @@ from .core.state import (
 )
 from .core.tick import step as tick_step
 from .maps import load_map
-from .metrics import PRIORITY_NAMES, priority_start, priority_update
+from .metrics import (
+    PRIORITY_NAMES,
+    priority_record,
+    priority_start,
+    priority_update,
+    priority_vector,
+)
 from .metrics.full import FULL_WIDTH, full_start, full_update
 from .spaces import Box, Discrete, MultiDiscrete
 from .systems.base import TeamInputs
@@ -482,8 +488,8 @@ class TeamDeathmatch:
             return jnp.zeros(0, jnp.int32)
         priority = priority_start(jnp, game)
         if self.metrics == "priority":
-            return priority
-        return jnp.concatenate([priority, full_start(jnp, priority)])
+            return priority_vector(jnp, priority)
+        return jnp.concatenate([priority_vector(jnp, priority), full_start(jnp, priority)])
 
     def _obs_one(self, s: EnvState):
         return observations(jnp, s.game, s.map, s.sight)
@@ -648,10 +654,11 @@ class TeamDeathmatch:
         metrics = s.metrics
         if self._metric_width:
             p = len(PRIORITY_NAMES)
-            metrics = priority_update(jnp, s.metrics[:p], info, game, was_open)
+            priority = priority_update(jnp, priority_record(s.metrics[:p]), info, game, was_open)
+            metrics = priority_vector(jnp, priority)
             if self.metrics == "full":
                 full = full_update(
-                    jnp, s.metrics[p:], metrics, s.game, raw, info, game, s.sight.dist_sq,
+                    jnp, s.metrics[p:], priority, s.game, raw, info, game, s.sight.dist_sq,
                     was_open,
                 )  # fmt: skip
                 metrics = jnp.concatenate([metrics, full])

@@ -31,7 +31,7 @@ from .core.events import agent_name
 from .core.position import OFFICIAL_ROSTER, starting_position
 from .core.state import NUM_SLOTS, RESULT_NAMES, SPAWN_END_NAMES, TEAM_SIZE
 from .maps import NUM_MAPS, SPLITS
-from .metrics import PRIORITY_NAMES
+from .metrics import PRIORITY_NAMES, priority_record
 from .metrics.columns import GAME_COLUMNS, MILLI_COLUMNS
 from .outputs import check_new_files, write_atomic
 from .sharding import device_count, game_mesh, games_sharding, replicate, round_up, split_games
@@ -624,9 +624,9 @@ def _versions() -> dict:
 
 
 def _rows(schedule, metrics, games, names, rosters) -> list[dict]:
-    col = {n: i for i, n in enumerate(PRIORITY_NAMES)}
     rows = []
-    for g, m in zip(games, metrics, strict=True):
+    for g, vector in zip(games, metrics, strict=True):
+        m = priority_record(vector)
         pair, seed_number, map_id, spawn_a = schedule.game(g)
         row = {
             "game": g,
@@ -639,10 +639,10 @@ def _rows(schedule, metrics, games, names, rosters) -> list[dict]:
             "system_b": names[1],
             "roster_a": ",".join(rosters[0]),
             "roster_b": ",".join(rosters[1]),
-            "result": RESULT_NAMES[int(m[col["result"]])] or "open",
+            "result": RESULT_NAMES[int(m.result)] or "open",
         }
         for name in PRIORITY_NAMES[1:]:
-            row[name] = int(m[col[name]])
+            row[name] = int(getattr(m, name))
         for name in MILLI_COLUMNS:
             row[name] = row[name] / 1000  # milli-HP to health points, exact to 3 decimals
         row["margin"] = row["points_a"] - row["points_b"]
@@ -782,7 +782,7 @@ def evaluate(
                     llm_rows.append({"game": g, "side": "ab"[team], "system": system.name, **row})
         for i, g in enumerate(batch):
             if g in record:
-                ticks = int(metrics[i][PRIORITY_NAMES.index("ticks")])
+                ticks = int(priority_record(metrics[i]).ticks)
                 kept[g] = trail[:ticks, i].copy()
         bar.update(len(batch))
     bar.close()

@@ -359,13 +359,13 @@ def test_bad_positions_in_reset_to_name_the_game(env):
 
 def test_priority_metrics_match_the_numpy_engine():
     env = marl_bgs.make("tdm", map_id=47, num_envs=N, metrics="priority")
-    from marl_bgs.metrics import PRIORITY_NAMES, priority_update
+    from marl_bgs.metrics import PRIORITY_NAMES, priority_record, priority_update, priority_vector
 
     ps = positions(21)
     _, state = env.reset_to(jax.random.key(0), ps)
     step, sample = jax.jit(env.step), jax.jit(env.sample_actions)
     games = [Game(p) for p in ps]
-    expected = [np.asarray(state.metrics[g]) for g in range(N)]
+    expected = [priority_record(np.asarray(state.metrics[g])) for g in range(N)]
     for t in range(40):
         actions = sample(jax.random.key(100 + t), state)
         _, state, _, _, info = step(jax.random.key(0), state, actions)
@@ -376,7 +376,7 @@ def test_priority_metrics_match_the_numpy_engine():
             expected[g] = priority_update(np, expected[g], tick_info, referee.state, True)
     got = np.asarray(info["metrics"])
     assert got.shape == (N, len(PRIORITY_NAMES))
-    assert np.array_equal(got, np.stack(expected))
+    assert np.array_equal(got, np.stack([priority_vector(np, e) for e in expected]))
     names = dict(zip(PRIORITY_NAMES, got.sum(axis=0), strict=True))
     assert names["damage_dealt_a"] + names["damage_dealt_b"] > 0
 
