@@ -51,6 +51,7 @@ from .core.actions import (
 )
 from .core.checks import FieldTypeError, boolean, choice, number, one_or_many, sequence, whole
 from .core.geometry import first_index
+from .core.inputs import TeamInputs
 from .core.observation import MAX_TURNED_WALLS, OBS_HIGH, OBS_LOW, OBS_WIDTH, observations
 from .core.position import OFFICIAL_ROSTER, parse_position
 from .core.sight import TEAM as TEAM_OF
@@ -87,7 +88,6 @@ from .metrics import (
 )
 from .metrics.full import FULL_WIDTH, full_start, full_update
 from .spaces import Box, Discrete, MultiDiscrete
-from .systems.base import TeamInputs
 
 
 class EnvState(NamedTuple):
