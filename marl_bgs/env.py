@@ -66,13 +66,13 @@ from .core.state import (
     AGENT_NAMES,
     MAX_OBSTACLES,
     NUM_SLOTS,
-    PAD_MILLI,
     RESULT_A,
     RESULT_B,
     RESULT_OPEN,
     TEAM_SIZE,
     MapArrays,
     State,
+    fresh_state,
     map_arrays,
     obstacle_groups,
     pad_positions,
@@ -453,27 +453,7 @@ class TeamDeathmatch:
         spawn_end = jnp.where(swap, jnp.asarray([1, 0], jnp.int32), jnp.asarray([0, 1], jnp.int32))
         present = roster >= 0
         cls = jnp.maximum(roster, 0)
-        pads = jnp.asarray(PAD_MILLI)[spawn_end].reshape(NUM_SLOTS, 2)
-        game = State(
-            tick=jnp.asarray(0, jnp.int32),
-            horizon=jnp.asarray(self.horizon, jnp.int32),
-            winning_score=win,
-            red_zone_depth=jnp.asarray(self.red_zone_depth, jnp.int32),
-            score=jnp.zeros(2, jnp.int32),
-            spawn_end=spawn_end,
-            wave_clock=jnp.full(2, C.RESPAWN_PERIOD, jnp.int32),
-            result=jnp.asarray(RESULT_OPEN, jnp.int32),
-            present=present,
-            alive=present,
-            cls=cls,
-            pos=pads,
-            health=jnp.where(present, jnp.asarray(C.MAX_HEALTH_MILLI)[cls], 0),
-            ultimate_cooldown=jnp.zeros(NUM_SLOTS, jnp.int32),
-            shield=jnp.zeros(NUM_SLOTS, jnp.int32),
-            out_of_combat=jnp.zeros(NUM_SLOTS, jnp.int32),
-            effects=jnp.zeros((NUM_SLOTS, C.NUM_EFFECTS), jnp.int32),
-            last_action=jnp.full((NUM_SLOTS, 3), -1, jnp.int32),
-        )
+        game = fresh_state(jnp, cls, present, spawn_end, self.horizon, win, self.red_zone_depth)
         map_id = jnp.asarray(self.map_ids, jnp.int32)[mi]
         sight = compute_sight(jnp, game, m, self._pad_lines[mi, swap.astype(jnp.int32)])
         return self._wrap(game, m, map_id, sight, jnp.asarray(0, jnp.int32))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from functools import cache
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -114,6 +114,30 @@ class Game:
         self.sizes = [
             int(parsed.state.present[t * TEAM_SIZE : (t + 1) * TEAM_SIZE].sum()) for t in range(2)
         ]
+
+    @classmethod
+    def from_state(cls, state: State, map_ref: Any, backend: Backend = "numpy") -> Game:
+        """A game that continues from an engine `State` exactly as it is, empty slots
+        included (a replay's frame, say), on the map `map_ref`.
+
+        The state is checked as a position is (it is written as one and parsed), then kept
+        bit for bit: fields a position does not spell out for empty slots stay as given.
+
+        Args:
+            state: The `State` to continue from (NumPy or JAX arrays).
+            map_ref: The map: an id, or `{"obstacles": [...]}`.
+            backend: `"numpy"` or `"jax"`.
+
+        Returns:
+            The `Game`, its `state` equal to `state` (as NumPy arrays).
+
+        Raises:
+            ValueError: A state no position can describe, or an unknown backend.
+        """
+        state = State(*(np.asarray(x) for x in state))
+        game = cls(position_dict(state, map_ref), backend=backend)
+        game.state = state
+        return game
 
     @property
     def done(self) -> bool:

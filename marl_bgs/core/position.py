@@ -315,7 +315,7 @@ def starting_position(
     for roster, end in zip(rosters, spawn_ends, strict=True):
         x = PAD_X[SPAWN_END_NAMES.index(end)] if end in SPAWN_END_NAMES else end
         agents = [{"class": c, "x": x, "y": PAD_Y[k]} for k, c in enumerate(roster)]
-        teams.append({"spawn_end": end, "wave_clock": 5, "agents": agents})
+        teams.append({"spawn_end": end, "wave_clock": C.RESPAWN_PERIOD, "agents": agents})
     return {
         "format": POSITION_FORMAT,
         "version": POSITION_VERSION,
