@@ -25,16 +25,20 @@ from ..core.actions import NUM_JOINT, NUM_MOVES, NUM_TARGETS, NUM_ULTIMATE, enco
 from ..core.checks import whole
 from ..core.movement import MOVE_DIRECTIONS
 from ..core.observation import (
-    BOX_FIELDS,
+    BOX_SLICES,
+    BOX_START,
     BOX_WIDTH,
-    GLOBAL_FIELDS,
+    GAME_START,
+    GLOBAL_SLICES,
+    GLOBAL_WIDTH,
     HORIZON_HALF,
     MAX_TURNED_WALLS,
     OBS_WIDTH,
     OOC_CAP,
-    UNIT_FIELDS,
+    UNIT_SLICES,
     UNIT_WIDTH,
-    WALL_FIELDS,
+    WALL_SLICES,
+    WALL_START,
     WALL_WIDTH,
     WINNING_SCORE_HALF,
 )
@@ -59,21 +63,7 @@ def _move_names() -> tuple[str, ...]:
 MOVE_NAMES = _move_names()
 
 
-def _offsets(fields: tuple[tuple[str, int], ...]) -> dict[str, slice]:
-    out, at = {}, 0
-    for name, width in fields:
-        out[name] = slice(at, at + width)
-        at += width
-    return out
-
-
-UNIT = _offsets(UNIT_FIELDS)
-GAME = _offsets(GLOBAL_FIELDS)
-BOX = _offsets(BOX_FIELDS)
-WALL = _offsets(WALL_FIELDS)
-GAME_START = NUM_SLOTS * UNIT_WIDTH
-BOX_START = GAME_START + sum(n for _, n in GLOBAL_FIELDS)
-WALL_START = BOX_START + MAX_OBSTACLES * BOX_WIDTH
+UNIT, GAME, BOX, WALL = UNIT_SLICES, GLOBAL_SLICES, BOX_SLICES, WALL_SLICES
 
 
 # ---- names -----------------------------------------------------------------------------------
@@ -301,7 +291,7 @@ def _map_lines(obs: np.ndarray) -> list[str]:
 
 
 def _game_lines(obs: np.ndarray) -> list[str]:
-    g = obs[GAME_START : GAME_START + sum(n for _, n in GLOBAL_FIELDS)]
+    g = obs[GAME_START : GAME_START + GLOBAL_WIDTH]
 
     def f(name: str) -> float:
         return float(g[GAME[name]][0])

@@ -15,12 +15,14 @@ import numpy as np
 from ..core import classes as C
 from ..core.movement import MOVE_DIRECTIONS
 from ..core.observation import (
-    BOX_FIELDS,
+    BOX_SLICES,
+    BOX_START,
     BOX_WIDTH,
-    GLOBAL_WIDTH,
     MAX_TURNED_WALLS,
-    UNIT_FIELDS,
+    UNIT_SLICES,
     UNIT_WIDTH,
+    WALL_SLICES,
+    WALL_START,
     WALL_WIDTH,
 )
 from ..core.state import MAX_OBSTACLES, TEAM_SIZE
@@ -31,24 +33,16 @@ ARENA = np.asarray([20.0, 10.0], F32)  # map size; observations store x / 20 and
 UNITS = 2 * TEAM_SIZE
 
 
-def _offsets(fields: tuple[tuple[str, int], ...]) -> dict[str, int]:
-    out, at = {}, 0
-    for name, width in fields:
-        out[name] = at
-        at += width
-    return out
+def _field(values: Any, at: slice, start: int = 0) -> Any:
+    """A field of a block (last axis) by its slice: one column as a vector, wider as is."""
+    width = at.stop - at.start
+    first = start + at.start
+    return values[..., first : first + width] if width > 1 else values[..., first]
 
 
-UNIT_OFFSET = _offsets(UNIT_FIELDS)
-BOX_OFFSET = _offsets(BOX_FIELDS)
-MAP_START = UNITS * UNIT_WIDTH + GLOBAL_WIDTH
-WALL_START = MAP_START + MAX_OBSTACLES * BOX_WIDTH
-
-
-def unit_field(obs: Any, row: int, name: str, width: int = 1) -> Any:
+def unit_field(obs: Any, row: int, name: str) -> Any:
     """One field of unit row `row` (0 self, 1-4 allies, 5-9 enemies) for every agent."""
-    start = row * UNIT_WIDTH + UNIT_OFFSET[name]
-    return obs[..., start : start + width] if width > 1 else obs[..., start]
+    return _field(obs, UNIT_SLICES[name], row * UNIT_WIDTH)
 
 
 class Percept(NamedTuple):
@@ -77,19 +71,18 @@ def read(xp: Any, inputs: TeamInputs) -> Percept:
     """Name and scale what the team sees; enemies are the same rows for every agent."""
     obs = inputs.obs
     scale = xp.asarray(ARENA)
-    my_xy = unit_field(obs, 0, "position", 2) * scale
+    my_xy = unit_field(obs, 0, "position") * scale
     # The team shares sight, so agent 0's enemy rows hold what everyone knows (own sight
     # differs per agent, but the masks carry that).
     enemy = [obs[0, (5 + e) * UNIT_WIDTH : (6 + e) * UNIT_WIDTH] for e in range(TEAM_SIZE)]
     enemy = xp.stack(enemy, 0)  # (5, UNIT_WIDTH)
 
-    def ef(name: str, width: int = 1) -> Any:
-        at = UNIT_OFFSET[name]
-        return enemy[:, at : at + width] if width > 1 else enemy[:, at]
+    def ef(name: str) -> Any:
+        return _field(enemy, UNIT_SLICES[name])
 
-    enemy_xy = ef("position", 2) * scale
+    enemy_xy = ef("position") * scale
     enemy_seen = (ef("known") > 0) & (ef("alive") > 0)
-    effects = ef("effects", C.NUM_EFFECTS)
+    effects = ef("effects")
     gap = enemy_xy[None, :, :] - my_xy[:, None, :]
     ally_gap = my_xy[None, :, :] - my_xy[:, None, :]
     return Percept(
@@ -97,14 +90,14 @@ def read(xp: Any, inputs: TeamInputs) -> Percept:
         my_hp=unit_field(obs, 0, "health_share"),
         my_ready=unit_field(obs, 0, "ultimate_ready") > 0,
         my_shielded=unit_field(obs, 0, "shield") > 0,
-        my_held=(unit_field(obs, 0, "effects", C.NUM_EFFECTS)[:, C.STUN] > 0)
-        | (unit_field(obs, 0, "effects", C.NUM_EFFECTS)[:, C.TRAP] > 0),
+        my_held=(unit_field(obs, 0, "effects")[:, C.STUN] > 0)
+        | (unit_field(obs, 0, "effects")[:, C.TRAP] > 0),
         alive=inputs.alive & inputs.present,
         cls=inputs.classes,
         enemy_xy=enemy_xy,
         enemy_seen=enemy_seen,
         enemy_hp=ef("health_share"),
-        enemy_cls=xp.argmax(ef("class", 5), axis=-1),
+        enemy_cls=xp.argmax(ef("class"), axis=-1),
         enemy_trapped=effects[:, C.TRAP] > 0,
         enemy_ready=ef("ultimate_ready") > 0,
         gap=gap,
@@ -128,18 +121,17 @@ class Obstacles(NamedTuple):
 def obstacles(xp: Any, obs_row: Any) -> Obstacles:
     """The obstacles as one agent sees them (every agent of a team shares the frame)."""
     scale = xp.asarray(ARENA)
-    boxes = obs_row[MAP_START:WALL_START].reshape(MAX_OBSTACLES, BOX_WIDTH)
+    boxes = obs_row[BOX_START:WALL_START].reshape(MAX_OBSTACLES, BOX_WIDTH)
     walls = obs_row[WALL_START : WALL_START + MAX_TURNED_WALLS * WALL_WIDTH].reshape(
         MAX_TURNED_WALLS, WALL_WIDTH
     )
-    lo, hi = BOX_OFFSET["low"], BOX_OFFSET["high"]
     return Obstacles(
-        box_lo=boxes[:, lo : lo + 2] * scale,
-        box_hi=boxes[:, hi : hi + 2] * scale,
-        box_radius=boxes[:, BOX_OFFSET["radius"]] * F32(20.0),
-        box_valid=boxes[:, BOX_OFFSET["valid"]] > 0,
-        wall_corners=walls[:, 1:9].reshape(MAX_TURNED_WALLS, 4, 2) * scale,
-        wall_valid=walls[:, 0] > 0,
+        box_lo=_field(boxes, BOX_SLICES["low"]) * scale,
+        box_hi=_field(boxes, BOX_SLICES["high"]) * scale,
+        box_radius=_field(boxes, BOX_SLICES["radius"]) * F32(20.0),
+        box_valid=_field(boxes, BOX_SLICES["valid"]) > 0,
+        wall_corners=_field(walls, WALL_SLICES["corners"]).reshape(MAX_TURNED_WALLS, 4, 2) * scale,
+        wall_valid=_field(walls, WALL_SLICES["valid"]) > 0,
     )
 
 
