@@ -9,8 +9,14 @@ held here to the plain form it replaces, on many inputs:
   the arena's edges) instead of OR-ing the edges in a second time.
 - `geometry.body_blocked` on NumPy (`_numpy_blocked`) keeps the map's parts of the test per
   map and merges steps: the answers of `body_overlap(...).any`, on and around every edge.
-- `contact.obstacle_entries` on NumPy (`_numpy_entries`) keeps the map's parts per map and
-  takes the faces' linear forms as one integer matrix product: `_entries`' bits.
+- `contact.obstacle_entries` on NumPy (`_numpy_entries`) keeps the map's parts per map,
+  pieces first and tiled per number of bodies: `_entries`' bits.
+- `geometry.numpy_lines_blocked` (the sight lines of `sight_pairs` on NumPy) gives
+  `sight_blocked`'s answers, on NumPy and in its general form.
+- `legs._legs` on NumPy (early exits, the turned normal read by column, `ops.dot2` for
+  the short dot products) and `body_contacts.may_meet`'s columns: their general form's bits.
+- `contact.bounded_fence` (the body passes' fences: `position_at`, `truncate`,
+  `pair_contacts`, `float_circle_entry`) is skipped on NumPy: the fenced bits.
 - `pathing.relax` on NumPy steps on a window view and stops at a settled field;
   `pathing.draw`, `grid` and `_downhill` keep what they built for inputs seen before;
   `heading` looks up all eight neighbours at once. Scripted decisions on NumPy are also
@@ -207,3 +213,125 @@ def test_numpy_obstacle_entries_equal_the_general_form(inline, padded):
     assert np.array_equal(one, contact._entries(np, starts[:1], stride[:1], m))
     empty = contact.obstacle_entries(np, starts[:0], stride[:0], m)
     assert empty.shape == contact._entries(np, starts[:0], stride[:0], m).shape
+
+
+class _Fenced:
+    """NumPy under another name: code that asks `xp is np` takes its general path (every
+    `fence` in place, as JAX runs it) while computing with NumPy's own functions."""
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+
+def _random_legs(m, rng: np.random.Generator, n: int):
+    """Legs of `n` bodies planned on map `m`: crowded starts (pairs that meet), strides of
+    every length, some still, some pressed to an edge."""
+    start = rng.integers([400, 400], [19600, 9600], size=(n, 2)).astype(np.int32)
+    start[n // 2 :] = start[: n - n // 2] + rng.integers(-1400, 1400, (n - n // 2, 2))
+    start = np.clip(start, 500, [19500, 9500]).astype(np.int32)
+    stride = rng.integers(-1500, 1500, size=(n, 2)).astype(np.int32)
+    stride[rng.random(n) < 0.15] = 0
+    end = rng.integers(0, 2, n).astype(np.int32)
+    return start, legs.plan_legs(np, start, stride, end, m)
+
+
+@pytest.mark.parametrize("inline", [False, True])
+def test_bounded_fences_skipped_on_numpy_give_the_fenced_bits(inline):
+    """The body passes' `bounded_fence`s (`position_at`, `truncate`, `pair_contacts`,
+    `float_circle_entry`) are skipped on NumPy: the same values as with every fence."""
+    from marl_bgs.core import body_contacts as B
+
+    m = _map(inline)
+    rng = np.random.default_rng(21)
+    fenced = _Fenced()
+    met = 0
+    for _ in range(120):
+        start, paths = _random_legs(m, rng, 10)
+        stop = rng.integers(0, B.QUANTA + 1, 10).astype(np.int32)
+        stop[rng.random(10) < 0.4] = B.QUANTA
+        stop[rng.random(10) < 0.1] = 0
+        got, want = B.truncate(np, paths, stop), B.truncate(fenced, paths, stop)
+        for a, b in zip(got, want, strict=True):
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+        t = rng.random((10, 7)).astype(np.float32)
+        t[:, :3] = [0, 1, 0.5]
+        t[:, 3:] = np.where(rng.random((10, 4)) < 0.5, got.times[:, [1, 2, 1, 2]], t[:, 3:])
+        for p in (got, B.truncate(np, paths, np.full(10, B.QUANTA, np.int32))):
+            a = B.position_at(np, p.times, p.points, t)
+            b = B.position_at(fenced, p.times, p.points, t)
+            assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
+            rows = np.flatnonzero(B.may_meet(np, paths, np.ones(10, bool)))
+            i, j = B.PAIR_I[rows], B.PAIR_J[rows]
+            both = B.Paths(*(np.concatenate([x[i], x[j]]) for x in p))
+            base = (start[i] - start[j]).astype(np.float32)
+            a = B.pair_contacts(np, both, base)
+            b = B.pair_contacts(fenced, both, base)
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+            met += int((a < 1).sum())
+    assert met > 100  # many pairs touch within the tick
+    # Offsets and motions of every size the passes can see, zero motions and touching starts.
+    ax = (rng.integers(-30000, 30000, 4000) * rng.random(4000)).astype(np.float32)
+    ay = (rng.integers(-30000, 30000, 4000) * rng.random(4000)).astype(np.float32)
+    ux = (rng.integers(-4000, 4000, 4000) * rng.random(4000)).astype(np.float32)
+    uy = (rng.integers(-4000, 4000, 4000) * rng.random(4000)).astype(np.float32)
+    ux[:500], uy[:500] = 0, 0
+    ax[500:1000], ay[500:1000] = np.float32(1000), np.float32(0)
+    a = contact.float_circle_entry(np, ax, ay, ux, uy, (1000, 300))
+    b = contact.float_circle_entry(fenced, ax, ay, ux, uy, (1000, 300))
+    for x, y in zip(a, b, strict=True):
+        assert x.dtype == y.dtype and np.array_equal(x, y)
+
+
+@pytest.mark.parametrize("inline", [False, True])
+@pytest.mark.parametrize("padded", [False, True])
+def test_numpy_lines_blocked_equals_sight_blocked(inline, padded):
+    """`geometry.numpy_lines_blocked` (the NumPy sight lines of `sight_pairs`) gives
+    `sight_blocked`'s answers, on NumPy and in its general form: lines from, to, along and
+    past every obstacle's corners and faces, a body's radius off them and one unit more or
+    less, points, and random lines."""
+    m = _map(inline, padded)
+    rng = np.random.default_rng(13)
+    pts = _points_around_obstacles(m, rng, 1500)
+    pts = np.clip(pts, 0, [20000, 10000]).astype(np.int32)
+    a = pts[rng.integers(0, len(pts), 6000)]
+    b = pts[rng.integers(0, len(pts), 6000)]
+    b[:300] = a[:300]  # lines of no length
+    b[300:900, 0] = a[300:900, 0]  # upright and level lines
+    b[900:1500, 1] = a[900:1500, 1]
+    want = geometry.sight_blocked(np, a, b, m)
+    assert 0.05 < want.mean() < 0.95
+    assert np.array_equal(want, geometry.sight_blocked(_Fenced(), a, b, m))
+    for size in (6000, 45, 7, 1, 0):
+        got = geometry.numpy_lines_blocked(a[:size], b[:size], m)
+        assert got.dtype == want.dtype and got.shape == (size,)
+        assert np.array_equal(got, want[:size])
+
+
+@pytest.mark.parametrize("inline", [False, True])
+def test_numpy_legs_equal_their_general_form(inline):
+    """`legs._legs` on NumPy (its early exits, the turned normal's column read, `ops.dot2`
+    for the short dot products) plans the legs its general form plans; likewise
+    `body_contacts.may_meet`'s two columns."""
+    from marl_bgs.core import body_contacts as B
+
+    m = _map(inline)
+    rng = np.random.default_rng(17)
+    obstacles = obstacle_list(np, m)
+    lists = Obstacles(*(a[None] for a in obstacles))
+    fenced = _Fenced()
+    slid = 0
+    for _ in range(150):
+        start, _paths = _random_legs(m, rng, 10)
+        stride = rng.integers(-1500, 1500, size=(10, 2)).astype(np.int32)
+        stride[rng.random(10) < 0.15] = 0
+        end = rng.integers(0, 2, 10).astype(np.int32)
+        near = reachable(np, obstacles, start, stride, legs._grown_boxes(np, m))
+        dense = legs._dense_surfaces(m, near)
+        fast = legs._legs(np, start, stride, end, lists, dense)
+        slow = legs._legs(fenced, start, stride, end, lists, dense)
+        for a, b in zip(fast, slow, strict=True):
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+        slid += int(np.any(fast.points[:, 2] != fast.points[:, 1], axis=1).sum())
+        blocking = rng.random(10) < 0.8
+        assert np.array_equal(B.may_meet(np, fast, blocking), B.may_meet(fenced, fast, blocking))
+    assert slid > 200  # many bodies slide after a contact

@@ -149,6 +149,26 @@ def test_protect_the_bodyguard_keeps_the_warrior_between_rogue_and_priest():
         assert healed or len(line) <= 3, f"line {i}"
 
 
+def test_keep_the_trap_holds_the_rogue_until_the_tick_it_dies():
+    """Scenario 6: in every line the Hunter Traps the enemy Rogue on tick 1 (before it can
+    reach the 1-health Priest or the Hunter with Poison), nobody damages the Rogue again
+    until the tick it dies, and that death, on the line's last tick, is the winning point."""
+    s = next(s for s in SCENARIOS if s.id == 6)
+    for i, line in enumerate(s.lines):
+        ticks = _line_events(s, line)
+        first = ticks[0]
+        assert any(e["kind"] == "effect" and e["effect"] == "trap" and e["source"] == "a2"
+                   and e["target"] == "b3" for e in first), f"line {i}"  # fmt: skip
+        death = [t for t, tick in enumerate(ticks) for e in tick
+                 if e["kind"] == "death" and e["target"] == "b3"]  # fmt: skip
+        assert death == [len(line) - 1], f"line {i}"
+        hits = [t for t, tick in enumerate(ticks) for e in tick
+                if e["kind"] == "damage" and e["target"] == "b3"]  # fmt: skip
+        assert set(hits) == {0, death[0]}, f"line {i}: the Rogue was hit on ticks {hits}"
+        assert not any(e["kind"] == "damage" and e["source"] == "b3"
+                       for tick in ticks for e in tick), f"line {i}"  # fmt: skip
+
+
 def test_evaluate_scenarios_repeats_the_published_games_at_another_batch_size():
     """Random's first games in scenario 1, played now 3 at a time, equal the published
     results (played 128 at a time): batch-size independence and fresh results at once."""

@@ -23,3 +23,15 @@ def test_ruff_format():
 def test_ruff_lint():
     out = ruff("check", ".")
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_test_parameters_do_not_depend_on_the_clock():
+    """pytest-xdist stops the whole run when its workers collect different test ids, and a
+    gzip header made at collection time holds the current second: every `gzip.compress` in
+    the tests must fix its `mtime`."""
+    offenders = []
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if "gzip.compress(" in line and "mtime=" not in line:
+                offenders.append(f"{path.name}:{number}: {line.strip()}")
+    assert not offenders, "gzip.compress without mtime=0:\n" + "\n".join(offenders)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import base64
 import json
+import math
+import re
 from pathlib import Path
 
 import pytest
@@ -78,10 +80,78 @@ def test_notebook_executes_and_its_page_is_what_it_prints(path, tmp_path):
     print(f"\n{path.stem}: executed in {run.seconds:.1f} s")
     old = T.existing_files(ROOT / T.EXPORT_DIR)
     new = T.build_files(ROOT, [run], previous=old)
+    if path.stem == "04-crossplay":
+        check_league_and_grids(new["04-crossplay.md"].decode())
     stale, notes = T.stale_files(new, old)
     for note in notes:
         print(f"note: {note}")
     assert stale == [], f"stale: {stale}; run scripts/export_tutorials.py {path.stem}"
+
+
+# ---- tutorial 4 computes its league and its grids --------------------------------------------
+LEAGUE = ["league-0", "league-1", "league-2"]
+CPU0 = "Rec-IPPO CPU-0"
+
+
+def _tables(page: str) -> list[list[list[str]]]:
+    """Every HTML table of a rendered page, as rows of cell texts (header row first)."""
+    tables = []
+    for table in re.findall(r"<table>(.*?)</table>", page, re.DOTALL):
+        rows = re.findall(r"<tr>(.*?)</tr>", table, re.DOTALL)
+        tables.append([[c.strip() for c in re.findall(r"<t[hd]>(.*?)</t[hd]>", r, re.DOTALL)]
+                       for r in rows])  # fmt: skip
+    return tables
+
+
+def _grid(page: str, rows: list[str], columns: list[str]) -> list[list[float]]:
+    """The numbers of the one table with these row and column labels (all finite)."""
+    found = [t for t in _tables(page) if t[0] == ["", *columns] and [r[0] for r in t[1:]] == rows]
+    assert len(found) == 1, f"no single table of {rows} x {columns}"
+    values = [[float(v) for v in row[1:]] for row in found[0][1:]]
+    assert all(len(row) == len(columns) for row in values)
+    assert all(math.isfinite(v) and -20 <= v <= 20 for row in values for v in row), values
+    return values
+
+
+def check_league_and_grids(page: str) -> None:
+    """Tutorial 4's page shows a league that was trained (three members, every update
+    logged, one compiled learner) and the two grids played from it: the cross-play grid
+    (4 learned rows x 6 columns, the learned block antisymmetric) and the zero-shot
+    coordination grid (3 x 3), each with its heatmap."""
+    trained = re.findall(
+        r"(league-\d): (\d+) updates of (\d+) games x (\d+) ticks, (\d+) game steps", page
+    )
+    assert [t[0] for t in trained] == LEAGUE, trained
+    for _, updates, games, ticks, steps in trained:
+        assert int(updates) >= 8 and int(steps) == int(updates) * int(games) * int(ticks)
+    assert "one compiled learner for all three: True" in page
+    learned = [*LEAGUE, CPU0]
+    assert "18 evaluate calls of 8 games; grid 4 x 6" in page
+    cross = _grid(page, learned, [*learned, "Random", "TDM-Alpha"])
+    for i in range(4):
+        for j in range(4):
+            if i != j:
+                assert cross[i][j] == -cross[j][i], (i, j)
+    assert len({v for row in cross for v in row}) > 3  # not one constant
+    assert "9 teams against Random, 8 games each" in page
+    _grid(page, ["league-0", "league-1", CPU0], ["league-0", "league-1", CPU0])
+    for alt in ("the rolling mean reward", "Heatmap of the cross-play grid",
+                "Heatmap of the zero-shot coordination grid"):  # fmt: skip
+        assert re.search(rf"!\[[^\]]*{alt}[^\]]*\]\(04-crossplay/figure_\d+_\d+\.png\)", page), alt
+
+
+def test_tutorial_4_export_shows_the_league_and_the_grids():
+    """Cheap (no kernel): the exported page of tutorial 4, which the execution test above
+    proves is what the notebook prints now, holds a trained league and both grids."""
+    page = ROOT / T.EXPORT_DIR / "04-crossplay.md"
+    check_league_and_grids(page.read_text())
+
+
+def test_the_grid_check_refuses_a_page_without_the_grids():
+    page = (ROOT / T.EXPORT_DIR / "04-crossplay.md").read_text()
+    for cut in ("one compiled learner for all three: True", "TDM-Alpha</th>", "league-1: "):
+        with pytest.raises(AssertionError):
+            check_league_and_grids(page.replace(cut, ""))
 
 
 def test_tutorial_pages_are_in_the_built_site():

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .batching import every_game, with_batch_rule
-from .contact import NO_HIT, f32, fence, float_circle_entry, inverse
+from .contact import NO_HIT, bounded_fence, bounded_inverse, f32, float_circle_entry
 from .geometry import CONTACT, CONTACT_SQ, F32, I32, body_blocked, first_index, sq
 from .loops import settle
 from .observe import PAIR_I, PAIR_J
@@ -28,6 +28,10 @@ QUANTA = 1024  # a tick (a leg) in quanta; stops land within one quantum of cont
 BODY_PASSES = 10
 # Constants as 0-d arrays: NumPy's `where` converts a scalar argument on every call.
 _ZERO, _ONE, _TINY, _QUANTA_F = (np.asarray(v, F32) for v in (0, 1, 1e-9, QUANTA))
+# The passes' fences are `bounded_fence`s (kept under JAX, skipped on NumPy): every instant
+# lies in [0, 1], every offset is a difference of positions within a few arena widths (below
+# 1e5 in size), each divisor is floored (1e-9 for the legs' lengths of time) and `lam` is at
+# most NO_HIT (1e6), so no fenced value exceeds about 1e14 (`float_circle_entry` states its own).
 # Quanta a stop backs off by when rounding to the grid would make a pair overlap; the last
 # returns both to where they started, which is always clear.
 BODY_BACKOFF = np.asarray([0, 2, 8, 32, QUANTA], np.int32)
@@ -53,14 +57,18 @@ def position_at(xp: Any, times: Any, points: Any, t: Any) -> Any:
     (N, K). Offsets, not positions: x -> 20 - x negates them exactly, so mirrored games
     round alike (a float sum of a coordinate and an offset would not)."""
     t1, t2 = times[:, 1:2], times[:, 2:3]
-    per1 = inverse(xp, xp.maximum(t1, _TINY))
-    per2 = inverse(xp, xp.maximum(t2 - t1, _TINY))
+    per1 = bounded_inverse(xp, xp.maximum(t1, _TINY))
+    per2 = bounded_inverse(xp, xp.maximum(t2 - t1, _TINY))
     # min(max(., 0), 1) is what clip computes on both engines, without NumPy's clip wrapper.
-    f0 = xp.where(t1 > 0, xp.minimum(xp.maximum(fence(xp, t * per1), _ZERO), _ONE), _ONE)
-    f1 = xp.where(t2 > t1, xp.minimum(xp.maximum(fence(xp, (t - t1) * per2), _ZERO), _ONE), _ZERO)
+    f0 = xp.where(t1 > 0, xp.minimum(xp.maximum(bounded_fence(xp, t * per1), _ZERO), _ONE), _ONE)
+    f1 = xp.where(
+        t2 > t1, xp.minimum(xp.maximum(bounded_fence(xp, (t - t1) * per2), _ZERO), _ONE), _ZERO
+    )
     v = f32(points)[:, :, None, :]  # one conversion for the three vertices
     v0, v1, v2 = v[:, 0], v[:, 1], v[:, 2]
-    return fence(xp, (v1 - v0) * f0[..., None]) + fence(xp, (v2 - v1) * f1[..., None])
+    return bounded_fence(xp, (v1 - v0) * f0[..., None]) + bounded_fence(
+        xp, (v2 - v1) * f1[..., None]
+    )
 
 
 def truncate(xp: Any, legs: Paths, stop: Any) -> Paths:
@@ -78,7 +86,7 @@ def truncate(xp: Any, legs: Paths, stop: Any) -> Paths:
     v1 = xp.where((t1 <= s)[:, None], rel[:, 1], here)
     v2 = xp.where((t2 <= s)[:, None], rel[:, 2], here)
     times = stack(xp, [legs.times[:, 0], xp.minimum(t1, s), xp.minimum(t2, s)], -1)
-    return Paths(fence(xp, times), fence(xp, stack(xp, [rel[:, 0], v1, v2], 1)))
+    return Paths(bounded_fence(xp, times), bounded_fence(xp, stack(xp, [rel[:, 0], v1, v2], 1)))
 
 
 def on_grid(xp: Any, start: Any, paths: Paths) -> Paths:
@@ -131,11 +139,16 @@ def pair_contacts(xp: Any, both: Paths, base: Any) -> Any:
     r3 = xp.where(x_first[:, None], ry, rx)
     r5 = (pi.points[:, 2] - pj.points[:, 2]) + base
     bp = stack(xp, [0 * s1, s1, s2, s3, s4, 0 * s1 + 1], -1)
-    r = fence(xp, stack(xp, [base, r1, r2, r3, r4, r5], 1))
+    r = bounded_fence(xp, stack(xp, [base, r1, r2, r3, r4, r5], 1))
     a, u = r[:, :-1], r[:, 1:] - r[:, :-1]
     (lam,) = float_circle_entry(xp, a[..., 0], a[..., 1], u[..., 0], u[..., 1], (CONTACT,))
     t0, t1 = bp[:, :-1], bp[:, 1:]
-    when = xp.where((lam <= 1) & (t1 > t0), t0 + fence(xp, lam * (t1 - t0)), NO_HIT)
+    when = xp.where((lam <= 1) & (t1 > t0), t0 + bounded_fence(xp, lam * (t1 - t0)), NO_HIT)
+    if xp is np:  # the five segments as columns: a short last-axis reduction costs more
+        return np.minimum(
+            np.minimum(np.minimum(when[:, 0], when[:, 1]), np.minimum(when[:, 2], when[:, 3])),
+            when[:, 4],
+        )
     return when.min(axis=1)
 
 
@@ -144,8 +157,13 @@ def may_meet(xp: Any, legs: Paths, blocking: Any) -> Any:
     width, one moving (an exact pre-test: any other pair stays 1.0 apart all tick)."""
     lo, hi = legs.points.min(axis=1), legs.points.max(axis=1)
     gap = xp.maximum(lo[PAIR_I] - hi[PAIR_J], lo[PAIR_J] - hi[PAIR_I])  # (45, 2)
-    moves = (legs.points[:, 2] != legs.points[:, 0]).any(axis=1)
-    near = (gap < CONTACT).all(axis=1) & (moves[PAIR_I] | moves[PAIR_J])
+    moved = legs.points[:, 2] != legs.points[:, 0]
+    if xp is np:  # the two coordinates as two columns: a short last-axis reduction costs more
+        moves = moved[:, 0] | moved[:, 1]
+        near = (gap[:, 0] < CONTACT) & (gap[:, 1] < CONTACT) & (moves[PAIR_I] | moves[PAIR_J])
+    else:
+        moves = moved.any(axis=1)
+        near = (gap < CONTACT).all(axis=1) & (moves[PAIR_I] | moves[PAIR_J])
     return near & blocking[PAIR_I] & blocking[PAIR_J]
 
 

@@ -54,6 +54,22 @@ def inverse(xp: Any, x: Any) -> Any:
     return fence(xp, _ONE / x)
 
 
+def bounded_fence(xp: Any, x: Any) -> Any:
+    """`fence` of a value its caller has bounded: finite, or NaN, and below 3e38 in size.
+
+    A fence (a minimum with 3e38) is there for XLA, which would otherwise fuse neighbouring
+    operations and round them differently; it changes only values above 3e38 (NaN passes
+    through a minimum unchanged). NumPy fuses nothing, so on NumPy such a value is taken as
+    it is: the same bits, one array call fewer. Each caller states why its values are bounded.
+    """
+    return x if xp is np else xp.minimum(x, _CAP)
+
+
+def bounded_inverse(xp: Any, x: Any) -> Any:
+    """`inverse` of a divisor its caller has bounded below (so 1 / x is bounded)."""
+    return bounded_fence(xp, _ONE / x)
+
+
 def circle_entry(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> Any:
     """First lam >= 0 at which a + lam * v comes strictly within g of the origin.
 
@@ -95,20 +111,24 @@ def circle_span(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> tuple[An
 
 def float_circle_entry(xp: Any, ax: Any, ay: Any, ux: Any, uy: Any, radii: tuple) -> list:
     """`circle_entry` for float offsets and motions (the relative paths of two bodies), for
-    each radius in `radii` (the products are shared)."""
-    ab = fence(xp, ax * ux) + fence(xp, ay * uy)
-    bb = fence(xp, ux * ux) + fence(xp, uy * uy)
-    aa = fence(xp, ax * ax) + fence(xp, ay * ay)
-    cross = xp.abs(fence(xp, ax * uy) - fence(xp, ay * ux))
-    per_speed = inverse(xp, xp.maximum(fence(xp, xp.sqrt(bb)), _MIN_SPEED))
-    miss = fence(xp, cross * per_speed)
-    mid = fence(xp, -ab * inverse(xp, xp.maximum(bb, _MIN_BB)))
+    each radius in `radii` (the products are shared).
+
+    Its fences are `bounded_fence`s: the offsets and motions are differences of positions
+    within a few arena widths (below 1e5 in size), so products stay below 1e10, the floored
+    inverses below 1e6 and 1e12, and every fenced value below about 1e22."""
+    ab = bounded_fence(xp, ax * ux) + bounded_fence(xp, ay * uy)
+    bb = bounded_fence(xp, ux * ux) + bounded_fence(xp, uy * uy)
+    aa = bounded_fence(xp, ax * ax) + bounded_fence(xp, ay * ay)
+    cross = xp.abs(bounded_fence(xp, ax * uy) - bounded_fence(xp, ay * ux))
+    per_speed = bounded_inverse(xp, xp.maximum(bounded_fence(xp, xp.sqrt(bb)), _MIN_SPEED))
+    miss = bounded_fence(xp, cross * per_speed)
+    mid = bounded_fence(xp, -ab * bounded_inverse(xp, xp.maximum(bb, _MIN_BB)))
     moving_in = (ab < 0) & (bb > 0)
     out = []
     for g in radii:
         g_f = F32(g)
-        half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, _ZERO) * (g_f + miss)))
-        lam = mid - fence(xp, half * per_speed)
+        half = xp.sqrt(bounded_fence(xp, xp.maximum(g_f - miss, _ZERO) * (g_f + miss)))
+        lam = mid - bounded_fence(xp, half * per_speed)
         touching = aa <= F32(g * g)
         # Touching at the start counts only if they close by more than float noise (a
         # body standing where a follower meets it is reached at that instant, not before).
@@ -283,98 +303,153 @@ def _entries(xp: Any, p: Any, v: Any, m: MapArrays) -> Any:
 
 class _NumpyPieces(NamedTuple):
     """`obstacle_entries`' operands that depend on the map alone, as `_numpy_entries` takes
-    them (kept per NumPy map by `numpy_pieces`)."""
+    them (kept per NumPy map by `numpy_pieces`), pieces first: the circle pieces (pillars,
+    then each square wall's corner k for k = 0..3, then each turned wall's corner k), the
+    faces (face k of every square wall and then of the arena, for k = 0..3) and the turned
+    walls' edges (edge k of every wall, for k = 0..3) each on one flat axis, and the same
+    tiled for each number of bodies asked (`tiles`, (pieces, bodies)). Every elementwise
+    step is then between arrays of one shape (NumPy sets up a broadcast per call, which
+    costs several times a same-shape operation), and the least over a wall's four pieces is
+    taken over the leading axis (a reduction over a short last axis is several times dearer)."""
 
-    pieces: _MapPieces  # the faces as `_faces` takes them
-    cx: Any  # (C,) int32 the circle pieces' centres, contiguous
+    cx: Any  # (C,) int32 the circle pieces' centres
     cy: Any
     reach_f: Any  # (C,) float32 their radii grown by a body
     reach_sq: Any  # (C,) int32 those radii squared
-    ax: Any  # (P, 4) int32 the turned walls' edges: from a, along e = b - a
+    dist_x: Any  # (F,) int32 the faces' linear forms, `_MapPieces`' (S + 1, 4) transposed
+    dist_y: Any
+    dist_c: Any
+    speed_x: Any
+    speed_y: Any
+    along_x: Any
+    along_y: Any
+    along_c: Any
+    length: Any
+    ax: Any  # (E,) int32 the turned walls' edges, (P, 4) transposed: from a, along e = b - a
     ay: Any
     ex: Any
     ey: Any
-    ee_f: Any  # (P, 4) float32 |e|^2
-    offset: Any  # (P, 4) float32 |e| times a body's radius, as `_poly_edge` computes it
-    slack: Any  # (P, 4) float32 minus its touching slack, as `_poly_edge` computes it
-    pillar_valid: Any
-    rect_valid: Any
-    poly_valid: Any
+    ee_f: Any  # (E,) float32 |e|^2
+    offset: Any  # (E,) float32 |e| times a body's radius, as `_poly_edge` computes it
+    slack: Any  # (E,) float32 minus its touching slack, as `_poly_edge` computes it
+    pillar_valid: Any  # (Q,) bool
+    rect_valid: Any  # (S,) bool
+    poly_valid: Any  # (P,) bool
+    tiles: dict  # number of bodies n -> every field above, (pieces, n) each
 
 
 def _numpy_pieces(xp: Any, m: MapArrays) -> _NumpyPieces:
     """The map's parts of `obstacle_entries`, computed by its own expressions."""
     pieces = map_pieces(np, m)
-    g = pieces.reach
+    nq, ns, npoly = m.pillar_centre.shape[0], m.rect_lo.shape[0], m.poly_corners.shape[0]
+    # Circle pieces in `map_pieces` order are pillars, then 4 corners per square wall, then
+    # 4 per turned wall; here corner-major within each group.
+    order = np.concatenate(
+        [
+            np.arange(nq),
+            nq + np.arange(4 * ns).reshape(ns, 4).T.ravel(),
+            nq + 4 * ns + np.arange(4 * npoly).reshape(npoly, 4).T.ravel(),
+        ]
+    ).astype(np.intp)
+    g = np.asarray(pieces.reach)[order]
     a, b = pieces.poly_a, pieces.poly_b
-    ax, ay = np.ascontiguousarray(a[..., 0]), np.ascontiguousarray(a[..., 1])
-    ex, ey = b[..., 0] - ax, b[..., 1] - ay
+    ax, ay = a[..., 0].T.ravel(), a[..., 1].T.ravel()
+    ex, ey = b[..., 0].T.ravel() - ax, b[..., 1].T.ravel() - ay
     ee = ex * ex + ey * ey
     offset = fence(np, F32(BODY) * fence(np, np.sqrt(f32(ee))))
     slack = -fence(np, offset * _TOUCH_SLACK)
-    return _NumpyPieces(
-        pieces,
-        np.ascontiguousarray(pieces.centres[:, 0]), np.ascontiguousarray(pieces.centres[:, 1]),
-        f32(np.asarray(g)), g * g, ax, ay, ex, ey, f32(ee), offset, slack,
-        m.pillar_valid, m.rect_valid, m.poly_valid,
-    )  # fmt: skip
+    faces = [pieces.dist_x, pieces.dist_y, pieces.dist_c, pieces.speed_x, pieces.speed_y]
+    faces += [pieces.along_x, pieces.along_y, pieces.along_c, pieces.length]
+    flat = [pieces.centres[order, 0], pieces.centres[order, 1], f32(g), g * g]
+    flat += [np.asarray(f).T.ravel() for f in faces]
+    flat += [ax, ay, ex, ey, f32(ee), offset, slack, m.pillar_valid, m.rect_valid, m.poly_valid]
+    flat = [np.ascontiguousarray(np.asarray(f).ravel()) for f in flat]
+    return _NumpyPieces(*flat, {})
 
 
 numpy_pieces = per_numpy_map(_numpy_pieces)
 _ZERO_I, _ONE_I = np.asarray(0, I32), np.asarray(1, I32)
+_HELD_TILES = 16
+_TILED_UP_TO = 1024
+
+
+def _tiles(k: _NumpyPieces, n: int) -> tuple:
+    """`k`'s fields repeated for n bodies, (pieces, n) each, contiguous (kept in `k`)."""
+    held = k.tiles.get(n)
+    if held is None:
+        if len(k.tiles) >= _HELD_TILES:  # a few sizes recur; a sweep of others is not kept
+            k.tiles.clear()
+        held = tuple(
+            np.ascontiguousarray(np.broadcast_to(f[:, None], f.shape + (n,))) for f in k[:-1]
+        )
+        if n <= _TILED_UP_TO:  # the engine's few bodies, points or lines; not a survey's
+            k.tiles[n] = held
+    return held
 
 
 def _numpy_entries(p: Any, v: Any, k: _NumpyPieces) -> Any:
     """`obstacle_entries` for NumPy bodies (N, 2): the same integer and float steps as
-    `_faces`, `circle_entry` and `_poly_edge`, with what depends on the map alone taken from
-    `k` and `_poly_edge`'s two evaluations of the point's offset from an edge's start made
-    once.
+    `_faces` with `face_entry`, `circle_entry` and `_poly_edge`, elementwise on
+    (pieces, N) arrays of one shape (each body's coordinates repeated along the pieces once,
+    the map's parts tiled per number of bodies: `_tiles`), the least over each wall's four
+    pieces over the leading axis; `_poly_edge`'s two evaluations of the point's offset from
+    an edge's start are made once. The result is the transpose of a (4 + K, N) array.
 
-    The circles' and edges' `fence`s are left out: a fence (a minimum with 3e38, there for
-    XLA's fusion) changes only values above 3e38, and none of these can be: every operand
-    comes from int32 values (below 2**31 in size, about 2.1e9), every divisor is at least 1
-    and every square root is of a product of two such bounds, so no intermediate exceeds
-    about 1e19. `face_entry` is called as it is."""
+    The fences are left out: a fence (a minimum with 3e38, there for XLA's fusion) changes
+    only values above 3e38, and none of these can be: every operand comes from int32
+    values (below 2**31 in size, about 2.1e9), every divisor is at least 1 and every
+    square root is of a product of two such bounds, so no intermediate exceeds about 1e19."""
     n = p.shape[0]
     nq, ns, npoly = k.pillar_valid.shape[0], k.rect_valid.shape[0], k.poly_valid.shape[0]
-    with np.errstate(all="ignore"):  # masked padding divides by zero
-        px, py, vx, vy = p[:, 0, None], p[:, 1, None], v[:, 0, None], v[:, 1, None]
-        faces = _faces(np, px, py, vx, vy, k.pieces)
-        parts = [faces[:, ns, :]]
-        if k.cx.shape[0]:  # circle_entry
-            ax, ay = px - k.cx, py - k.cy
-            ab = ax * vx + ay * vy
-            bb = vx * vx + vy * vy
-            aa = ax * ax + ay * ay
-            cross = np.abs(ax * vy - ay * vx)
-            g_f = k.reach_f
+    (cx, cy, g_f, g_sq, dx, dy, dc, sx, sy, lx, ly, lc, length, ax, ay, ex, ey, ee_f, offset,
+     slack, pillar_valid, rect_valid, poly_valid) = _tiles(k, n)  # fmt: skip
+    body = (p[:, 0], p[:, 1], v[:, 0], v[:, 1])
+    with np.errstate(all="ignore"):  # padding far off the arena wraps int32 products
+        # The faces (`_faces`, then `face_entry`): face k of every square wall and the arena.
+        x, y, u, w = (a[None, :].repeat(dx.shape[0], 0) for a in body)
+        dist = x * dx + y * dy + dc
+        along = x * lx + y * ly + lc
+        speed = u * sx + w * sy
+        drift = u * lx + w * ly
+        at = along * speed + drift * dist
+        on_face = (at >= _ZERO_I) & (at <= length * speed)
+        lam = f32(dist) * (_ONE / f32(np.maximum(speed, _ONE_I)))
+        fine = (speed > _ZERO_I) & (dist >= _ZERO_I) & on_face
+        faces = np.where(fine, lam, NO_HIT).reshape(4, ns + 1, n)
+        parts = [faces[:, ns]]
+        if cx.shape[0]:  # circle_entry
+            x, y, u, w = (a[None, :].repeat(cx.shape[0], 0) for a in body)
+            ax_c, ay_c = x - cx, y - cy
+            ab = ax_c * u + ay_c * w
+            bb = u * u + w * w
+            aa = ax_c * ax_c + ay_c * ay_c
+            cross = np.abs(ax_c * w - ay_c * u)
             per_speed = _ONE / np.maximum(np.sqrt(f32(bb)), _ONE)
             miss = f32(cross) * per_speed
             near = miss < g_f
             half = np.sqrt(np.maximum(g_f - miss, _ZERO) * (g_f + miss))
             mid = f32(-ab) * (_ONE / f32(np.maximum(bb, _ONE_I)))
             lam = mid - half * per_speed
-            touching = aa <= k.reach_sq
+            touching = aa <= g_sq
             lam = np.where(touching, _ZERO, np.maximum(lam, _ZERO))
             circles = np.where((ab < _ZERO_I) & (near | touching) & (bb > _ZERO_I), lam, NO_HIT)
         if nq:
-            parts.append(np.where(k.pillar_valid, circles[:, :nq], NO_HIT))
+            parts.append(np.where(pillar_valid, circles[:nq], NO_HIT))
         if ns:
-            rect_c = circles[:, nq : nq + 4 * ns].reshape(n, ns, 4).min(-1)
-            walls = faces[:, :ns, :].min(-1)
-            parts.append(np.where(k.rect_valid, np.minimum(walls, rect_c), NO_HIT))
-        if npoly:  # _poly_edge
-            poly_c = circles[:, nq + 4 * ns :].reshape(n, npoly, 4).min(-1)
-            px, py, vx, vy = px[..., None], py[..., None], vx[..., None], vy[..., None]
-            ex, ey = k.ex, k.ey
-            wx, wy = px - k.ax, py - k.ay
+            rect_c = circles[nq : nq + 4 * ns].reshape(4, ns, n).min(axis=0)
+            walls = faces[:, :ns].min(axis=0)
+            parts.append(np.where(rect_valid, np.minimum(walls, rect_c), NO_HIT))
+        if npoly:  # _poly_edge: edge k of every turned wall
+            poly_c = circles[nq + 4 * ns :].reshape(4, npoly, n).min(axis=0)
+            x, y, u, w = (a[None, :].repeat(ax.shape[0], 0) for a in body)
+            wx, wy = x - ax, y - ay
             outer = ey * wx - ex * wy
-            closing = ex * vy - ey * vx
-            dist = f32(outer) - k.offset
+            closing = ex * w - ey * u
+            dist = f32(outer) - offset
             lam = np.maximum(dist, _ZERO) * (_ONE / f32(np.maximum(closing, _ONE_I)))
-            along = f32(ex * wx + ey * wy) + lam * f32(ex * vx + ey * vy)
-            on_edge = (along >= _ZERO) & (along <= k.ee_f)
-            fine = (closing > _ZERO_I) & (outer > _ZERO_I) & (dist > k.slack) & on_edge
-            edges = np.where(fine, lam, NO_HIT).min(-1)
-            parts.append(np.where(k.poly_valid, np.minimum(edges, poly_c), NO_HIT))
-    return np.concatenate(parts, axis=-1) if len(parts) > 1 else parts[0]
+            along = f32(ex * wx + ey * wy) + lam * f32(ex * u + ey * w)
+            on_edge = (along >= _ZERO) & (along <= ee_f)
+            fine = (closing > _ZERO_I) & (outer > _ZERO_I) & (dist > slack) & on_edge
+            edges = np.where(fine, lam, NO_HIT).reshape(4, npoly, n).min(axis=0)
+            parts.append(np.where(poly_valid, np.minimum(edges, poly_c), NO_HIT))
+    return (np.concatenate(parts) if len(parts) > 1 else parts[0]).T

@@ -233,6 +233,117 @@ def sight_blocked(xp: Any, p0: Any, p1: Any, m: MapArrays) -> Any:
     return pillars | rects | _walls_meet(xp, m, seg)
 
 
+_HELD_TILES = 16
+_TILED_UP_TO = 1024
+
+
+def _piece_tiles(k: Any, n: int) -> tuple:
+    """The per-piece fields of `k` (a NamedTuple whose last field is its `tiles` dict)
+    repeated for n points or lines, (pieces, n) each, contiguous (kept in `k.tiles`)."""
+    held = k.tiles.get(n)
+    if held is None:
+        if len(k.tiles) >= _HELD_TILES:  # a few sizes recur; a sweep of others is not kept
+            k.tiles.clear()
+        held = tuple(
+            np.ascontiguousarray(np.broadcast_to(f[:, None], f.shape + (n,))) for f in k[:-1]
+        )
+        if n <= _TILED_UP_TO:  # the engine's few bodies, points or lines; not a survey's
+            k.tiles[n] = held
+    return held
+
+
+class _SightParts(NamedTuple):
+    """`sight_blocked`'s operands that depend on the map alone, for NumPy lines (`_sight`),
+    pieces first: the turned walls' edges (edge k of every wall, for k = 0..3) on one flat
+    axis of E = 4P, and the same tiled per number of lines (`tiles`, (pieces, lines)), so
+    that every elementwise step is between arrays of one shape and every reduction runs
+    over the leading axis."""
+
+    cx: Any  # (Q,) int32 the pillars' centres and radii
+    cy: Any
+    r: Any
+    r2: Any  # (Q,) int32 r * r, as `near_segment` computes it
+    r_f: Any  # (Q,) float32 r, as `near_segment` converts it
+    lo_x: Any  # (S,) int32 the square walls' corners
+    lo_y: Any
+    hi_x: Any
+    hi_y: Any
+    ax: Any  # (E,) int32 each turned wall's edges: from a to b
+    ay: Any
+    ex: Any  # (E,) int32 b - a
+    ey: Any
+    pillar_valid: Any  # (Q,) bool
+    rect_valid: Any  # (S,) bool
+    poly_valid: Any  # (P,) bool
+    tiles: dict  # number of lines n -> every field above, (pieces, n) each
+
+
+def _build_sight(xp: Any, m: MapArrays) -> _SightParts:
+    c, r, lo, hi = m.pillar_centre, m.pillar_radius, m.rect_lo, m.rect_hi
+    ax, ay, bx, by = _wall_edges(xp, m)
+    columns = [c[:, 0], c[:, 1], r, r * r, np.asarray(r).astype(F32), lo[:, 0], lo[:, 1]]
+    columns += [hi[:, 0], hi[:, 1]] + [np.asarray(e).T for e in (ax, ay, bx - ax, by - ay)]
+    columns += [m.pillar_valid, m.rect_valid, m.poly_valid]
+    flat = (np.ascontiguousarray(np.asarray(a).ravel()) for a in columns)
+    return _SightParts(*flat, {})
+
+
+_sight = per_numpy_map(_build_sight)
+
+
+def numpy_lines_blocked(p0: Any, p1: Any, m: MapArrays) -> Any:
+    """`sight_blocked(np, p0, p1, m)` for lines (n, 2) -> (n, 2): the same integer and float
+    steps (`_segment_meets_pillar`, `_segment_meets_rect`, `_walls_meet`) elementwise on
+    (obstacles, lines) arrays of one shape: each line's ends repeated along the obstacles
+    once and the map's parts tiled per number of lines (`_piece_tiles`)."""
+    k = _sight(np, m)
+    n = p0.shape[0]
+    (cx, cy, r, r2, r_f, lo_x, lo_y, hi_x, hi_y, ax, ay, ex, ey, pillar_valid, rect_valid,
+     poly_valid) = _piece_tiles(k, n)  # fmt: skip
+    ends = [a[None, :] for a in (p0[:, 0], p0[:, 1], p1[:, 0], p1[:, 1])]
+    # Pillars: `near_segment` of the pillar's centre against the line, closed.
+    x0, y0, x1, y1 = (a.repeat(cx.shape[0], 0) for a in ends)
+    ux, uy = x1 - x0, y1 - y0
+    wx, wy = cx - x0, cy - y0
+    dot = wx * ux + wy * uy
+    uu = ux * ux + uy * uy
+    d_a = wx * wx + wy * wy
+    d_b = sq(np, cx - x1, cy - y1)
+    cross = np.abs(wx * uy - wy * ux).astype(F32)
+    reach = r_f * np.sqrt(uu.astype(F32))
+    near = np.where(dot <= 0, d_a <= r2, np.where(dot >= uu, d_b <= r2, cross <= reach))
+    out = (near & pillar_valid).any(axis=0)
+    # Square walls: `_segment_meets_rect`.
+    x0, y0, x1, y1 = (a.repeat(lo_x.shape[0], 0) for a in ends)
+    ux, uy = x1 - x0, y1 - y0
+    lx, hx, ly, hy = lo_x - x0, hi_x - x0, lo_y - y0, hi_y - y0
+    ux_ly, ux_hy, uy_lx, uy_hx = ux * ly, ux * hy, uy * lx, uy * hx
+    corner = (ux_ly - uy_lx, ux_ly - uy_hx, ux_hy - uy_hx, ux_hy - uy_lx)
+    overlap = (
+        (np.maximum(x0, x1) >= lo_x)
+        & (np.minimum(x0, x1) <= hi_x)
+        & (np.maximum(y0, y1) >= lo_y)
+        & (np.minimum(y0, y1) <= hi_y)
+    )
+    low = np.minimum(np.minimum(corner[0], corner[1]), np.minimum(corner[2], corner[3]))
+    high = np.maximum(np.maximum(corner[0], corner[1]), np.maximum(corner[2], corner[3]))
+    out = out | ((overlap & (low <= 0) & (high >= 0)) & rect_valid).any(axis=0)
+    # Turned walls: `_walls_meet`, edge k of every wall in the k-th block of rows.
+    e = ax.shape[0]
+    if e:
+        x0, y0, x1, y1 = (a.repeat(e, 0) for a in ends)
+        edge_out = (ex * (y0 - ay) - ey * (x0 - ax) < 0) & (ex * (y1 - ay) - ey * (x1 - ax) < 0)
+        side = (x1 - x0) * (ay - y0) - (y1 - y0) * (ax - x0)
+        shape = (4, e // 4, n)
+        apart = (
+            edge_out.reshape(shape).any(axis=0)
+            | (side > 0).reshape(shape).all(axis=0)
+            | (side < 0).reshape(shape).all(axis=0)
+        )
+        out = out | (~apart & poly_valid).any(axis=0)
+    return out
+
+
 def _box_holds_body(xp: Any, pt: tuple, lo_x, lo_y, hi_x, hi_y, r) -> Any:
     """A body centred at pt sinks into the box (closer than r + BODY to its rectangle)."""
     x, y = pt
@@ -268,20 +379,26 @@ def body_blocked(xp: Any, p: Any, m: MapArrays) -> Any:
 
 
 class _Blockers(NamedTuple):
-    """`body_overlap`'s operands that depend on the map alone, for NumPy (`_blockers`)."""
+    """`body_overlap`'s operands that depend on the map alone, for NumPy (`_blockers`),
+    pieces first: the boxes, and the turned walls' edges (edge k of every wall, for k =
+    0..3) on one flat axis of E = 4P, and the same tiled for each number of points asked
+    (`tiles`, (pieces, points)), so that every elementwise step is between arrays of one
+    shape (NumPy sets up a broadcast per call, which costs several times more) and every
+    reduction runs over the leading axis (one over a short last axis costs several times more)."""
 
-    lo_x: Any  # (B,) int32 each, contiguous: the boxes' lower and upper corners
+    lo_x: Any  # (B,) int32 each: the boxes' lower and upper corners
     lo_y: Any
     hi_x: Any
     hi_y: Any
     box_reach_sq: Any  # (B,) int32 (radius + BODY) squared; 0 for padding (no square is < 0)
-    ax: Any  # (P, 4) int32 each turned wall's edges: from (ax, ay)
+    ax: Any  # (E,) int32 each turned wall's edges: from (ax, ay)
     ay: Any
-    ux: Any  # (P, 4) int32 along the edge: b - a
+    ux: Any  # (E,) int32 along the edge: b - a
     uy: Any
-    uu: Any  # (P, 4) int32 |u|^2
-    reach: Any  # (P, 4) float32 BODY * sqrt(|u|^2), as `near_segment` computes it
+    uu: Any  # (E,) int32 |u|^2
+    reach: Any  # (E,) float32 BODY * sqrt(|u|^2), as `near_segment` computes it
     poly_valid: Any  # (P,) bool
+    tiles: dict  # number of points n -> every field above, (pieces, n) each
 
 
 def _build_blockers(xp: Any, m: MapArrays) -> _Blockers:
@@ -293,43 +410,56 @@ def _build_blockers(xp: Any, m: MapArrays) -> _Blockers:
     grown = m.box_radius + BODY
     reach_sq = xp.where(m.box_valid, grown * grown, 0).astype(I32)
     lo, hi = m.box_lo, m.box_hi
-    columns = (np.ascontiguousarray(c) for c in (lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1]))
-    return _Blockers(*columns, reach_sq, ax, ay, ux, uy, uu, reach, m.poly_valid)
+    columns = [lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1], reach_sq]
+    columns += [np.asarray(c).T for c in (ax, ay, ux, uy, uu, reach)]  # edge-major
+    flat = (np.ascontiguousarray(np.asarray(c).ravel()) for c in columns + [m.poly_valid])
+    return _Blockers(*flat, {})
 
 
 _blockers = per_numpy_map(_build_blockers)
-_ROLL = np.asarray([1, 2, 3, 0])  # edge k ends where edge k + 1 starts
 _ZERO_I = np.asarray(0, I32)
 _BODY_SQ = np.asarray(BODY * BODY, I32)
 
 
 def _numpy_blocked(p: Any, b: _Blockers) -> Any:
-    """`body_overlap(np, p, m).any` in fewer NumPy calls, the same integer and float steps:
+    """`body_overlap(np, p, m).any` in fewer NumPy calls, the same integer and float steps,
+    elementwise on (pieces, points) arrays of one shape (each point's coordinates repeated
+    along the pieces once, the map's parts tiled per number of points: `_piece_tiles`):
 
     - boxes: `_box_holds_body` against the squared grown radius kept per map (0 for
-      padding, which no sum of squares is below: `hit & box_valid`), the corners' columns
-      kept contiguous;
+      padding, which no sum of squares is below: `hit & box_valid`);
     - turned walls (`_edge_holds_body`): the map's parts of `near_segment` (u, |u|^2, the
       reach) kept per map; the distance to an edge's end is the distance to the next
-      edge's start (`_ROLL`), and `orient` of the point is minus `near_segment`'s cross
-      product, so `orient >= 0` is `cross <= 0` (both far below 2**31 for points within
-      twice the arena, which every caller's points are);
+      edge's start (the next block of P rows), and `orient` of the point is minus
+      `near_segment`'s cross product, so `orient >= 0` is `cross <= 0` (both far below
+      2**31 for points within twice the arena, which every caller's points are);
     - the arena's edges as `_off_arena`.
     """
-    x, y = p[..., 0, None], p[..., 1, None]  # (..., 1)
-    gx = np.maximum(np.maximum(b.lo_x - x, x - b.hi_x), _ZERO_I)
-    gy = np.maximum(np.maximum(b.lo_y - y, y - b.hi_y), _ZERO_I)
-    boxes = ((gx * gx + gy * gy) < b.box_reach_sq).any(axis=-1)
-    x, y = x[..., None], y[..., None]  # (..., 1, 1)
-    wx, wy = x - b.ax, y - b.ay
-    dot = wx * b.ux + wy * b.uy
-    ends_a = (wx * wx + wy * wy) < _BODY_SQ
-    cross = wx * b.uy - wy * b.ux
-    side = np.abs(cross).astype(F32) < b.reach
-    near = np.where(dot <= 0, ends_a, np.where(dot >= b.uu, ends_a[..., _ROLL], side))
-    walls = ((near.any(axis=-1) | (cross <= 0).all(axis=-1)) & b.poly_valid).any(axis=-1)
-    edge_x, edge_y = _off_arena(p)
-    return boxes | walls | edge_x | edge_y
+    shape = p.shape[:-1]
+    flat = p.reshape(-1, 2)
+    n = flat.shape[0]
+    lo_x, lo_y, hi_x, hi_y, reach_sq, ax, ay, ux, uy, uu, reach, valid = _piece_tiles(b, n)
+    x, y = flat[:, 0][None, :], flat[:, 1][None, :]  # (1, n)
+    xs, ys = x.repeat(lo_x.shape[0], 0), y.repeat(lo_x.shape[0], 0)
+    gx = np.maximum(np.maximum(lo_x - xs, xs - hi_x), _ZERO_I)
+    gy = np.maximum(np.maximum(lo_y - ys, ys - hi_y), _ZERO_I)
+    boxes = ((gx * gx + gy * gy) < reach_sq).any(axis=0)
+    e = ax.shape[0]
+    if e:
+        walls = e // 4
+        xs, ys = x.repeat(e, 0), y.repeat(e, 0)
+        wx, wy = xs - ax, ys - ay
+        dot = wx * ux + wy * uy
+        ends_a = (wx * wx + wy * wy) < _BODY_SQ
+        cross = wx * uy - wy * ux
+        side = np.abs(cross).astype(F32) < reach
+        ends_b = np.concatenate([ends_a[walls:], ends_a[:walls]])  # edge k ends at k + 1
+        near = np.where(dot <= _ZERO_I, ends_a, np.where(dot >= uu, ends_b, side))
+        inner = (cross <= _ZERO_I).reshape(4, walls, n).all(axis=0)
+        hit = near.reshape(4, walls, n).any(axis=0) | inner
+        boxes = boxes | (hit & valid).any(axis=0)
+    edge_x, edge_y = _off_arena(flat)
+    return (boxes | edge_x | edge_y).reshape(shape)
 
 
 class Overlap(NamedTuple):

@@ -32,7 +32,7 @@ from .obstacle_rows import (
     row_blocked,
     row_entries,
 )
-from .ops import pick, rint, stack
+from .ops import dot2, pick, rint, stack
 from .state import LEFT, NUM_SLOTS
 
 # How far (in quanta) a stop backs off when rounding to the grid would put the body into
@@ -259,14 +259,14 @@ def _slide(xp: Any, rest: Any, n: Any) -> Any:
     """The part of `rest` along the tangent of a surface with outward normal n, rounded to
     the grid so that it never points into the surface (n . slide >= 0)."""
     t = stack(xp, [-n[:, 1], n[:, 0]], -1)
-    dot = (rest * t).sum(axis=-1)
-    tt = xp.maximum((t * t).sum(axis=-1), 1)
+    dot = dot2(xp, rest, t)
+    tt = xp.maximum(dot2(xp, t, t), 1)
     k = f32(dot) / f32(tt)
     w = rint(xp, f32(t) * k[:, None]).astype(I32)
     # Rounding may lean into the surface by under a unit; one step along the normal's
     # larger part puts it back (n . w_exact = 0, so one step is always enough).
     major_x = xp.abs(n[:, 0]) >= xp.abs(n[:, 1])
-    lean = (n * w).sum(axis=-1) < 0
+    lean = dot2(xp, n, w) < 0
     step = xp.where(major_x[:, None], stack(xp, [xp.sign(n[:, 0]), 0 * n[:, 1]], -1),
                     stack(xp, [0 * n[:, 0], xp.sign(n[:, 1])], -1))  # fmt: skip
     return xp.where(lean[:, None], w + step, w).astype(I32)
@@ -299,6 +299,13 @@ def _legs(
 
     def normal(which: Any) -> Any:
         column = xp.minimum(xp.maximum(which - 4, 0), k_max)
+        if xp is np and obstacles.kind.shape[0] == 1:
+            # One NumPy game: its list indexed by column alone, and only the two fields
+            # `_surface_normal` reads (a gather by two index arrays costs several times more).
+            corners, kind = obstacles.corners[0], obstacles.kind[0]
+            return _surface_normal(
+                np, contact, which, Obstacles(corners[column], None, kind[column], None)
+            )
         return _surface_normal(xp, contact, which, _gather(obstacles, game, column))
 
     rest = stride - (contact - start)
@@ -310,9 +317,9 @@ def _legs(
     else:
         n2 = normal(second)
         w2 = _slide(xp, rest, n2)
-    ok1 = ~both | ((w1 * n2).sum(axis=-1) >= 0)
-    ok2 = both & ((w2 * n1).sum(axis=-1) >= 0)
-    l1, l2 = (w1 * w1).sum(axis=-1), (w2 * w2).sum(axis=-1)
+    ok1 = ~both | (dot2(xp, w1, n2) >= 0)
+    ok2 = both & (dot2(xp, w2, n1) >= 0)
+    l1, l2 = dot2(xp, w1, w1), dot2(xp, w2, w2)
     # On a tie, the slide toward the own spawn end, then the southern one (mirror-safe).
     own = xp.where(end == LEFT, 1, -1)
     key1, key2 = w1[:, 0] * own, w2[:, 0] * own

@@ -32,6 +32,19 @@ def stack(xp: Any, arrays: list, axis: int = 0) -> Any:
     return np.ascontiguousarray(out.transpose(perm))
 
 
+def dot2(xp: Any, a: Any, b: Any) -> Any:
+    """`(a * b).sum(axis=-1)` for integer vectors on a last axis of length 2.
+
+    On NumPy two products and one sum of the halves, in the operands' dtype: a reduction
+    over a short last axis costs several times one elementwise operation, and NumPy would
+    sum int32 in int64. Callers keep each value below 2**31 in size (JAX, whose sum is
+    int32, computes it in int32 as well), so the values are the same.
+    """
+    if xp is np:
+        return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1]
+    return (a * b).sum(axis=-1)
+
+
 def rint(xp: Any, x: Any) -> Any:
     """Floats rounded to the nearest integer, halves to even (what `xp.round` does)."""
     return np.rint(x) if xp is np else xp.round(x)

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import classes as C
 from .batching import every_game, with_batch_rule
-from .geometry import sight_blocked, sq
+from .geometry import numpy_lines_blocked, sight_blocked, sq
 from .state import NUM_SLOTS
 
 PAIR_I, PAIR_J = np.triu_indices(NUM_SLOTS, k=1)
@@ -36,7 +36,7 @@ def blocked_pairs(xp: Any, pos: Any, m: Any) -> Any:
     if xp is np:
         near = np.flatnonzero(_near(np, pos))
         blocked = np.ones(len(PAIR_I), bool)
-        blocked[near] = sight_blocked(np, pos[PAIR_I[near]], pos[PAIR_J[near]], m)
+        blocked[near] = numpy_lines_blocked(pos[PAIR_I[near]], pos[PAIR_J[near]], m)
         return blocked
     return _blocked_pairs_jax(pos, m)
 

@@ -35,6 +35,9 @@ _SELF = np.eye(NUM_SLOTS, dtype=bool)  # (source, recipient): an agent's effects
 _TRAP = np.arange(C.NUM_EFFECTS) == C.TRAP
 _SLOTS = np.arange(NUM_SLOTS)  # made once: NumPy pays per call
 _DURATION = np.asarray(C.EFFECT_DURATION, np.int32)
+# Integer constants of `where` as 0-d int32 arrays: NumPy converts a Python scalar argument
+# of `where` on every call (about 1 us); the same values and dtypes on both engines.
+_I0, _I1, _I2, _I_NONE = (np.asarray(v, np.int32) for v in (0, 1, 2, -1))
 
 
 class TickInfo(NamedTuple):
@@ -111,17 +114,17 @@ def step(
     u = used_ult.astype(np.int32)
     table = xp.asarray(C.DAMAGE_MILLI)
     dealt = table[cls[:, None], u[:, None], mages[:, None], burst[:, None], warriors[None, :]]
-    damage = xp.where(aims, dealt, 0).astype(np.int32)
+    damage = xp.where(aims, dealt, _I0).astype(np.int32)
     cut = (state.effects[:, C.HEALING_CUT] > 0).astype(np.int32)
     given = xp.asarray(C.HEAL_MILLI)[cls[:, None], u[:, None], cut[None, :]]
-    healing = xp.where(aims, given, 0).astype(np.int32)
+    healing = xp.where(aims, given, _I0).astype(np.int32)
     taken = damage.sum(axis=0)
     healed = healing.sum(axis=0)
     raw = state.health - taken + healed
     excess = xp.minimum(healed, xp.maximum(raw - max_hp, 0))
     health = xp.minimum(max_hp, raw)
     killed = living & (health <= 0)
-    health = xp.where(killed | ~living, 0, health)
+    health = xp.where(killed | ~living, _I0, health)
     alive = state.alive & ~killed
     survivors = state.present & alive
 
@@ -135,13 +138,13 @@ def step(
 
     # 3. Charge relocation, with start-of-tick bodies of everyone who survived combat.
     charging = used_ult & (cls == C.WARRIOR) & survivors
-    goal = xp.where(aims[:, :, None], state.pos[None, :, :], 0).sum(axis=1)
+    goal = xp.where(aims[:, :, None], state.pos[None, :, :], _I0).sum(axis=1)
     bodies = survivors & unshielded
     after_charge = charge_landing(xp, state.pos, goal, charging, bodies, m)
 
     # 4. Ordinary movement with start-of-tick statuses: each agent's planned stride (speeds
     # from an integer table; stunned agents plan none), and none for those combat killed.
-    stride = xp.where(survivors[:, None], planned_strides(xp, state, move), 0)
+    stride = xp.where(survivors[:, None], planned_strides(xp, state, move), _I0)
     end_of_slot = state.spawn_end[team]
     pos = move_bodies(xp, after_charge, stride, bodies, m, end_of_slot)
     pos = xp.where(survivors[:, None], pos, state.pos)
@@ -156,12 +159,12 @@ def step(
     effect_from = effect_from | (xp.asarray(_SELF)[:, :, None] & self_effects[:, None, :])
     applied = effect_from.any(axis=0)
     trap_broken = (state.effects[:, C.TRAP] > 0) & takes
-    effects = xp.where(xp.asarray(_TRAP)[None, :] & trap_broken[:, None], 0, state.effects)
+    effects = xp.where(xp.asarray(_TRAP)[None, :] & trap_broken[:, None], _I0, state.effects)
     effects = xp.maximum(effects - 1, 0)
     duration = xp.asarray(_DURATION)
     effects = xp.where(applied, xp.maximum(effects, duration[None, :]), effects)
-    effects = xp.where(alive[:, None], effects, 0).astype(np.int32)
-    shield = xp.where(alive, xp.maximum(state.shield - 1, 0), 0).astype(np.int32)
+    effects = xp.where(alive[:, None], effects, _I0).astype(np.int32)
+    shield = xp.where(alive, xp.maximum(state.shield - 1, 0), _I0).astype(np.int32)
     leaving = survivors & (state.shield == 1)
     settled = survivors & (state.shield == 0)
     cleared_pos = clear_of_bodies(xp, pos, leaving, settled, end_of_slot, m)
@@ -175,8 +178,10 @@ def step(
     x = state.pos[:, 0]
     depth = state.red_zone_depth
     in_red = xp.where(end_of_slot == LEFT, x <= depth, x >= 20 * MILLI - depth)
-    points = xp.where(killed, xp.where(in_red, 2, 1), 0).astype(np.int32)
-    gained = stack(xp, [xp.where(team == 1, points, 0).sum(), xp.where(team == 0, points, 0).sum()])
+    points = xp.where(killed, xp.where(in_red, _I2, _I1), _I0).astype(np.int32)
+    gained = stack(
+        xp, [xp.where(team == 1, points, _I0).sum(), xp.where(team == 0, points, _I0).sum()]
+    )
     score = (state.score + gained).astype(np.int32)
     tick = state.tick + 1
 
@@ -194,9 +199,9 @@ def step(
     # 8. Out-of-combat healing for survivors that took no part in combat.
     rests = survivors & ~in_combat & (state.out_of_combat >= delay)
     rest_heal = xp.asarray(C.REST_HEAL_MILLI)[cls, cut]
-    rest_heal = xp.where(rests, xp.minimum(rest_heal, max_hp - health), 0).astype(np.int32)
+    rest_heal = xp.where(rests, xp.minimum(rest_heal, max_hp - health), _I0).astype(np.int32)
     health = (health + rest_heal).astype(np.int32)
-    ooc = xp.where(survivors & ~in_combat, state.out_of_combat + 1, 0).astype(np.int32)
+    ooc = xp.where(survivors & ~in_combat, state.out_of_combat + 1, _I0).astype(np.int32)
 
     # Result: the ending tick is completed in full before the game is marked done.
     win = state.winning_score
@@ -209,7 +214,7 @@ def step(
         ),
         xp.where(tick >= state.horizon, RESULT_DRAW, RESULT_OPEN),
     ).astype(np.int32)
-    last_action = xp.where(state.present[:, None], acts, -1).astype(np.int32)
+    last_action = xp.where(state.present[:, None], acts, _I_NONE).astype(np.int32)
 
     new_state = State(
         tick=xp.asarray(tick, dtype=np.int32),
