@@ -50,7 +50,7 @@ def jax_ticks_per_second(num_games: int, ticks: int, seed: int) -> tuple[float, 
     maps = jax.tree.map(lambda x: np.repeat(np.asarray(x)[None], num_games, 0), game.map_arrays)
 
     def one(state, m, key):
-        mask = joint_mask(jnp, legal_masks(jnp, state, compute_sight(jnp, state, m)))
+        mask = joint_mask(legal_masks(jnp, state, compute_sight(jnp, state, m)))
         flat = jax.random.categorical(key, jnp.where(mask, 0.0, -jnp.inf))
         actions = jnp.stack([flat // 22, (flat // 2) % 11, flat % 2], axis=-1)
         return step(jnp, state, actions, m)[0]

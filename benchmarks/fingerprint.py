@@ -29,9 +29,9 @@ import numpy as np
 
 from marl_bgs import Game
 from marl_bgs.core import classes as C
+from marl_bgs.core.observation import MAX_TURNED_WALLS
 from marl_bgs.core.position import starting_position
 from marl_bgs.core.state import MAX_OBSTACLES, map_arrays
-from marl_bgs.core.views import MAX_TURNED_WALLS
 from marl_bgs.random_play import decode
 
 MAPS = (47, 42, 49, 28, {"obstacles": []})
@@ -141,7 +141,7 @@ def _joint(state, m):
 
     from marl_bgs.core import compute_sight, joint_mask, legal_masks
 
-    return joint_mask(jnp, legal_masks(jnp, state, compute_sight(jnp, state, m)))
+    return joint_mask(legal_masks(jnp, state, compute_sight(jnp, state, m)))
 
 
 def env_rollout(num_envs: int, ticks: int, seed: int) -> str:

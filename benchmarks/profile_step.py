@@ -23,8 +23,8 @@ import jax.numpy as jnp
 from report import run_facts, write_report
 
 import marl_bgs
-from marl_bgs.core import movement, observe, shield_exit, tick
-from marl_bgs.core.views import observations
+from marl_bgs.core import movement, shield_exit, sight, tick
+from marl_bgs.core.observation import observations
 
 WRAPPED = (
     (tick, "charge_landing"),
@@ -111,7 +111,7 @@ def profile(num_envs: int, warm_ticks: int, repeats: int, seed: int) -> list[dic
         ("env.step", lambda s, a: env.step(key, s, a), (state, actions)),
         ("reset_done", env.reset_done, (key, state)),
         ("  rules: core tick.step", v(rules), (state, heads)),
-        ("  sight: compute_sight", v(lambda g, mm: observe.compute_sight(jnp, g, mm)), (game, m)),
+        ("  sight: compute_sight", v(lambda g, mm: sight.compute_sight(jnp, g, mm)), (game, m)),
         (
             "  observations",
             v(lambda g, mm, sg: observations(jnp, g, mm, sg)),
@@ -119,7 +119,7 @@ def profile(num_envs: int, warm_ticks: int, repeats: int, seed: int) -> list[dic
         ),
         (
             "    masks: legal_masks",
-            v(lambda g, sg: observe.legal_masks(jnp, g, sg)),
+            v(lambda g, sg: sight.legal_masks(jnp, g, sg)),
             (game, state.sight),
         ),
         (

@@ -36,17 +36,17 @@ from marl_bgs.core import (
     legs,
     loops,
     movement,
-    observe,
+    observation,
     obstacle_rows,
     shield_exit,
+    sight,
     sight_pairs,
     tick,
-    views,
 )
 
 SCOPED_MODULES = (
-    tick, movement, legs, obstacle_rows, body_contacts, contact, shield_exit, observe, sight_pairs,
-    geometry, views, loops, env_module,
+    tick, movement, legs, obstacle_rows, body_contacts, contact, shield_exit, sight, sight_pairs,
+    geometry, observation, loops, env_module,
 )  # fmt: skip
 SKIPPED_NAMES = {"while", "body", "closed_call", "cond", "remat", "checkpoint"}
 

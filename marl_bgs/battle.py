@@ -32,12 +32,13 @@ import numpy as np
 from .browser import SPEC_KEYS as GAME_KEYS
 from .browser import _position_of
 from .core import classes as C
+from .core.actions import HEAD_LIMITS, MIRROR_FLAT, decode, encode
 from .core.checks import whole
 from .core.movement import planned_strides
 from .core.position import MAX_HORIZON, MAX_WINNING_SCORE
 from .core.state import LEFT, NUM_SLOTS, SPAWN_END_NAMES, TEAM_SIZE, State
 from .core.tick import TickInfo
-from .game import MIRROR_FLAT, Game
+from .game import Game
 from .maps import MAP_IDS, load_map, split_of
 from .replay.record import _empty_infos, map_file_of, package_versions, replay_from_arrays
 from .replay.schema import AGENT_NAMES, Replay
@@ -306,9 +307,9 @@ class Session:
             ):
                 raise ValueError(f"actions.{name}: expected [move, target, ultimate]")
             move, target, ult = act
-            flat = (move * 11 + target) * 2 + ult
+            flat = encode(move, target, ult)
             if (
-                not (0 <= move < 9 and 0 <= target < 11 and ult in (0, 1))
+                not all(0 <= v < n for v, n in zip(act, HEAD_LIMITS, strict=True))
                 or not legal[s // TEAM_SIZE, s % TEAM_SIZE, flat]
             ):
                 raise ValueError(f"actions.{name}: {act} is not a legal action now")
@@ -320,8 +321,7 @@ class Session:
             for k in range(TEAM_SIZE):
                 s = team * TEAM_SIZE + k
                 if self.controllers[s] == label:
-                    f = int(flat[k])
-                    slots[s] = (f // 22, (f // 2) % 11, f % 2)
+                    slots[s] = decode(int(flat[k]))
         from .core.events import tick_events
 
         before = self.game.state

@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from .core.actions import MIRROR_FLAT, decode
 from .core.checks import whole
 from .core.position import starting_position
 from .core.state import LEFT, TEAM_SIZE
-from .game import MIRROR_FLAT, Game
-from .random_play import decode
+from .game import Game
 from .systems.numpy_play import NumpySystem, decide, numpy_system
 
 SPEC_KEYS = {"map", "rosters", "winning_score", "horizon", "spawn_ends", "seed"}

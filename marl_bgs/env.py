@@ -35,49 +35,59 @@ import jax.numpy as jnp
 import numpy as np
 
 from .core import classes as C
-from .core.checks import FieldTypeError, boolean, choice, number, one_or_many, sequence, whole
-from .core.events import agent_name
-from .core.geometry import first_index
-from .core.observe import (
+from .core.actions import (
     HEAD_LIMITS,
     HEAD_NAMES,
+    MIRROR_FLAT,  # noqa: F401 (importable from here, as before)
     NUM_JOINT,
     NUM_MOVES,
     NUM_TARGETS,
+    compass_flat,
+    compass_move,
+    decode,
+    encode,
+    encode_pair,
+    own_frame_joint,
+)
+from .core.checks import FieldTypeError, boolean, choice, number, one_or_many, sequence, whole
+from .core.geometry import first_index
+from .core.inputs import TeamInputs
+from .core.observation import MAX_TURNED_WALLS, OBS_HIGH, OBS_LOW, OBS_WIDTH, observations
+from .core.position import OFFICIAL_ROSTER, parse_position
+from .core.sight import TEAM as TEAM_OF
+from .core.sight import (
     Sight,
     compute_sight,
+    joint_mask,
     legal_masks,
     sight_lines,
 )
-from .core.observe import TEAM as TEAM_OF
-from .core.position import OFFICIAL_ROSTER, parse_position
 from .core.state import (
-    LEFT,
+    AGENT_NAMES,
     MAX_OBSTACLES,
     NUM_SLOTS,
-    PAD_MILLI,
     RESULT_A,
     RESULT_B,
     RESULT_OPEN,
     TEAM_SIZE,
     MapArrays,
     State,
+    fresh_state,
     map_arrays,
     obstacle_groups,
     pad_positions,
 )
 from .core.tick import step as tick_step
-from .core.views import MAX_TURNED_WALLS, MIRROR_MOVE, OBS_HIGH, OBS_LOW, OBS_WIDTH, observations
 from .maps import load_map
-from .metrics import PRIORITY_NAMES, priority_start, priority_update
+from .metrics import (
+    PRIORITY_NAMES,
+    priority_record,
+    priority_start,
+    priority_update,
+    priority_vector,
+)
 from .metrics.full import FULL_WIDTH, full_start, full_update
 from .spaces import Box, Discrete, MultiDiscrete
-from .systems.base import TeamInputs
-
-AGENTS = tuple(agent_name(i) for i in range(NUM_SLOTS))
-# Joint index permutation that mirrors the move part: flat = (move * 11 + target) * 2 + ult.
-_FLAT = np.arange(NUM_JOINT)
-MIRROR_FLAT = (MIRROR_MOVE[_FLAT // 22] * 22 + _FLAT % 22).astype(np.int32)
 
 
 class EnvState(NamedTuple):
@@ -196,7 +206,7 @@ def _as_heads(x: Any, lead: tuple[int, ...], where: str) -> Any:
         )
     _check_range(x, where, None)
     x = jnp.asarray(x).astype(jnp.int32)
-    return jnp.stack([x // (NUM_TARGETS * 2), (x // 2) % NUM_TARGETS, x % 2], axis=-1)
+    return jnp.stack(decode(x), axis=-1)
 
 
 def _check_range(x: Any, where: str, limits: tuple[int, ...] | None) -> None:
@@ -324,12 +334,12 @@ class TeamDeathmatch:
         self._metric_width = {"none": 0, "priority": len(PRIORITY_NAMES)}.get(
             metrics, len(PRIORITY_NAMES) + FULL_WIDTH
         )
-        self.agents = list(AGENTS)
+        self.agents = list(AGENT_NAMES)
         self.num_agents = NUM_SLOTS
         box, discrete, multi = self.space_types
-        self.observation_spaces = {a: box(OBS_LOW, OBS_HIGH, (OBS_WIDTH,)) for a in AGENTS}
-        self.action_spaces = {a: discrete(NUM_JOINT) for a in AGENTS}
-        self.head_spaces = {a: multi(HEAD_LIMITS) for a in AGENTS}
+        self.observation_spaces = {a: box(OBS_LOW, OBS_HIGH, (OBS_WIDTH,)) for a in AGENT_NAMES}
+        self.action_spaces = {a: discrete(NUM_JOINT) for a in AGENT_NAMES}
+        self.head_spaces = {a: multi(HEAD_LIMITS) for a in AGENT_NAMES}
 
     @staticmethod
     def _capacity(obstacles: list[list[dict]], asked: tuple[int, int] | None) -> tuple[int, int]:
@@ -376,11 +386,11 @@ class TeamDeathmatch:
     @property
     def agent_classes(self) -> dict[str, list[str]]:
         """Agents grouped by team (classes are drawn per game, so they cannot group agents)."""
-        return {"team_a": list(AGENTS[:TEAM_SIZE]), "team_b": list(AGENTS[TEAM_SIZE:])}
+        return {"team_a": list(AGENT_NAMES[:TEAM_SIZE]), "team_b": list(AGENT_NAMES[TEAM_SIZE:])}
 
     def _agent(self, agent: str) -> str:
         if agent not in self.observation_spaces:
-            raise ValueError(f"agent: unknown agent {agent!r}; the agents are {list(AGENTS)}")
+            raise ValueError(f"agent: unknown agent {agent!r}; the agents are {list(AGENT_NAMES)}")
         return agent
 
     def observation_space(self, agent: str = "a0") -> Box:
@@ -443,27 +453,7 @@ class TeamDeathmatch:
         spawn_end = jnp.where(swap, jnp.asarray([1, 0], jnp.int32), jnp.asarray([0, 1], jnp.int32))
         present = roster >= 0
         cls = jnp.maximum(roster, 0)
-        pads = jnp.asarray(PAD_MILLI)[spawn_end].reshape(NUM_SLOTS, 2)
-        game = State(
-            tick=jnp.asarray(0, jnp.int32),
-            horizon=jnp.asarray(self.horizon, jnp.int32),
-            winning_score=win,
-            red_zone_depth=jnp.asarray(self.red_zone_depth, jnp.int32),
-            score=jnp.zeros(2, jnp.int32),
-            spawn_end=spawn_end,
-            wave_clock=jnp.full(2, C.RESPAWN_PERIOD, jnp.int32),
-            result=jnp.asarray(RESULT_OPEN, jnp.int32),
-            present=present,
-            alive=present,
-            cls=cls,
-            pos=pads,
-            health=jnp.where(present, jnp.asarray(C.MAX_HEALTH_MILLI)[cls], 0),
-            ultimate_cooldown=jnp.zeros(NUM_SLOTS, jnp.int32),
-            shield=jnp.zeros(NUM_SLOTS, jnp.int32),
-            out_of_combat=jnp.zeros(NUM_SLOTS, jnp.int32),
-            effects=jnp.zeros((NUM_SLOTS, C.NUM_EFFECTS), jnp.int32),
-            last_action=jnp.full((NUM_SLOTS, 3), -1, jnp.int32),
-        )
+        game = fresh_state(jnp, cls, present, spawn_end, self.horizon, win, self.red_zone_depth)
         map_id = jnp.asarray(self.map_ids, jnp.int32)[mi]
         sight = compute_sight(jnp, game, m, self._pad_lines[mi, swap.astype(jnp.int32)])
         return self._wrap(game, m, map_id, sight, jnp.asarray(0, jnp.int32))
@@ -478,14 +468,14 @@ class TeamDeathmatch:
             return jnp.zeros(0, jnp.int32)
         priority = priority_start(jnp, game)
         if self.metrics == "priority":
-            return priority
-        return jnp.concatenate([priority, full_start(jnp, priority)])
+            return priority_vector(jnp, priority)
+        return jnp.concatenate([priority_vector(jnp, priority), full_start(jnp, priority)])
 
     def _obs_one(self, s: EnvState):
         return observations(jnp, s.game, s.map, s.sight)
 
     def _obs_dict(self, obs):
-        return {a: obs[..., i, :] for i, a in enumerate(AGENTS)}
+        return {a: obs[..., i, :] for i, a in enumerate(AGENT_NAMES)}
 
     @_jit
     def get_obs(self, state: EnvState) -> dict:
@@ -616,18 +606,17 @@ class TeamDeathmatch:
         """
         games = () if self.num_envs is None else (self.num_envs,)
         if isinstance(actions, Mapping):
-            missing = [a for a in AGENTS if a not in actions]
+            missing = [a for a in AGENT_NAMES if a not in actions]
             if missing:
                 raise ValueError(f"actions: no action for agent {missing[0]!r}")
-            parts = [_as_heads(actions[a], games, f"actions[{a!r}]") for a in AGENTS]
+            parts = [_as_heads(actions[a], games, f"actions[{a!r}]") for a in AGENT_NAMES]
             return jnp.stack(parts, axis=-2)
         return _as_heads(actions, (*games, NUM_SLOTS), "actions")
 
     def _to_absolute(self, game: State, heads):
         """Agent-frame moves to compass moves (mirrored for the right end's agents)."""
         end = game.spawn_end[jnp.asarray(TEAM_OF)]
-        move = jnp.where(end == LEFT, heads[:, 0], jnp.asarray(MIRROR_MOVE)[heads[:, 0]])
-        return heads.at[:, 0].set(move)
+        return heads.at[:, 0].set(compass_move(jnp, heads[:, 0], end))
 
     # ---- step ---------------------------------------------------------------------------
     def _step_one(self, s: EnvState, heads):
@@ -645,10 +634,11 @@ class TeamDeathmatch:
         metrics = s.metrics
         if self._metric_width:
             p = len(PRIORITY_NAMES)
-            metrics = priority_update(jnp, s.metrics[:p], info, game, was_open)
+            priority = priority_update(jnp, priority_record(s.metrics[:p]), info, game, was_open)
+            metrics = priority_vector(jnp, priority)
             if self.metrics == "full":
                 full = full_update(
-                    jnp, s.metrics[p:], metrics, s.game, raw, info, game, s.sight.dist_sq,
+                    jnp, s.metrics[p:], priority, s.game, raw, info, game, s.sight.dist_sq,
                     was_open,
                 )  # fmt: skip
                 metrics = jnp.concatenate([metrics, full])
@@ -687,8 +677,7 @@ class TeamDeathmatch:
         team = jnp.asarray(TEAM_OF)
         acts = info.actions
         end = game.spawn_end[team]
-        move = jnp.where(end == LEFT, acts[:, 0], jnp.asarray(MIRROR_MOVE)[acts[:, 0]])
-        flat = (move * NUM_TARGETS + acts[:, 1]) * 2 + acts[:, 2]
+        flat = encode(compass_move(jnp, acts[:, 0], end), acts[:, 1], acts[:, 2])
         per_agent = (NUM_SLOTS,)
         return {
             "result": jnp.broadcast_to(game.result, per_agent),
@@ -729,13 +718,13 @@ class TeamDeathmatch:
     def _tick(self, state: EnvState, heads) -> tuple[dict, EnvState, dict, dict, dict]:
         obs, state, reward, done, info = self._batched(self._step_one, state, heads)
         obs_d = self._obs_dict(obs)
-        rewards = {a: reward[..., i] for i, a in enumerate(AGENTS)}
-        dones = {a: done for a in AGENTS}
+        rewards = {a: reward[..., i] for i, a in enumerate(AGENT_NAMES)}
+        dones = {a: done for a in AGENT_NAMES}
         dones["__all__"] = done
         if self.num_envs is not None:
             info = dict(info)
             info["terminal_obs"] = obs_d
-            info["new_game"] = {a: info["new_game"][..., i] for i, a in enumerate(AGENTS)}
+            info["new_game"] = {a: info["new_game"][..., i] for i, a in enumerate(AGENT_NAMES)}
         return obs_d, state, rewards, dones, info
 
     def step(
@@ -837,9 +826,9 @@ class TeamDeathmatch:
     def _joint_one(self, s: EnvState):
         """Legal flat actions per slot in each agent's own frame, (10, 198)."""
         masks = legal_masks(jnp, s.game, s.sight)
-        joint = (masks.move[:, :, None, None] & masks.pair[:, None, :, :]).reshape(NUM_SLOTS, -1)
+        joint = joint_mask(masks)
         end = s.game.spawn_end[jnp.asarray(TEAM_OF)]
-        return jnp.where((end == LEFT)[:, None], joint, joint[:, jnp.asarray(MIRROR_FLAT)])
+        return own_frame_joint(jnp, joint, end)
 
     @_jit
     def get_avail_actions(self, state: EnvState) -> dict:
@@ -853,7 +842,7 @@ class TeamDeathmatch:
                 action is legal; "stay, no target, no Ultimate" (0) always is.
         """
         joint = self._batched(self._joint_one, state)
-        return {a: joint[..., i, :] for i, a in enumerate(AGENTS)}
+        return {a: joint[..., i, :] for i, a in enumerate(AGENT_NAMES)}
 
     @_jit
     def get_avail_heads(self, state: EnvState) -> dict:
@@ -874,7 +863,8 @@ class TeamDeathmatch:
         target = joint.any(axis=(-1, -3))
         ult = joint.any(axis=(-2, -3))
         return {
-            a: (move[..., i, :], target[..., i, :], ult[..., i, :]) for i, a in enumerate(AGENTS)
+            a: (move[..., i, :], target[..., i, :], ult[..., i, :])
+            for i, a in enumerate(AGENT_NAMES)
         }
 
     def _sample_one(self, key, s: EnvState):
@@ -890,9 +880,9 @@ class TeamDeathmatch:
         k_move, k_pair = jax.random.split(key)
         move = _nth_legal(k_move, masks.move)
         pair = _nth_legal(k_pair, masks.pair.reshape(NUM_SLOTS, -1))
-        flat = (move * (NUM_TARGETS * 2) + pair).astype(jnp.int32)
+        flat = encode_pair(move, pair).astype(jnp.int32)
         end = s.game.spawn_end[jnp.asarray(TEAM_OF)]
-        return jnp.where(end == LEFT, flat, jnp.asarray(MIRROR_FLAT)[flat])
+        return compass_flat(jnp, flat, end)
 
     @_jit
     def sample_actions(self, key, state: EnvState) -> dict:
@@ -907,7 +897,7 @@ class TeamDeathmatch:
                 ready for `step`.
         """
         flat = self._batched(self._sample_one, self._keys(key), state)
-        return {a: flat[..., i] for i, a in enumerate(AGENTS)}
+        return {a: flat[..., i] for i, a in enumerate(AGENT_NAMES)}
 
     # ---- other views --------------------------------------------------------------------
     @_jit
@@ -989,7 +979,7 @@ class TeamDeathmatch:
         Returns:
             Agent name -> bool `()` (`(N,)` for N games), `state.new_game` for every agent.
         """
-        return {a: state.new_game for a in AGENTS}
+        return {a: state.new_game for a in AGENT_NAMES}
 
 
 def make(name: str = "tdm", **kwargs: Any) -> TeamDeathmatch:

@@ -29,9 +29,9 @@ from .core.checks import FieldTypeError, choice, sequence, whole
 from .core.classes import CLASS_NAMES
 from .core.events import agent_name
 from .core.position import OFFICIAL_ROSTER, starting_position
-from .core.state import NUM_SLOTS, RESULT_NAMES, TEAM_SIZE
+from .core.state import NUM_SLOTS, RESULT_NAMES, SPAWN_END_NAMES, TEAM_SIZE
 from .maps import NUM_MAPS, SPLITS
-from .metrics import PRIORITY_NAMES
+from .metrics import PRIORITY_NAMES, priority_record
 from .metrics.columns import GAME_COLUMNS, MILLI_COLUMNS
 from .outputs import check_new_files, write_atomic
 from .sharding import device_count, game_mesh, games_sharding, replicate, round_up, split_games
@@ -43,7 +43,6 @@ EVAL_VERSION = 1
 USE_MEMORY = 0  # key use: a System's memory at a game's start
 USE_ACTIONS = 1  # key use: a System's actions at one tick
 MAX_GAMES = 1_000_000
-SPAWN_NAMES = ("left", "right")
 
 
 # ---- inputs ----------------------------------------------------------------------------------
@@ -156,7 +155,12 @@ class Schedule:
             spawn_a: Team a's end, `"left"` (even g) or `"right"` (odd g).
         """
         pair = g // 2
-        return pair, self.first_seed + pair, self.maps[pair % len(self.maps)], SPAWN_NAMES[g % 2]
+        return (
+            pair,
+            self.first_seed + pair,
+            self.maps[pair % len(self.maps)],
+            SPAWN_END_NAMES[g % 2],
+        )
 
     def as_dict(self) -> dict:
         """The schedule as plain JSON, with its rule in words (stored in `meta.json`).
@@ -213,7 +217,7 @@ def _positions(schedule: Schedule, games: Sequence[int], rosters, horizon, winni
     out = []
     for g in games:
         _, _, map_id, spawn_a = schedule.game(g)
-        ends = (spawn_a, SPAWN_NAMES[1 - SPAWN_NAMES.index(spawn_a)])
+        ends = (spawn_a, SPAWN_END_NAMES[1 - SPAWN_END_NAMES.index(spawn_a)])
         out.append(
             starting_position(
                 map_id,
@@ -620,9 +624,9 @@ def _versions() -> dict:
 
 
 def _rows(schedule, metrics, games, names, rosters) -> list[dict]:
-    col = {n: i for i, n in enumerate(PRIORITY_NAMES)}
     rows = []
-    for g, m in zip(games, metrics, strict=True):
+    for g, vector in zip(games, metrics, strict=True):
+        m = priority_record(vector)
         pair, seed_number, map_id, spawn_a = schedule.game(g)
         row = {
             "game": g,
@@ -630,15 +634,15 @@ def _rows(schedule, metrics, games, names, rosters) -> list[dict]:
             "seed_number": seed_number,
             "map_id": map_id,
             "spawn_a": spawn_a,
-            "spawn_b": SPAWN_NAMES[1 - SPAWN_NAMES.index(spawn_a)],
+            "spawn_b": SPAWN_END_NAMES[1 - SPAWN_END_NAMES.index(spawn_a)],
             "system_a": names[0],
             "system_b": names[1],
             "roster_a": ",".join(rosters[0]),
             "roster_b": ",".join(rosters[1]),
-            "result": RESULT_NAMES[int(m[col["result"]])] or "open",
+            "result": RESULT_NAMES[int(m.result)] or "open",
         }
         for name in PRIORITY_NAMES[1:]:
-            row[name] = int(m[col[name]])
+            row[name] = int(getattr(m, name))
         for name in MILLI_COLUMNS:
             row[name] = row[name] / 1000  # milli-HP to health points, exact to 3 decimals
         row["margin"] = row["points_a"] - row["points_b"]
@@ -778,7 +782,7 @@ def evaluate(
                     llm_rows.append({"game": g, "side": "ab"[team], "system": system.name, **row})
         for i, g in enumerate(batch):
             if g in record:
-                ticks = int(metrics[i][PRIORITY_NAMES.index("ticks")])
+                ticks = int(priority_record(metrics[i]).ticks)
                 kept[g] = trail[:ticks, i].copy()
         bar.update(len(batch))
     bar.close()

@@ -8,30 +8,26 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from functools import cache
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
+from .core.actions import HEAD_LIMITS, HEAD_NAMES, MIRROR_FLAT, NUM_JOINT, decode
 from .core.checks import plain_json
 from .core.events import agent_name, tick_events
-from .core.observe import (
-    HEAD_LIMITS,
-    HEAD_NAMES,
-    NUM_MOVES,
-    NUM_TARGETS,
+from .core.inputs import TeamInputs
+from .core.observation import observations
+from .core.position import parse_position, position_dict
+from .core.sight import (
     compute_sight,
     head_masks,
     joint_mask,
     legal_masks,
 )
-from .core.position import parse_position, position_dict
 from .core.state import LEFT, NUM_SLOTS, RESULT_NAMES, RESULT_OPEN, TEAM_SIZE, State
 from .core.tick import TickInfo
 from .core.tick import step as tick_step
-from .core.views import MIRROR_MOVE, observations
-from .systems.base import TeamInputs
 
-_FLAT = np.arange(NUM_MOVES * NUM_TARGETS * 2)
 _HEAD_LIMITS = np.asarray(HEAD_LIMITS)
 _NO_ACTION = (0, 0, 0)  # an empty slot's row in `encode_actions`
 
@@ -53,9 +49,6 @@ def _checked_slots(slots) -> np.ndarray:
         )
     return arr.astype(np.int32, copy=False)
 
-
-# A flat action seen from the other end: the move mirrored, target and Ultimate kept.
-MIRROR_FLAT = (MIRROR_MOVE[_FLAT // 22] * 22 + _FLAT % 22).astype(np.int32)
 
 Backend = Literal["numpy", "jax"]
 
@@ -122,6 +115,30 @@ class Game:
             int(parsed.state.present[t * TEAM_SIZE : (t + 1) * TEAM_SIZE].sum()) for t in range(2)
         ]
 
+    @classmethod
+    def from_state(cls, state: State, map_ref: Any, backend: Backend = "numpy") -> Game:
+        """A game that continues from an engine `State` exactly as it is, empty slots
+        included (a replay's frame, say), on the map `map_ref`.
+
+        The state is checked as a position is (it is written as one and parsed), then kept
+        bit for bit: fields a position does not spell out for empty slots stay as given.
+
+        Args:
+            state: The `State` to continue from (NumPy or JAX arrays).
+            map_ref: The map: an id, or `{"obstacles": [...]}`.
+            backend: `"numpy"` or `"jax"`.
+
+        Returns:
+            The `Game`, its `state` equal to `state` (as NumPy arrays).
+
+        Raises:
+            ValueError: A state no position can describe, or an unknown backend.
+        """
+        state = State(*(np.asarray(x) for x in state))
+        game = cls(position_dict(state, map_ref), backend=backend)
+        game.state = state
+        return game
+
     @property
     def done(self) -> bool:
         """Whether the game is over (a team reached the winning score, or the horizon)."""
@@ -163,7 +180,7 @@ class Game:
                 the compass frame (team a's agents' own frame only when it is on the left;
                 `team_inputs` gives each agent's own frame).
         """
-        return joint_mask(np, self._masks()).reshape(2, TEAM_SIZE, -1)
+        return joint_mask(self._masks()).reshape(2, TEAM_SIZE, -1)
 
     def legal_heads(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per-head masks, shapes (2, 5, 9), (2, 5, 11) and (2, 5, 2).
@@ -173,7 +190,7 @@ class Game:
             target: bool `(2, 5, 11)`, the targets some legal action uses.
             ultimate: bool `(2, 5, 2)`, whether the Ultimate can be withheld / used.
         """
-        return tuple(h.reshape(2, TEAM_SIZE, -1) for h in head_masks(np, self._masks()))
+        return tuple(h.reshape(2, TEAM_SIZE, -1) for h in head_masks(self._masks()))
 
     def team_inputs(self, team: int) -> TeamInputs:
         """What one team may see, in each agent's own frame: what a System's `act` gets.
@@ -195,7 +212,7 @@ class Game:
         if team not in (0, 1):
             raise ValueError(f"team: must be 0 or 1, got {team!r}")
         rows = slice(team * TEAM_SIZE, (team + 1) * TEAM_SIZE)
-        joint = joint_mask(np, self._masks())[rows]
+        joint = joint_mask(self._masks())[rows]
         if int(self.state.spawn_end[team]) != LEFT:
             joint = joint[:, MIRROR_FLAT]
         return TeamInputs(
@@ -224,11 +241,11 @@ class Game:
         out = np.zeros((NUM_SLOTS, 3), np.int32)
         for t, flat in enumerate((flat_a, flat_b)):
             flat = np.asarray(flat, np.int32)
-            if flat.shape != (TEAM_SIZE,) or flat.min() < 0 or flat.max() >= len(_FLAT):
+            if flat.shape != (TEAM_SIZE,) or flat.min() < 0 or flat.max() >= NUM_JOINT:
                 raise ValueError(f"flat_{'ab'[t]}: expected 5 flat actions in 0..197")
             if int(self.state.spawn_end[t]) != LEFT:
                 flat = MIRROR_FLAT[flat]
-            heads = np.stack([flat // 22, (flat // 2) % NUM_TARGETS, flat % 2], axis=1)
+            heads = np.stack(decode(flat), axis=1)
             out[t * TEAM_SIZE : (t + 1) * TEAM_SIZE] = heads
         return out
 

@@ -33,6 +33,7 @@ from .core.state import (
     ARENA_HEIGHT,
     ARENA_WIDTH,
     MAX_OBSTACLES,
+    MAX_TURNED_WALLS,
     MILLI,
     PAD_X,
     PAD_Y,
@@ -74,7 +75,6 @@ TRAINING_MAPS = SPLITS["curriculum"] + SPLITS["training"]  # every map a learner
 HELD_OUT_MAPS = SPLITS["validation"] + SPLITS["test"]
 
 MAX_THETA = math.pi  # walls turn by at most half a circle either way
-MAX_TILTED_WALLS = 8  # walls whose theta is not a multiple of pi/2, per map
 MAX_NAME_LENGTH = 40
 MIRROR_X = to_milli(ARENA_WIDTH)  # x -> MIRROR_X - x mirrors about x = 10 in milli-units
 REACH_STEP = 50  # spacing of the body-centre grid used for reachability, milli-units
@@ -185,7 +185,7 @@ def check_obstacles(raw: Any, where: str = "map.obstacles", fail_at=None) -> lis
 
     Raises:
         FieldTypeError: `raw` is not a list, or a field of the wrong type.
-        ValueError: Too many obstacles or tilted walls, or an obstacle that breaks a
+        ValueError: Too many obstacles or turned walls, or an obstacle that breaks a
             limit above, naming it (`map.obstacles[3]: ...`).
     """
     inline = fail_at is None
@@ -205,7 +205,7 @@ def check_obstacles(raw: Any, where: str = "map.obstacles", fail_at=None) -> lis
             fail_at(i, item, str(err).removeprefix(at).lstrip(".:").strip())
         _check_extent(i, ob, fail_at)
         obstacles.append(ob)
-    _check_tilted(obstacles, fail_at)
+    _check_turned(obstacles, fail_at)
     _check_pads(obstacles, fail_at)
     return obstacles
 
@@ -226,7 +226,7 @@ def standard_pads() -> dict[str, list[list[float]]]:
     }
 
 
-def is_tilted(ob: dict) -> bool:
+def is_turned(ob: dict) -> bool:
     """A wall whose theta is not a multiple of pi/2 (the engine keeps at most 8 per map).
 
     Args:
@@ -487,15 +487,15 @@ def _check_symmetry(obstacles: list[dict], fail_at) -> None:
         fail_at(i, ob, f"has no mirror image about x = 10 (expected a {want})")
 
 
-def _check_tilted(obstacles: list[dict], fail_at) -> None:
-    tilted = [i for i, ob in enumerate(obstacles) if is_tilted(ob)]
-    if len(tilted) > MAX_TILTED_WALLS:
-        i = tilted[MAX_TILTED_WALLS]
+def _check_turned(obstacles: list[dict], fail_at) -> None:
+    turned = [i for i, ob in enumerate(obstacles) if is_turned(ob)]
+    if len(turned) > MAX_TURNED_WALLS:
+        i = turned[MAX_TURNED_WALLS]
         fail_at(
             i,
             obstacles[i],
-            f"is wall number {MAX_TILTED_WALLS + 1} whose theta is not a multiple of pi/2 "
-            f"(at most {MAX_TILTED_WALLS} per map, mirrored pairs count twice)",
+            f"is wall number {MAX_TURNED_WALLS + 1} whose theta is not a multiple of pi/2 "
+            f"(at most {MAX_TURNED_WALLS} per map, mirrored pairs count twice)",
         )
 
 

@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from .core.observe import NUM_TARGETS
+from .core.actions import decode
 from .game import Game
-
-
-def decode(flat: Any) -> tuple[Any, Any, Any]:
-    """Flat index (move * 11 + target) * 2 + ultimate -> (move, target, ultimate); whole
-    numbers or arrays of them."""
-    return flat // (2 * NUM_TARGETS), (flat // 2) % NUM_TARGETS, flat % 2
 
 
 def random_actions(game: Game, rng: np.random.Generator) -> list[list[tuple[int, int, int]]]:

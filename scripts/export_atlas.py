@@ -28,7 +28,7 @@ from marl_bgs.core.state import ARENA_HEIGHT, ARENA_WIDTH, MILLI, map_arrays  # 
 from marl_bgs.maps import (  # noqa: E402
     SPLITS,
     available_maps,
-    is_tilted,
+    is_turned,
     load_map,
     obstacle_bounds,
 )
@@ -176,7 +176,7 @@ def map_statistics(obstacles: list[dict]) -> tuple[dict, dict]:
         "obstacle_count": len(obstacles),
         "pillars": sum(ob["kind"] == "pillar" for ob in obstacles),
         "walls": sum(ob["kind"] == "wall" for ob in obstacles),
-        "tilted_walls": sum(is_tilted(ob) for ob in obstacles),
+        "tilted_walls": sum(is_turned(ob) for ob in obstacles),
         "blocked_share": rnd(blocked_share(obstacles)),
         "standing_points": sight["standing_points"],
         "visible_share": rnd(sight["visible_share"]),

@@ -7,7 +7,7 @@
 tests them (integer milli-unit boxes and turned-wall corners from `map_arrays`, so the browser
 never recomputes a cosine), plus each class's sight radius and ranges from the class table.
 `vectors.json` holds sight lines and whole sight matrices with the engine's answers
-(`core/geometry.sight_blocked`, `core/observe.compute_sight`): random lines, and lines built to
+(`core/geometry.sight_blocked`, `core/sight.compute_sight`): random lines, and lines built to
 graze pillars, run along wall faces and pass through corners, where an inexact test would
 fail. The output is deterministic (fixed seed, fixed key order).
 """
@@ -27,8 +27,8 @@ if str(ROOT) not in sys.path:  # run as a script from a checkout
 
 from marl_bgs.core import classes as C  # noqa: E402
 from marl_bgs.core.geometry import sight_blocked  # noqa: E402
-from marl_bgs.core.observe import compute_sight  # noqa: E402
 from marl_bgs.core.position import parse_position, starting_position  # noqa: E402
+from marl_bgs.core.sight import compute_sight  # noqa: E402
 from marl_bgs.core.state import MILLI, NUM_SLOTS, MapArrays, map_arrays  # noqa: E402
 from marl_bgs.maps import available_maps, load_map, split_of  # noqa: E402
 
@@ -171,7 +171,7 @@ def vectors(ids: list[int], lab: dict) -> dict:
         "format": VECTORS_FORMAT,
         "version": VERSION,
         "generator": "scripts/export_sight_vectors.py",
-        "engine": "marl_bgs.core.geometry.sight_blocked and marl_bgs.core.observe.compute_sight",
+        "engine": "marl_bgs.core.geometry.sight_blocked and marl_bgs.core.sight.compute_sight",
         "lines": lines,
         "sight": states,
     }

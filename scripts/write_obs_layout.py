@@ -1,4 +1,4 @@
-"""Write the observation layout page from the code's own table (`marl_bgs.core.views`).
+"""Write the observation layout page from the code's own table (`marl_bgs.core.observation`).
 
 python scripts/write_obs_layout.py            # writes site_src/reference/observations.md
 python scripts/write_obs_layout.py --check    # exit 1 if the page is stale
@@ -11,8 +11,7 @@ import sys
 from pathlib import Path
 
 from marl_bgs.core import classes as C
-from marl_bgs.core.state import MAX_OBSTACLES, NUM_SLOTS
-from marl_bgs.core.views import (
+from marl_bgs.core.observation import (
     BOX_FIELDS,
     GLOBAL_FIELDS,
     HORIZON_HALF,
@@ -26,6 +25,7 @@ from marl_bgs.core.views import (
     WINNING_SCORE_HALF,
     obs_layout,
 )
+from marl_bgs.core.state import MAX_OBSTACLES, NUM_SLOTS
 
 PAGE = Path(__file__).resolve().parent.parent / "site_src" / "reference" / "observations.md"
 
@@ -87,7 +87,7 @@ def render() -> str:
     lines = [
         "# Observation layout",
         "",
-        "<!-- Written by scripts/write_obs_layout.py from marl_bgs/core/views.py; do not edit. -->",
+        "<!-- Written by scripts/write_obs_layout.py from marl_bgs/core/observation.py; do not edit. -->",
         "",
         f"Every agent receives a float32 vector of {OBS_WIDTH} numbers, in its own frame: its",
         "spawn end is on the left, and x and compass moves are mirrored for agents of the right",
@@ -103,7 +103,7 @@ def render() -> str:
         f"| turned walls 0-{MAX_TURNED_WALLS - 1} | {wall_base} | {MAX_TURNED_WALLS * sum(w for _, w in WALL_FIELDS)} | walls at other angles |",
         "",
         f"Every number lies in [{OBS_LOW:g}, {OBS_HIGH:g}], the observation space's bounds, at any",
-        "setting the environment accepts (`marl_bgs/core/views.py` squashes the game block's",
+        "setting the environment accepts (`marl_bgs/core/observation.py` squashes the game block's",
         "settings into [0, 1]).",
         "",
         "An enemy's row is all zeros except `present` while the observer's team does not see",
@@ -127,7 +127,7 @@ def render() -> str:
         *table(WALL_FIELDS, 0),
         "",
         f"The full list of {len(blocks)} blocks with absolute offsets is "
-        "`marl_bgs.core.views.obs_layout()`.",
+        "`marl_bgs.core.observation.obs_layout()`.",
         "",
     ]
     return "\n".join(lines)

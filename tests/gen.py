@@ -8,12 +8,11 @@ import numpy as np
 
 from marl_bgs import Game
 from marl_bgs.core import classes as C
+from marl_bgs.core.actions import MIRROR_MOVE, decode
 from marl_bgs.core.geometry import body_overlap
 from marl_bgs.core.position import POSITION_FORMAT
 from marl_bgs.core.state import map_arrays
-from marl_bgs.core.views import MIRROR_MOVE
 from marl_bgs.maps import load_map
-from marl_bgs.random_play import decode
 
 
 def _free_spot(rng, m, taken: list[tuple[float, float]]) -> tuple[float, float]:

@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 
 from marl_bgs import Game
-from marl_bgs.core.position import position_dict
 from marl_bgs.replay import load_replay, replay_game
 from marl_bgs.replay.view import visible_masks
 
@@ -118,8 +117,7 @@ def check_against_engine(path: Path, records: list[dict], human: str = "a0") -> 
     for rec in records:
         t = rec["tick"] - start
         state = replay.state_at(t)
-        game = Game(position_dict(state, {"obstacles": replay.map["obstacles"]}))
-        game.state = state
+        game = Game.from_state(state, {"obstacles": replay.map["obstacles"]})
         legal = np.flatnonzero(game.legal_actions().reshape(10, -1)[slot]).tolist()
         assert rec["legal"] == legal, f"tick {t}: the page's legal list differs"
         for seen in (rec["first"], rec["offered"]):

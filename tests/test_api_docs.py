@@ -267,8 +267,8 @@ def _shape(shape: tuple[int, ...], games: int | None) -> str:
 @pytest.mark.parametrize("games", [None, 2])
 def test_documented_reset_and_step_shapes_match_the_env(games):
     jax = pytest.importorskip("jax")
-    from marl_bgs.core.observe import NUM_JOINT
-    from marl_bgs.core.views import OBS_WIDTH
+    from marl_bgs.core.actions import NUM_JOINT
+    from marl_bgs.core.observation import OBS_WIDTH
     from marl_bgs.env import TeamDeathmatch, make
 
     assert (OBS_WIDTH, NUM_JOINT) == (784, 198)  # the numbers the docstrings and pages give

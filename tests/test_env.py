@@ -11,9 +11,10 @@ import pytest
 
 import marl_bgs
 from marl_bgs import Game
+from marl_bgs.core.actions import MIRROR_FLAT, decode
+from marl_bgs.core.observation import OBS_WIDTH, obs_layout
 from marl_bgs.core.position import starting_position
-from marl_bgs.core.views import OBS_WIDTH, obs_layout
-from marl_bgs.env import AGENTS, MIRROR_FLAT
+from marl_bgs.core.state import AGENT_NAMES
 
 from .gen import random_position
 from .helpers import agent, count_traces, pillar, position, wall
@@ -53,10 +54,10 @@ def referee_slots(actions: dict, g: int, referee: Game) -> np.ndarray:
     """Game g's env actions (each agent's own frame) as the referee's compass actions."""
     ends = np.asarray(referee.state.spawn_end)
     slots = np.zeros((10, 3), np.int32)
-    for i, a in enumerate(AGENTS):
+    for i, a in enumerate(AGENT_NAMES):
         flat = int(actions[a][g])
         flat = int(MIRROR_FLAT[flat]) if ends[i // 5] == 1 else flat
-        slots[i] = (flat // 22, (flat // 2) % 11, flat % 2)
+        slots[i] = decode(flat)
     return slots
 
 
@@ -66,17 +67,21 @@ def tree_equal(a, b) -> bool:
 
 def test_reset_and_step_shapes_and_dtypes(env, fns):
     obs, state = fns["reset"](jax.random.key(0))
-    assert list(obs) == list(AGENTS) == list(env.agents)
-    for a in AGENTS:
+    assert list(obs) == list(AGENT_NAMES) == list(env.agents)
+    for a in AGENT_NAMES:
         assert obs[a].shape == (N, OBS_WIDTH) and obs[a].dtype == jnp.float32
     actions = fns["sample"](jax.random.key(1), state)
-    assert all(actions[a].shape == (N,) and actions[a].dtype == jnp.int32 for a in AGENTS)
+    assert all(actions[a].shape == (N,) and actions[a].dtype == jnp.int32 for a in AGENT_NAMES)
     obs, state, reward, done, info = fns["step"](jax.random.key(2), state, actions)
-    assert set(reward) == set(AGENTS) and all(reward[a].dtype == jnp.float32 for a in AGENTS)
-    assert set(done) == set(AGENTS) | {"__all__"} and done["__all__"].shape == (N,)
+    assert set(reward) == set(AGENT_NAMES) and all(
+        reward[a].dtype == jnp.float32 for a in AGENT_NAMES
+    )
+    assert set(done) == set(AGENT_NAMES) | {"__all__"} and done["__all__"].shape == (N,)
     assert done["__all__"].dtype == jnp.bool_
     assert info["result"].shape == (N,) and info["score"].shape == (N, 2)
-    assert set(info["terminal_obs"]) == set(AGENTS) and set(info["new_game"]) == set(AGENTS)
+    assert set(info["terminal_obs"]) == set(AGENT_NAMES) and set(info["new_game"]) == set(
+        AGENT_NAMES
+    )
     assert env.observation_space("a0").shape == (OBS_WIDTH,)
     assert env.action_space("b4").n == 198
     assert state.game.pos.shape == (N, 10, 2)
@@ -110,7 +115,7 @@ def test_masks_match_the_referee(fns):
     for g, p in enumerate(ps):
         referee = Game(p).legal_actions().reshape(10, 198)
         ends = np.asarray(state.game.spawn_end[g])
-        for i, a in enumerate(AGENTS):
+        for i, a in enumerate(AGENT_NAMES):
             mine = np.asarray(avail[a][g])
             back = mine[np.argsort(MIRROR_FLAT)] if ends[i // 5] == 1 else mine
             assert np.array_equal(back, referee[i]), (g, a)
@@ -121,7 +126,7 @@ def test_sampled_actions_are_always_legal(fns):
     avail = fns["avail"](state)
     for k in range(20):
         actions = fns["sample"](jax.random.key(k), state)
-        for a in AGENTS:
+        for a in AGENT_NAMES:
             chosen = np.asarray(actions[a])
             assert np.asarray(avail[a])[np.arange(N), chosen].all()
 
@@ -136,7 +141,7 @@ def test_sampled_actions_are_uniform_over_legal_joint_choices(env, fns):
     keys = jax.random.split(jax.random.key(3), draws)
     many = jax.jit(jax.vmap(env.sample_actions, in_axes=(0, None)))(keys, state)
     statistic, freedom = 0.0, 0
-    for a in AGENTS:
+    for a in AGENT_NAMES:
         chosen = np.asarray(many[a])  # (draws, N)
         for g in range(N):
             legal = np.flatnonzero(avail[a][g])
@@ -196,7 +201,7 @@ def test_finished_games_stay_frozen_until_restarted(fns):
 def test_rewards_at_the_end(fns):
     p = position([agent("mage", 8, 5)], [agent("rogue", 10, 5, health=1)], score=[19, 3])
     _, state = fns["reset_to"](jax.random.key(0), p)
-    actions = {a: jnp.zeros(N, jnp.int32) for a in AGENTS}
+    actions = {a: jnp.zeros(N, jnp.int32) for a in AGENT_NAMES}
     actions["a0"] = jnp.full(N, (0 * 11 + 6) * 2, jnp.int32)  # Arcane Blast at enemy slot 0
     _, _, reward, done, info = fns["step"](jax.random.key(0), state, actions)
     assert np.asarray(info["result"]).tolist() == [0] * N
@@ -209,7 +214,7 @@ def test_rewards_at_the_end(fns):
 def test_actions_are_in_the_agents_own_frame(fns):
     p = position([agent("mage", 8, 5)], [agent("mage", 12, 5)], ends=("right", "left"))
     _, state = fns["reset_to"](jax.random.key(0), p)
-    east = {a: jnp.full(N, 3 * 22, jnp.int32) for a in AGENTS}  # move 3 "east", no target
+    east = {a: jnp.full(N, 3 * 22, jnp.int32) for a in AGENT_NAMES}  # move 3 "east", no target
     _, state, _, _, _ = fns["step"](jax.random.key(0), state, east)
     # Team a starts on the right, so its "east" (toward the enemy) is toward smaller x.
     assert int(state.game.pos[0, 0, 0]) == 7000
@@ -219,7 +224,9 @@ def test_actions_are_in_the_agents_own_frame(fns):
 def test_heads_and_flat_actions_are_the_same(env, fns):
     _, state = fns["reset_to"](jax.random.key(0), positions(8))
     flat = fns["sample"](jax.random.key(5), state)
-    heads = {a: jnp.stack([flat[a] // 22, (flat[a] // 2) % 11, flat[a] % 2], -1) for a in AGENTS}
+    heads = {
+        a: jnp.stack([flat[a] // 22, (flat[a] // 2) % 11, flat[a] % 2], -1) for a in AGENT_NAMES
+    }
     one = fns["step"](jax.random.key(0), state, flat)[1]
     two = jax.jit(env.step)(jax.random.key(0), state, heads)[1]
     assert tree_equal(one, two)
@@ -352,13 +359,13 @@ def test_bad_positions_in_reset_to_name_the_game(env):
 
 def test_priority_metrics_match_the_numpy_engine():
     env = marl_bgs.make("tdm", map_id=47, num_envs=N, metrics="priority")
-    from marl_bgs.metrics import PRIORITY_NAMES, priority_update
+    from marl_bgs.metrics import PRIORITY_NAMES, priority_record, priority_update, priority_vector
 
     ps = positions(21)
     _, state = env.reset_to(jax.random.key(0), ps)
     step, sample = jax.jit(env.step), jax.jit(env.sample_actions)
     games = [Game(p) for p in ps]
-    expected = [np.asarray(state.metrics[g]) for g in range(N)]
+    expected = [priority_record(np.asarray(state.metrics[g])) for g in range(N)]
     for t in range(40):
         actions = sample(jax.random.key(100 + t), state)
         _, state, _, _, info = step(jax.random.key(0), state, actions)
@@ -369,7 +376,7 @@ def test_priority_metrics_match_the_numpy_engine():
             expected[g] = priority_update(np, expected[g], tick_info, referee.state, True)
     got = np.asarray(info["metrics"])
     assert got.shape == (N, len(PRIORITY_NAMES))
-    assert np.array_equal(got, np.stack(expected))
+    assert np.array_equal(got, np.stack([priority_vector(np, e) for e in expected]))
     names = dict(zip(PRIORITY_NAMES, got.sum(axis=0), strict=True))
     assert names["damage_dealt_a"] + names["damage_dealt_b"] > 0
 

@@ -23,10 +23,10 @@ from jaxmarl.wrappers.baselines import CTRolloutManager, LogWrapper, get_space_d
 
 import marl_bgs
 from marl_bgs import spaces as our_spaces
+from marl_bgs.core.observation import OBS_HIGH, OBS_LOW, OBS_WIDTH
 from marl_bgs.core.position import MAX_GAIN_PER_TICK, starting_position
-from marl_bgs.core.state import RESULT_A, RESULT_DRAW
-from marl_bgs.core.views import OBS_HIGH, OBS_LOW, OBS_WIDTH
-from marl_bgs.env import AGENTS, TeamDeathmatch
+from marl_bgs.core.state import AGENT_NAMES, RESULT_A, RESULT_DRAW
+from marl_bgs.env import TeamDeathmatch
 
 from .gen import random_position
 from .helpers import agent, count_traces, position
@@ -50,7 +50,7 @@ def winning_blast() -> dict:
 
 
 def idle_actions(**overrides: int) -> dict:
-    actions = {a: jnp.asarray(0, jnp.int32) for a in AGENTS}
+    actions = {a: jnp.asarray(0, jnp.int32) for a in AGENT_NAMES}
     actions.update({a: jnp.asarray(v, jnp.int32) for a, v in overrides.items()})
     return actions
 
@@ -60,11 +60,11 @@ def idle_actions(**overrides: int) -> dict:
 
 def test_make_without_num_envs_is_one_game_and_a_jaxmarl_env(env):
     assert isinstance(env, MultiAgentEnv) and env.num_envs is None
-    assert env.agents == list(AGENTS) and isinstance(env.agents, list)
+    assert env.agents == list(AGENT_NAMES) and isinstance(env.agents, list)
     assert env.num_agents == len(env.agents) == 10
     assert env.name == "tdm"
     groups = env.agent_classes
-    assert sorted(a for names in groups.values() for a in names) == sorted(AGENTS)
+    assert sorted(a for names in groups.values() for a in names) == sorted(AGENT_NAMES)
     for a in env.agents:
         obs_space, act_space = env.observation_space(a), env.action_space(a)
         assert obs_space is env.observation_spaces[a] and act_space is env.action_spaces[a]
@@ -132,8 +132,8 @@ def test_action_forms_are_the_same_and_share_one_compiled_tick(env):
         flat,
         {a: v[None] for a, v in flat.items()},
         {a: jnp.stack([v // 22, (v // 2) % 11, v % 2]) for a, v in flat.items()},
-        jnp.stack([flat[a] for a in AGENTS]),
-        jnp.stack([flat[a] for a in AGENTS])[:, None],
+        jnp.stack([flat[a] for a in AGENT_NAMES]),
+        jnp.stack([flat[a] for a in AGENT_NAMES])[:, None],
     ]
     with count_traces() as traces:
         results = [env.step_env(None, state, f)[1] for f in forms]
@@ -144,12 +144,15 @@ def test_action_forms_are_the_same_and_share_one_compiled_tick(env):
 @pytest.mark.parametrize(
     "actions, message",
     [
-        ({a: jnp.zeros(2, jnp.int32) for a in AGENTS}, r"actions\['a0'\]: shape \(2,\)"),
-        ({a: jnp.zeros((1, 1), jnp.int32) for a in AGENTS}, r"actions\['a0'\]: shape \(1, 1\)"),
-        ({a: jnp.zeros(10, jnp.int32) for a in AGENTS}, r"actions\['a0'\]: shape \(10,\)"),
-        ({**{a: 0 for a in AGENTS}, "b2": jnp.zeros(4, jnp.int32)}, r"actions\['b2'\]"),
-        ({a: jnp.zeros((), jnp.float32) for a in AGENTS}, r"actions\['a0'\]: dtype float32"),
-        ({a: 0 for a in AGENTS[:9]}, r"actions: no action for agent 'b4'"),
+        ({a: jnp.zeros(2, jnp.int32) for a in AGENT_NAMES}, r"actions\['a0'\]: shape \(2,\)"),
+        (
+            {a: jnp.zeros((1, 1), jnp.int32) for a in AGENT_NAMES},
+            r"actions\['a0'\]: shape \(1, 1\)",
+        ),
+        ({a: jnp.zeros(10, jnp.int32) for a in AGENT_NAMES}, r"actions\['a0'\]: shape \(10,\)"),
+        ({**{a: 0 for a in AGENT_NAMES}, "b2": jnp.zeros(4, jnp.int32)}, r"actions\['b2'\]"),
+        ({a: jnp.zeros((), jnp.float32) for a in AGENT_NAMES}, r"actions\['a0'\]: dtype float32"),
+        ({a: 0 for a in AGENT_NAMES[:9]}, r"actions: no action for agent 'b4'"),
         (jnp.zeros((10, 2), jnp.int32), r"actions: shape \(10, 2\)"),
         (jnp.zeros((9,), jnp.int32), r"actions: shape \(9,\)"),
     ],
@@ -165,11 +168,11 @@ def test_batched_env_names_bad_actions_and_keeps_its_restarts():
     assert not isinstance(batched, MultiAgentEnv)  # our own loops never import JaxMARL
     _, state = batched.reset(jax.random.key(0))
     with pytest.raises(ValueError, match=r"actions\['a0'\]: shape \(\); expected \(3,\)"):
-        batched.step(None, state, {a: jnp.asarray(0) for a in AGENTS})
+        batched.step(None, state, {a: jnp.asarray(0) for a in AGENT_NAMES})
     with pytest.raises(ValueError, match=r"actions: shape \(3, 10, 2\)"):
         batched.step(None, state, jnp.zeros((3, 10, 2), jnp.int32))
     with pytest.raises(ValueError, match="reset_state: .*reset_done"):
-        batched.step(None, state, {a: jnp.zeros(3, jnp.int32) for a in AGENTS}, state)
+        batched.step(None, state, {a: jnp.zeros(3, jnp.int32) for a in AGENT_NAMES}, state)
 
 
 def test_spaces_without_jaxmarl_behave_as_jaxmarls():
@@ -206,8 +209,8 @@ def test_step_restarts_a_won_game_and_reports_the_finished_one(env):
     key = jax.random.key(7)
     obs, after, reward, done, info = env.step(key, state, idle_actions(a0=BLAST))
     # done, reward and info describe the tick that ended the game ...
-    assert bool(done["__all__"]) and all(bool(done[a]) for a in AGENTS)
-    assert [float(reward[a]) for a in AGENTS] == [1.0] * 5 + [-1.0] * 5
+    assert bool(done["__all__"]) and all(bool(done[a]) for a in AGENT_NAMES)
+    assert [float(reward[a]) for a in AGENT_NAMES] == [1.0] * 5 + [-1.0] * 5
     assert np.asarray(info["result"]).tolist() == [RESULT_A] * 10
     assert np.asarray(info["own_score"]).tolist() == [20] * 5 + [3] * 5
     assert np.asarray(info["enemy_score"]).tolist() == [3] * 5 + [20] * 5
@@ -369,8 +372,8 @@ def test_fresh_games_at_extreme_options_stay_in_the_box():
     )
     obs, state = extreme.reset(jax.random.key(0))
     assert set(np.asarray(state.game.winning_score).tolist()) == {1, 1000}
-    assert all(bool(extreme.observation_space(a).contains(obs[a])) for a in AGENTS)
-    features = np.stack([np.asarray(obs[a]) for a in AGENTS])
+    assert all(bool(extreme.observation_space(a).contains(obs[a])) for a in AGENT_NAMES)
+    features = np.stack([np.asarray(obs[a]) for a in AGENT_NAMES])
     assert features.min() >= -1.0 and features.max() <= 1.2  # well inside the box
 
 
@@ -381,6 +384,6 @@ def test_the_numpy_engine_sees_the_same_bounded_numbers(env):
     game = marl_bgs.Game(p)
     for team in (0, 1):
         ours = game.team_inputs(team).obs
-        theirs = np.stack([np.asarray(obs[a]) for a in AGENTS[team * 5 : team * 5 + 5]])
+        theirs = np.stack([np.asarray(obs[a]) for a in AGENT_NAMES[team * 5 : team * 5 + 5]])
         np.testing.assert_array_equal(ours, theirs)
         assert OBS_LOW <= ours.min() and ours.max() <= OBS_HIGH

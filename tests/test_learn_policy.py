@@ -18,9 +18,9 @@ pytest.importorskip("orbax.checkpoint")
 jnp = jax.numpy
 
 import marl_bgs  # noqa: E402
-from marl_bgs.core.observe import NUM_JOINT  # noqa: E402
+from marl_bgs.core.actions import NUM_JOINT  # noqa: E402
+from marl_bgs.core.observation import OBS_WIDTH  # noqa: E402
 from marl_bgs.core.position import starting_position  # noqa: E402
-from marl_bgs.core.views import OBS_WIDTH  # noqa: E402
 from marl_bgs.evaluation import resolve_system  # noqa: E402
 from marl_bgs.game import Game  # noqa: E402
 from marl_bgs.learn.config import load_config  # noqa: E402

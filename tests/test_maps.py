@@ -27,8 +27,8 @@ def raw(map_id: int) -> dict:
 def kinds(ob: dict) -> str:
     if ob["kind"] == "pillar":
         return "pillar"
-    if M.is_tilted(ob):
-        return "tilted"
+    if M.is_turned(ob):
+        return "turned"
     return "thin" if min(ob["width"], ob["height"]) <= 0.05 else "wall"
 
 
@@ -59,7 +59,7 @@ def test_every_map_is_valid_and_in_its_split(map_id):
     assert data["id"] == map_id
     assert data["split"] == M.split_of(map_id)
     assert 0 <= len(data["obstacles"]) <= 32
-    assert sum(M.is_tilted(ob) for ob in data["obstacles"]) <= M.MAX_TILTED_WALLS
+    assert sum(M.is_turned(ob) for ob in data["obstacles"]) <= M.MAX_TURNED_WALLS
     assert M.validate_map(raw(map_id))["obstacles"] == data["obstacles"]
 
 
@@ -126,8 +126,8 @@ def test_curriculum_maps_add_one_kind_of_obstacle_at_a_time():
         )
     assert kinds_of(5) == kinds_of(6) == {"wall"}
     assert kinds_of(7) == kinds_of(8) == {"thin"}
-    assert "tilted" in kinds_of(9) and "tilted" in kinds_of(10)
-    assert kinds_of(11) == {"pillar", "wall", "thin", "tilted"}
+    assert "turned" in kinds_of(9) and "turned" in kinds_of(10)
+    assert kinds_of(11) == {"pillar", "wall", "thin", "turned"}
 
 
 def test_training_maps_mix_every_motif_and_held_out_maps_are_dense():
@@ -135,7 +135,7 @@ def test_training_maps_mix_every_motif_and_held_out_maps_are_dense():
     for i in M.SPLITS["training"]:
         seen |= {kinds(ob) for ob in ALL[i]["obstacles"]}
         assert len(ALL[i]["obstacles"]) >= 6
-    assert seen == {"pillar", "wall", "thin", "tilted"}
+    assert seen == {"pillar", "wall", "thin", "turned"}
     for i in M.HELD_OUT_MAPS:
         assert len(ALL[i]["obstacles"]) >= 18
         assert len({kinds(ob) for ob in ALL[i]["obstacles"]}) >= 3
@@ -317,16 +317,16 @@ def test_too_many_obstacles():
     )
 
 
-def test_too_many_tilted_walls():
-    tilted = []
+def test_too_many_turned_walls():
+    turned = []
     for k in range(5):
         y = 1.5 + 1.8 * k
-        tilted += [wall(5.0, y, 1.0, 0.2, 0.4), wall(15.0, y, 1.0, 0.2, -0.4)]
+        turned += [wall(5.0, y, 1.0, 0.2, 0.4), wall(15.0, y, 1.0, 0.2, -0.4)]
     rejected(
-        bed_map(tilted),
+        bed_map(turned),
         "obstacle 8 (wall at 5.0, 8.7): is wall number 9 whose theta is not a multiple of pi/2",
     )
-    assert M.validate_map(bed_map(tilted[:8]))
+    assert M.validate_map(bed_map(turned[:8]))
 
 
 def test_duplicate_and_malformed_obstacles():

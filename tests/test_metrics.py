@@ -5,18 +5,18 @@ from __future__ import annotations
 import numpy as np
 
 from marl_bgs import Game
-from marl_bgs.metrics import PRIORITY_NAMES, priority_update
+from marl_bgs.metrics import PRIORITY_NAMES, priority_record, priority_update
 
 from .helpers import STAY, agent, enemy, own, position
 
 
 def run(game: Game, ticks: list) -> dict:
-    metrics = np.zeros(len(PRIORITY_NAMES), np.int32)
+    metrics = priority_record(np.zeros(len(PRIORITY_NAMES), np.int32))
     for team_a, team_b in ticks:
         slots = game.encode_actions([team_a, team_b])
         info = game.step_slots(slots)
         metrics = priority_update(np, metrics, info, game.state, True)
-    return dict(zip(PRIORITY_NAMES, metrics.tolist(), strict=True))
+    return {name: int(value) for name, value in metrics._asdict().items()}
 
 
 def test_a_winning_kill():

@@ -8,7 +8,7 @@ import pytest
 
 from marl_bgs import Game
 from marl_bgs.core import classes as C
-from marl_bgs.core.observe import compute_sight
+from marl_bgs.core.sight import compute_sight
 
 from .helpers import (
     NE,

@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 from marl_bgs import Game
-from marl_bgs.core.position import starting_position
+from marl_bgs.core.actions import decode
+from marl_bgs.core.position import OFFICIAL_ROSTER, starting_position
+from marl_bgs.core.state import State, fresh_state
 
 from .helpers import STAY, agent, pillar, position
 
@@ -190,7 +192,7 @@ def test_masks_match_the_flat_encoding():
     legal = g.legal_actions()
     move, target, ult = g.legal_heads()
     flat = np.arange(198)
-    m, tg, u = flat // 22, (flat // 2) % 11, flat % 2
+    m, tg, u = decode(flat)
     assert np.all(~legal | (move[..., m] & target[..., tg] & ult[..., u]))
     for t in range(2):
         for k in range(5):
@@ -221,3 +223,29 @@ def test_core_imports_without_jax():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+@pytest.mark.parametrize("ends", [("left", "right"), ("right", "left")])
+def test_a_starting_position_is_the_fresh_state(ends):
+    """`starting_position` (a document) and `fresh_state` (the env's recipe) describe the
+    same new game: every present agent's fields and every team field agree."""
+    rosters = (("mage", "rogue"), OFFICIAL_ROSTER)
+    parsed = Game(starting_position(47, rosters, ends, horizon=77, winning_score=9)).state
+    present = parsed.present
+    fresh = fresh_state(np, parsed.cls, present, parsed.spawn_end, 77, 9, parsed.red_zone_depth)
+    for name in State._fields:
+        got, want = np.asarray(getattr(fresh, name)), np.asarray(getattr(parsed, name))
+        if got.shape[:1] == (10,):
+            got, want = got[present], want[present]
+        assert np.array_equal(got, want), name
+
+
+def test_game_from_state_keeps_the_state_exactly():
+    game = Game(starting_position(47, (("mage",), ("rogue", "priest"))))
+    game.step([[(3, 0, 0)], [(4, 0, 0), (0, 0, 0)]])
+    state = game.state._replace(pos=game.state.pos.copy())
+    state.pos[9] = (1234, 4321)  # an empty slot's field, which no position spells out
+    again = Game.from_state(state, 47)
+    for name in State._fields:
+        assert np.array_equal(getattr(again.state, name), getattr(state, name)), name
+    assert again.sizes == [1, 2] and again.start_tick == 1

@@ -16,13 +16,14 @@ import numpy as np
 import pytest
 
 from marl_bgs import Game
+from marl_bgs.core.actions import decode
 from marl_bgs.core.events import tick_events
-from marl_bgs.core.observe import compute_sight
+from marl_bgs.core.observation import UNIT_FIELDS, UNIT_WIDTH, observations
 from marl_bgs.core.position import starting_position
+from marl_bgs.core.sight import compute_sight
 from marl_bgs.core.state import NUM_SLOTS, State, map_arrays
 from marl_bgs.core.tick import TickInfo
-from marl_bgs.core.views import UNIT_FIELDS, UNIT_WIDTH, observations
-from marl_bgs.metrics import PRIORITY_NAMES, priority_update
+from marl_bgs.metrics import PRIORITY_NAMES, priority_record, priority_update, priority_vector
 from marl_bgs.replay import (
     Replay,
     ReplayError,
@@ -48,7 +49,7 @@ def random_chooser(seed: int):
         for t in range(2):
             for k in range(game.sizes[t]):
                 flat = int(rng.choice(np.flatnonzero(legal[t, k])))
-                out[t * 5 + k] = (flat // 22, (flat // 2) % 11, flat % 2)
+                out[t * 5 + k] = decode(flat)
         return out
 
     return choose
@@ -146,9 +147,11 @@ def test_metrics_equal_the_compiled_accumulator():
     game = Game(starting_position(47, winning_score=5))
     states, infos, _ = play_plain(game, random_chooser(11), 300)
     s0 = states[0]
-    metrics = np.concatenate(
-        [[int(s0.result), int(s0.score[0]), int(s0.score[1])], np.zeros(12), [int(s0.tick)]]
-    ).astype(np.int32)
+    metrics = priority_record(
+        np.concatenate(
+            [[int(s0.result), int(s0.score[0]), int(s0.score[1])], np.zeros(12), [int(s0.tick)]]
+        ).astype(np.int32)
+    )
     for info, after in zip(infos, states[1:], strict=True):
         metrics = priority_update(np, metrics, info, after, np.asarray(True))
     stacked = State(*(np.stack([np.asarray(getattr(s, f)) for s in states]) for f in State._fields))
@@ -156,7 +159,8 @@ def test_metrics_equal_the_compiled_accumulator():
         *(np.stack([np.asarray(getattr(i, f)) for i in infos]) for f in TickInfo._fields)
     )
     replay = replay_from_arrays(map_file_of(47, []), None, stacked, info, None, ("r", "r"), 0)
-    assert replay.metrics == dict(zip(PRIORITY_NAMES, metrics.tolist(), strict=True))
+    values = priority_vector(np, metrics).tolist()
+    assert replay.metrics == dict(zip(PRIORITY_NAMES, values, strict=True))
     assert replay.metrics["kills_a"] + replay.metrics["kills_b"] > 0
     assert load_replay(replay.to_bytes()).metrics == replay.metrics
 

@@ -17,7 +17,7 @@ from marl_bgs.core import legs, obstacle_rows, sight_pairs
 from marl_bgs.core.body_contacts import QUANTA
 from marl_bgs.core.contact import obstacle_entries
 from marl_bgs.core.geometry import _off_arena, body_blocked, sight_blocked
-from marl_bgs.core.observe import PAIR_I, PAIR_J, sight_lines
+from marl_bgs.core.sight import PAIR_I, PAIR_J, sight_lines
 
 from .test_movement_fidelity import _map, draw_case
 

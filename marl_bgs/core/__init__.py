@@ -5,8 +5,8 @@ JAX engine runs the very same functions under `jit`.
 """
 
 from . import classes
-from .observe import Masks, Sight, compute_sight, head_masks, joint_mask, legal_masks
 from .position import Position, parse_position, position_dict
+from .sight import Masks, Sight, compute_sight, head_masks, joint_mask, legal_masks
 from .state import MapArrays, State, map_arrays
 from .tick import TickInfo, step
 

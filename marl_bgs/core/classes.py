@@ -14,7 +14,7 @@ import numpy as np
 TargetKind = Literal["enemy", "ally", "self"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ClassSpec:
     """One class's numbers and ability names (Table S3 as refined by RULES.md)."""
 
@@ -42,34 +42,49 @@ MAGE, WARRIOR, HUNTER, ROGUE, PRIEST = range(5)
 
 CLASSES: tuple[ClassSpec, ...] = (
     ClassSpec(
-        "mage", "Mage", "Glass-Cannon Artillery", 80.0, 1.0, 6.0,
-        "Arcane Blast", "enemy", 3.0, 13.0, 0.0,
-        "Burst", "self", 0.0, 0.0, 0.0,
-        "Sorcerer's Empowerment", 5,
+        name="mage", title="Mage", role="Glass-Cannon Artillery",
+        max_health=80.0, speed=1.0, sight=6.0,
+        basic_name="Arcane Blast", basic_target="enemy", basic_range=3.0,
+        basic_damage=13.0, basic_heal=0.0,
+        ultimate_name="Burst", ultimate_target="self",
+        ultimate_range=0.0, ultimate_damage=0.0, ultimate_heal=0.0,
+        passive_name="Sorcerer's Empowerment", out_of_combat_delay=5,
     ),
     ClassSpec(
-        "warrior", "Warrior", "Tank", 200.0, 1.0, 6.0,
-        "Shield Bash", "enemy", 1.5, 8.0, 0.0,
-        "Charge", "enemy", 5.75, 20.0, 0.0,
-        "Guardian's Barrier", 5,
+        name="warrior", title="Warrior", role="Tank",
+        max_health=200.0, speed=1.0, sight=6.0,
+        basic_name="Shield Bash", basic_target="enemy", basic_range=1.5,
+        basic_damage=8.0, basic_heal=0.0,
+        ultimate_name="Charge", ultimate_target="enemy",
+        ultimate_range=5.75, ultimate_damage=20.0, ultimate_heal=0.0,
+        passive_name="Guardian's Barrier", out_of_combat_delay=5,
     ),
     ClassSpec(
-        "hunter", "Hunter", "Scout and Crowd Controller", 100.0, 1.0, 6.5,
-        "Serrated Arrows", "enemy", 3.5, 6.0, 0.0,
-        "Freezing Trap", "enemy", 3.0, 10.0, 0.0,
-        "Far Sight", 5,
+        name="hunter", title="Hunter", role="Scout and Crowd Controller",
+        max_health=100.0, speed=1.0, sight=6.5,
+        basic_name="Serrated Arrows", basic_target="enemy", basic_range=3.5,
+        basic_damage=6.0, basic_heal=0.0,
+        ultimate_name="Freezing Trap", ultimate_target="enemy",
+        ultimate_range=3.0, ultimate_damage=10.0, ultimate_heal=0.0,
+        passive_name="Far Sight", out_of_combat_delay=5,
     ),
     ClassSpec(
-        "rogue", "Rogue", "Assassin", 100.0, 1.3, 6.0,
-        "Backstab", "enemy", 1.5, 12.0, 0.0,
-        "Crippling Poison", "enemy", 1.5, 36.0, 0.0,
-        "Phantom's Quickness", 3,
+        name="rogue", title="Rogue", role="Assassin",
+        max_health=100.0, speed=1.3, sight=6.0,
+        basic_name="Backstab", basic_target="enemy", basic_range=1.5,
+        basic_damage=12.0, basic_heal=0.0,
+        ultimate_name="Crippling Poison", ultimate_target="enemy",
+        ultimate_range=1.5, ultimate_damage=36.0, ultimate_heal=0.0,
+        passive_name="Phantom's Quickness", out_of_combat_delay=3,
     ),
     ClassSpec(
-        "priest", "Priest", "Healer", 100.0, 1.0, 6.0,
-        "Lesser Heal", "ally", 3.0, 0.0, 8.0,
-        "Holy Word: Salvation", "ally", 5.75, 0.0, 200.0,
-        "Blessing of Freedom", 5,
+        name="priest", title="Priest", role="Healer",
+        max_health=100.0, speed=1.0, sight=6.0,
+        basic_name="Lesser Heal", basic_target="ally", basic_range=3.0,
+        basic_damage=0.0, basic_heal=8.0,
+        ultimate_name="Holy Word: Salvation", ultimate_target="ally",
+        ultimate_range=5.75, ultimate_damage=0.0, ultimate_heal=200.0,
+        passive_name="Blessing of Freedom", out_of_combat_delay=5,
     ),
 )  # fmt: skip
 
@@ -127,11 +142,7 @@ MAX_HEALTH = _column("max_health", np.float32)
 SPEED = _column("speed", np.float32)
 SIGHT = _column("sight", np.float32)
 BASIC_RANGE = _column("basic_range", np.float32)
-BASIC_DAMAGE = _column("basic_damage", np.float32)
-BASIC_HEAL = _column("basic_heal", np.float32)
 ULTIMATE_RANGE = _column("ultimate_range", np.float32)
-ULTIMATE_DAMAGE = _column("ultimate_damage", np.float32)
-ULTIMATE_HEAL = _column("ultimate_heal", np.float32)
 OUT_OF_COMBAT_DELAY = _column("out_of_combat_delay", np.int32)
 BASIC_TARGETS_ALLY = np.asarray([c.basic_target == "ally" for c in CLASSES])
 ULTIMATE_TARGETS_ALLY = np.asarray([c.ultimate_target == "ally" for c in CLASSES])

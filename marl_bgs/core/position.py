@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 
 from . import classes as C
+from .actions import NUM_MOVES, NUM_TARGETS
 from .checks import FieldTypeError, fields, number, plain_json, whole
 from .geometry import body_overlap
 from .movement import overlapping_pairs
-from .observe import NUM_MOVES, NUM_TARGETS
 from .state import (
     MILLI,
     NUM_SLOTS,
@@ -315,7 +315,7 @@ def starting_position(
     for roster, end in zip(rosters, spawn_ends, strict=True):
         x = PAD_X[SPAWN_END_NAMES.index(end)] if end in SPAWN_END_NAMES else end
         agents = [{"class": c, "x": x, "y": PAD_Y[k]} for k, c in enumerate(roster)]
-        teams.append({"spawn_end": end, "wave_clock": 5, "agents": agents})
+        teams.append({"spawn_end": end, "wave_clock": C.RESPAWN_PERIOD, "agents": agents})
     return {
         "format": POSITION_FORMAT,
         "version": POSITION_VERSION,

@@ -15,10 +15,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from . import classes as C
+
 NUM_TEAMS = 2
 TEAM_SIZE = 5
 NUM_SLOTS = NUM_TEAMS * TEAM_SIZE
+# Agent names by slot: "a0".."a4" for team a, "b0".."b4" for team b.
+AGENT_NAMES = tuple(f"{'ab'[i // TEAM_SIZE]}{i % TEAM_SIZE}" for i in range(NUM_SLOTS))
 MAX_OBSTACLES = 32
+MAX_TURNED_WALLS = 8  # turned walls (not square to the axes) per map, and the room made for them
 MILLI = 1000  # state units per map unit and per health point
 ARENA_WIDTH = 20.0
 ARENA_HEIGHT = 10.0
@@ -181,3 +186,51 @@ def pad_positions(spawn_end: Array, xp: Any = np) -> Array:
     """Spawn pad of every slot given each team's spawn end, shape (10, 2) milli-units."""
     pads = xp.asarray(PAD_MILLI)[spawn_end]  # (2, 5, 2)
     return pads.reshape(NUM_SLOTS, 2)
+
+
+def fresh_state(
+    xp: Any,
+    cls: Array,
+    present: Array,
+    spawn_end: Array,
+    horizon: Any,
+    winning_score: Any,
+    red_zone_depth: Any,
+) -> State:
+    """A game before its first tick: every present agent alive on its slot's spawn pad at
+    full health, Ultimate ready, no shield or effects; tick 0, score 0-0, both wave clocks
+    full. The one recipe for a new game (the env builds every game so; a position written
+    by `position.starting_position` parses to the same present agents).
+
+    Args:
+        xp: `numpy` or `jax.numpy`.
+        cls: int32 `(10,)` class ids per slot (0 for an empty slot).
+        present: bool `(10,)`, the slot is used by the roster.
+        spawn_end: int32 `(2,)`, each team's end (`LEFT` or `RIGHT`).
+        horizon: Whole number of ticks.
+        winning_score: Whole number of points.
+        red_zone_depth: Milli-units.
+
+    Returns:
+        The `State` (empty slots sit on their pads too, dead and at zero health).
+    """
+    return State(
+        tick=xp.asarray(0, xp.int32),
+        horizon=xp.asarray(horizon, xp.int32),
+        winning_score=xp.asarray(winning_score, xp.int32),
+        red_zone_depth=xp.asarray(red_zone_depth, xp.int32),
+        score=xp.zeros(2, xp.int32),
+        spawn_end=spawn_end,
+        wave_clock=xp.full(2, C.RESPAWN_PERIOD, xp.int32),
+        result=xp.asarray(RESULT_OPEN, xp.int32),
+        present=present,
+        alive=present,
+        cls=cls,
+        pos=pad_positions(spawn_end, xp),
+        health=xp.where(present, xp.asarray(C.MAX_HEALTH_MILLI)[cls], 0),
+        ultimate_cooldown=xp.zeros(NUM_SLOTS, xp.int32),
+        shield=xp.zeros(NUM_SLOTS, xp.int32),
+        out_of_combat=xp.zeros(NUM_SLOTS, xp.int32),
+        effects=xp.zeros((NUM_SLOTS, C.NUM_EFFECTS), xp.int32),
+        last_action=xp.full((NUM_SLOTS, 3), -1, xp.int32),
+    )

@@ -18,16 +18,16 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-from ..core.observe import NUM_JOINT
-from ..core.views import OBS_WIDTH
+from ..core.actions import NUM_JOINT
+from ..core.observation import OBS_WIDTH
+from ..core.state import TEAM_SIZE
 
 NUM_CLASSES = 5
-TEAM_SLOTS = 5
 # Illegal logits: the lowest float32, so exp() is exactly 0 and gumbel-argmax never picks
 # them, while staying finite (−inf would turn 0·log 0 into NaN in the entropy's gradient).
 NEG = float(jnp.finfo(jnp.float32).min)
 ACTOR_WIDTH = OBS_WIDTH + NUM_CLASSES
-WORLD_WIDTH = OBS_WIDTH + NUM_CLASSES + TEAM_SLOTS
+WORLD_WIDTH = OBS_WIDTH + NUM_CLASSES + TEAM_SIZE
 
 
 def mask_logits(logits: Any, avail: Any) -> Any:
@@ -61,7 +61,7 @@ def world_inputs(world: Any, classes: Any, per_agent: bool) -> Any:
     lead = classes.shape
     w = jnp.broadcast_to(world[..., None, :], (*lead, world.shape[-1]))
     cls = jax.nn.one_hot(classes, NUM_CLASSES, dtype=w.dtype)
-    slot = jnp.broadcast_to(jnp.eye(TEAM_SLOTS, dtype=w.dtype), (*lead, TEAM_SLOTS))
+    slot = jnp.broadcast_to(jnp.eye(TEAM_SIZE, dtype=w.dtype), (*lead, TEAM_SIZE))
     extra = jnp.concatenate([cls, slot], -1)
     return jnp.concatenate([w, extra if per_agent else jnp.zeros_like(extra)], -1)
 
@@ -151,18 +151,18 @@ def make_q_network(hidden: int, recurrent: bool, norm: bool) -> Networks:
 
 def init_actor(nets: Networks, key: Any) -> Any:
     """The actor's (or Q-network's) parameters alone."""
-    mem = jnp.zeros((TEAM_SLOTS, nets.memory_width))
-    reset = jnp.ones(TEAM_SLOTS, bool)
-    avail = jnp.ones((TEAM_SLOTS, NUM_JOINT), bool)
-    return nets.actor.init(key, mem, jnp.zeros((TEAM_SLOTS, ACTOR_WIDTH)), avail, reset)
+    mem = jnp.zeros((TEAM_SIZE, nets.memory_width))
+    reset = jnp.ones(TEAM_SIZE, bool)
+    avail = jnp.ones((TEAM_SIZE, NUM_JOINT), bool)
+    return nets.actor.init(key, mem, jnp.zeros((TEAM_SIZE, ACTOR_WIDTH)), avail, reset)
 
 
 def init_params(nets: Networks, key: Any) -> tuple[Any, Any]:
     """Actor and critic parameters from one key (inputs shaped as one game's team)."""
     k_a, k_c = jax.random.split(key)
-    mem = jnp.zeros((TEAM_SLOTS, nets.memory_width))
-    reset = jnp.ones(TEAM_SLOTS, bool)
-    avail = jnp.ones((TEAM_SLOTS, NUM_JOINT), bool)
-    actor = nets.actor.init(k_a, mem, jnp.zeros((TEAM_SLOTS, ACTOR_WIDTH)), avail, reset)
-    critic = nets.critic.init(k_c, mem, jnp.zeros((TEAM_SLOTS, nets.critic_width)), reset)
+    mem = jnp.zeros((TEAM_SIZE, nets.memory_width))
+    reset = jnp.ones(TEAM_SIZE, bool)
+    avail = jnp.ones((TEAM_SIZE, NUM_JOINT), bool)
+    actor = nets.actor.init(k_a, mem, jnp.zeros((TEAM_SIZE, ACTOR_WIDTH)), avail, reset)
+    critic = nets.critic.init(k_c, mem, jnp.zeros((TEAM_SIZE, nets.critic_width)), reset)
     return actor, critic

@@ -26,13 +26,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..core.observe import NUM_JOINT
-from ..core.views import OBS_WIDTH
+from ..core.actions import NUM_JOINT
+from ..core.observation import OBS_WIDTH
+from ..core.state import TEAM_SIZE
 
 NPZ_FORMAT = "marl-bgs/policy-npz"
 NPZ_VERSION = 2  # 2 added layer_norm and q_values; version 1 files (neither) still load
 NUM_CLASSES = 5
-TEAM_SLOTS = 5
 NEG = float(np.finfo(np.float32).min)  # networks.NEG: illegal logits
 META_FIELDS = ("format", "version", "hidden", "recurrent", "obs_width", "num_classes",
                "num_actions")  # fmt: skip
@@ -204,7 +204,7 @@ class LearnedPolicy(NamedTuple):
 
         del key
         if self.recurrent:
-            return jnp.zeros((TEAM_SLOTS, self.hidden), jnp.float32)
+            return jnp.zeros((TEAM_SIZE, self.hidden), jnp.float32)
         return jnp.zeros((), jnp.int32)
 
     def logits(self, params: Any, inputs: Any, memory: Any) -> tuple[Any, Any]:
@@ -536,7 +536,7 @@ class NumpyPolicy:
 
     def init_memory(self, *lead: int) -> np.ndarray:
         """Zero memory for a team (lead = (5,)) or a batch of teams ((games, 5))."""
-        return np.zeros((*(lead or (TEAM_SLOTS,)), self.hidden if self.recurrent else 1),
+        return np.zeros((*(lead or (TEAM_SIZE,)), self.hidden if self.recurrent else 1),
                         np.float32)  # fmt: skip
 
     def logits(self, inputs: Any, memory: Any, xp: Any = np) -> tuple[Any, Any]:
@@ -576,7 +576,7 @@ class NumpyPolicy:
 
         def init(key: Any) -> Any:
             del key
-            return jnp.zeros((TEAM_SLOTS, width), jnp.float32)
+            return jnp.zeros((TEAM_SIZE, width), jnp.float32)
 
         def act(key: Any, inputs: Any, memory: Any) -> tuple[Any, Any]:
             reset = jnp.broadcast_to(inputs.new_game, inputs.present.shape)

@@ -26,7 +26,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from ..core.views import OBS_WIDTH
+from ..core.observation import OBS_WIDTH
 from ..env import make
 from .config import QMIXConfig
 from .mixers import QMixer

@@ -33,7 +33,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..core import classes as C
-from ..core.observe import TEAM
+from ..core.sight import TEAM
 from ..core.state import LEFT, MILLI, RESULT_A, RESULT_B, RESULT_OPEN, TEAM_SIZE, State
 from .config import TrainConfig
 

@@ -29,8 +29,9 @@ import numpy as np
 import pandas as pd
 
 from .. import evaluation
+from ..core.state import TEAM_SIZE
 from ..sharding import round_up
-from ..systems.base import TEAM_SLOTS, System
+from ..systems.base import System
 from ..systems.registry import by_name
 from .config import Q_ALGOS, TrainConfig
 from .networks import Networks, actor_inputs
@@ -71,7 +72,7 @@ def actor_system(
 
     def init(key):
         del key
-        return jnp.zeros((TEAM_SLOTS, nets.memory_width), jnp.float32)
+        return jnp.zeros((TEAM_SIZE, nets.memory_width), jnp.float32)
 
     def act(key, inputs, memory):
         p = params.value if isinstance(params, _Params) else params

@@ -5,7 +5,7 @@ row (which already holds only what its team may see, in its own frame), its own 
 and the team's public roster. Other agents' rows of the same `TeamInputs` are never read, so
 a test can scramble them, and everything the agent's team does not see, and get the same
 bytes. Every number about classes comes from `marl_bgs.core.classes`, every observation
-offset from `marl_bgs.core.views`, so a balance or layout change cannot leave the text stale.
+offset from `marl_bgs.core.observation`, so a balance or layout change cannot leave the text stale.
 
 Names: `ally_k` and `enemy_k` are roster slots (the agent itself is one of the `ally_k`),
 moves are compass names in the agent's frame (its own spawn end on the left, east toward the
@@ -21,24 +21,28 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..core import classes as C
+from ..core.actions import NUM_JOINT, NUM_MOVES, NUM_TARGETS, NUM_ULTIMATE, encode
 from ..core.checks import whole
 from ..core.movement import MOVE_DIRECTIONS
-from ..core.observe import NUM_JOINT, NUM_MOVES, NUM_TARGETS, NUM_ULTIMATE
-from ..core.state import ARENA_HEIGHT, ARENA_WIDTH, MAX_OBSTACLES, NUM_SLOTS, TEAM_SIZE
-from ..core.views import (
-    BOX_FIELDS,
+from ..core.observation import (
+    BOX_SLICES,
+    BOX_START,
     BOX_WIDTH,
-    GLOBAL_FIELDS,
+    GAME_START,
+    GLOBAL_SLICES,
+    GLOBAL_WIDTH,
     HORIZON_HALF,
     MAX_TURNED_WALLS,
     OBS_WIDTH,
     OOC_CAP,
-    UNIT_FIELDS,
+    UNIT_SLICES,
     UNIT_WIDTH,
-    WALL_FIELDS,
+    WALL_SLICES,
+    WALL_START,
     WALL_WIDTH,
     WINNING_SCORE_HALF,
 )
+from ..core.state import ARENA_HEIGHT, ARENA_WIDTH, MAX_OBSTACLES, NUM_SLOTS, TEAM_SIZE
 from ..systems.base import TeamInputs
 
 VIEW_VERSION = "actor-text-v1"
@@ -59,21 +63,7 @@ def _move_names() -> tuple[str, ...]:
 MOVE_NAMES = _move_names()
 
 
-def _offsets(fields: tuple[tuple[str, int], ...]) -> dict[str, slice]:
-    out, at = {}, 0
-    for name, width in fields:
-        out[name] = slice(at, at + width)
-        at += width
-    return out
-
-
-UNIT = _offsets(UNIT_FIELDS)
-GAME = _offsets(GLOBAL_FIELDS)
-BOX = _offsets(BOX_FIELDS)
-WALL = _offsets(WALL_FIELDS)
-GAME_START = NUM_SLOTS * UNIT_WIDTH
-BOX_START = GAME_START + sum(n for _, n in GLOBAL_FIELDS)
-WALL_START = BOX_START + MAX_OBSTACLES * BOX_WIDTH
+UNIT, GAME, BOX, WALL = UNIT_SLICES, GLOBAL_SLICES, BOX_SLICES, WALL_SLICES
 
 
 # ---- names -----------------------------------------------------------------------------------
@@ -99,7 +89,7 @@ def combat_name(target: int, ultimate: int) -> str:
 
 def flat_action(move: int, target: int, ultimate: int) -> int:
     """The flat joint index the masks and Systems use: (move * 11 + target) * 2 + ultimate."""
-    return (move * NUM_TARGETS + target) * NUM_ULTIMATE + ultimate
+    return encode(move, target, ultimate)
 
 
 class Menu(NamedTuple):
@@ -172,7 +162,7 @@ def _ticks(share: float, full: float) -> int:
 
 
 def _squashed(feature: float, half: float) -> int:
-    """Undo views.py's v / (v + half) squashing of a whole-number setting."""
+    """Undo observation.py's v / (v + half) squashing of a whole-number setting."""
     f = float(feature)
     return int(round(half * f / (1.0 - f))) if f < 1.0 else 0
 
@@ -301,7 +291,7 @@ def _map_lines(obs: np.ndarray) -> list[str]:
 
 
 def _game_lines(obs: np.ndarray) -> list[str]:
-    g = obs[GAME_START : GAME_START + sum(n for _, n in GLOBAL_FIELDS)]
+    g = obs[GAME_START : GAME_START + GLOBAL_WIDTH]
 
     def f(name: str) -> float:
         return float(g[GAME[name]][0])

@@ -27,9 +27,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..core import classes as C
-from ..core.observe import CODE_TO_SLOT, TEAM
+from ..core.sight import CODE_TO_SLOT, TEAM
 from ..core.state import LEFT, MILLI, NUM_SLOTS, TEAM_SIZE, State
-from .priority import METRIC_DESCRIPTIONS, PRIORITY_NAMES
+from .priority import METRIC_DESCRIPTIONS, PRIORITY_NAMES, priority_vector
 
 SLOT_NAMES = tuple(f"{'ab'[s // TEAM_SIZE]}{s % TEAM_SIZE}" for s in range(NUM_SLOTS))
 TEAMS = ("a", "b")
@@ -548,9 +548,10 @@ def facts(
 
 
 def full_start(xp: Any, priority: Any) -> Any:
-    """The accumulator before a game's first tick here (`priority`: `priority_start`'s)."""
+    """The accumulator before a game's first tick here (`priority`: `priority_start`'s
+    `PriorityMetrics`)."""
     rest = xp.zeros(FULL_WIDTH - len(PRIORITY_NAMES), xp.int32)
-    return xp.concatenate([priority.astype(xp.int32), rest])
+    return xp.concatenate([priority_vector(xp, priority), rest])
 
 
 def full_update(
@@ -565,11 +566,11 @@ def full_update(
     counted: Any,
 ) -> Any:
     """Add one tick to the running full metrics (FULL_WIDTH,); `priority` is the game's
-    priority metrics after this tick (the first topic copies them); a tick played after
+    `PriorityMetrics` after this tick (the first topic copies them); a tick played after
     the game ended (`counted` False) changes nothing."""
     earlier = acc[FULL_SIZE:].reshape(NUM_SLOTS, NUM_SLOTS) > 0
     f = facts(xp, before, raw, info, after, dist_sq, earlier)
-    parts = [priority.astype(xp.int32) - acc[: len(PRIORITY_NAMES)]]
+    parts = [priority_vector(xp, priority) - acc[: len(PRIORITY_NAMES)]]
     for topic, keep in zip(TOPICS[1:], _KEEP[1:], strict=True):
         parts.append(topic.compute(f).reshape(-1)[keep].astype(xp.int32))
     # Scratch: a victim's attackers are forgotten when it dies or returns.

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..core.state import TEAM_SIZE
-from ..metrics import PRIORITY_NAMES
+from ..metrics import PriorityMetrics
 
 
 def _milli(amount: float) -> int:
@@ -40,22 +40,22 @@ def metrics_from_content(frames: dict[str, Any], actions: Any, events: list) -> 
     acts = np.asarray(actions).reshape(-1, 2 * TEAM_SIZE, 3)
     ults = [int(np.sum(acts[:, :TEAM_SIZE, 2] == 1)), int(np.sum(acts[:, TEAM_SIZE:, 2] == 1))]
     last = -1
-    values = [
-        int(frames["result"][last]),
-        int(frames["score"][last][0]),
-        int(frames["score"][last][1]),
-        deaths[1],
-        deaths[0],
-        deaths[0],
-        deaths[1],
-        dealt[0],
-        dealt[1],
-        useful[0],
-        useful[1],
-        ults[0],
-        ults[1],
-        red[0],
-        red[1],
-        int(frames["tick"][last]),
-    ]
-    return dict(zip(PRIORITY_NAMES, values, strict=True))
+    metrics = PriorityMetrics(
+        result=int(frames["result"][last]),
+        points_a=int(frames["score"][last][0]),
+        points_b=int(frames["score"][last][1]),
+        kills_a=deaths[1],  # a team's kills are the other team's deaths
+        kills_b=deaths[0],
+        deaths_a=deaths[0],
+        deaths_b=deaths[1],
+        damage_dealt_a=dealt[0],
+        damage_dealt_b=dealt[1],
+        useful_healing_a=useful[0],
+        useful_healing_b=useful[1],
+        ultimates_used_a=ults[0],
+        ultimates_used_b=ults[1],
+        red_zone_deaths_a=red[0],
+        red_zone_deaths_b=red[1],
+        ticks=int(frames["tick"][last]),
+    )
+    return metrics._asdict()

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from ..core.events import tick_events
-from ..core.observe import compute_sight
 from ..core.position import position_dict
+from ..core.sight import compute_sight
 from ..core.state import (
     NUM_SLOTS,
     RESULT_OPEN,

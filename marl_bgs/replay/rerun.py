@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.events import tick_events
-from ..core.position import position_dict
 from ..core.state import State
 from ..game import Backend, Game
 from .schema import Replay, ReplayError
@@ -28,9 +27,8 @@ def replay_game(replay: Replay, backend: Backend = "numpy") -> int:
     """
     if replay.view is not None:
         raise ReplayError(f"view: a point-of-view replay ({replay.view!r}) cannot be replayed")
-    start = replay.state_at(0)
-    game = Game(position_dict(start, {"obstacles": replay.map["obstacles"]}), backend=backend)
-    game.state = start  # the exact first frame, empty slots included
+    # The exact first frame, empty slots included.
+    game = Game.from_state(replay.state_at(0), {"obstacles": replay.map["obstacles"]}, backend)
     for t in range(replay.ticks):
         before = game.state
         info = game.step_slots(replay.actions[t].astype(np.int32))

@@ -19,9 +19,10 @@ from typing import Any
 import numpy as np
 
 from ..core import classes as C
+from ..core.actions import HEAD_LIMITS
 from ..core.checks import FieldTypeError
 from ..core.position import MAX_HORIZON, MAX_WINNING_SCORE
-from ..core.state import MILLI, NUM_SLOTS, TEAM_SIZE, State
+from ..core.state import AGENT_NAMES, MILLI, NUM_SLOTS, TEAM_SIZE, State
 
 REPLAY_FORMAT = "marl-bgs/replay"
 REPLAY_VERSION = 1
@@ -49,16 +50,15 @@ FRAME_FIELDS: dict[str, tuple[tuple[int, ...], int, int]] = {
     "shield": ((NUM_SLOTS,), 0, C.SHIELD_TICKS),
     "out_of_combat": ((NUM_SLOTS,), 0, 2 * MAX_HORIZON),
     "effects": ((NUM_SLOTS, C.NUM_EFFECTS), 0, max(C.EFFECT_DURATION)),
-    "last_action": ((NUM_SLOTS, 3), -1, 10),
+    "last_action": ((NUM_SLOTS, 3), -1, max(HEAD_LIMITS) - 1),
 }
 assert tuple(FRAME_FIELDS) == State._fields
 BOOL_FIELDS = ("present", "alive")
 PER_AGENT_FIELDS = tuple(f for f, (shape, _, _) in FRAME_FIELDS.items() if shape[:1] == (10,))
 # What a hidden agent's cells hold in a point-of-view replay (rosters' sizes stay public).
 HIDDEN_VALUE = {f: (-1 if f == "last_action" else 0) for f in PER_AGENT_FIELDS if f != "present"}
-ACTION_LIMITS = (8, 10, 1)  # move, target, ultimate
+ACTION_LIMITS = tuple(n - 1 for n in HEAD_LIMITS)  # highest move, target, ultimate
 
-AGENT_NAMES = tuple(f"{'ab'[i // TEAM_SIZE]}{i % TEAM_SIZE}" for i in range(NUM_SLOTS))
 VIEWS = ("a", "b", *AGENT_NAMES)
 PUBLIC_METRICS = ("result", "points_a", "points_b", "ticks")  # known to either side
 

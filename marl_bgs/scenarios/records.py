@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.actions import HEAD_LIMITS
 from ..core.checks import choice, fields, mapping, sequence, strict_json, string, whole
-from ..core.observe import HEAD_LIMITS
 from ..core.position import parse_position
 from ..core.state import TEAM_SIZE
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.actions import NUM_MOVES, NUM_PAIRS, decode, encode, encode_pair
 from ..core.state import RESULT_NAMES, TEAM_SIZE
 from .play import play_line
 from .records import Scenario
@@ -30,14 +31,13 @@ def to_flat(line: Line) -> np.ndarray:
     out = np.zeros((len(line), TEAM_SIZE), np.int32)
     for t, tick in enumerate(line):
         for k, (move, target, ult) in enumerate(tick):
-            out[t, k] = move * 22 + target * 2 + ult
+            out[t, k] = encode(move, target, ult)
     return out
 
 
 def from_flat(flat: np.ndarray, agents: int) -> list[list[list[int]]]:
     """Flat actions (ticks, 5) back to a line's `[move, target, ultimate]` entries."""
-    return [[[int(a) // 22, (int(a) // 2) % 11, int(a) % 2] for a in row[:agents]]
-            for row in np.asarray(flat)]  # fmt: skip
+    return [[list(decode(int(a))) for a in row[:agents]] for row in np.asarray(flat)]
 
 
 def numpy_result(scenario: Scenario, line: Line) -> str:
@@ -126,9 +126,9 @@ def variant_lines(scenario: Scenario, line: Line) -> tuple[np.ndarray, np.ndarra
         legal = table.game.legal_actions()[0]
         alive = table.game.state.alive[:TEAM_SIZE] & table.game.state.present[:TEAM_SIZE]
         for k in np.flatnonzero(alive):
-            move, pair = divmod(int(flat[t, k]), 22)
-            options = [(0, m * 22 + pair) for m in range(9) if m != move]
-            options += [(1, move * 22 + q) for q in range(22) if q != pair]
+            move, pair = divmod(int(flat[t, k]), NUM_PAIRS)
+            options = [(0, encode_pair(m, pair)) for m in range(NUM_MOVES) if m != move]
+            options += [(1, encode_pair(move, q)) for q in range(NUM_PAIRS) if q != pair]
             for head, a in options:
                 if not legal[k, a]:
                     continue

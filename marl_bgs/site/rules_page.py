@@ -12,8 +12,8 @@ from collections.abc import Callable
 import numpy as np
 
 from ..core import classes as C
-from ..core.observe import compute_sight
 from ..core.position import starting_position
+from ..core.sight import compute_sight
 from ..core.state import ARENA_HEIGHT, ARENA_WIDTH, PAD_X, PAD_Y, TEAM_SIZE
 from ..game import Game
 from .clips import show

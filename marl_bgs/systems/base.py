@@ -18,31 +18,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-TEAM_SLOTS = 5
-
-
-class TeamInputs(NamedTuple):
-    """Only what one team may see, for one game (or a batch: a leading games axis).
-
-    `env.team_inputs(state, team)` and `Game.team_inputs(team)` build it; a System's `act`
-    receives it. Row k is the team's slot k (agent `a{k}` or `b{k}`), in its own frame.
-
-    Attributes:
-        obs: float32 `(5, 784)`, each agent's own observation.
-        avail: bool `(5, 198)`, the exactly legal flat actions in each agent's own frame.
-        present: bool `(5,)`, the slot is used by the roster.
-        alive: bool `(5,)`, the agent is present and alive.
-        classes: int32 `(5,)`, class ids (0 mage, 1 warrior, 2 hunter, 3 rogue,
-            4 priest); the team's own roster is public to it.
-        new_game: bool `()`, the first decision of a game (reset recurrent memory).
-    """
-
-    obs: Any  # (5, OBS_WIDTH) float32, each agent's own observation
-    avail: Any  # (5, 198) bool, exact legal joint actions in each agent's own frame
-    present: Any  # (5,) bool, slot used by the roster
-    alive: Any  # (5,) bool
-    classes: Any  # (5,) int32 class ids (the team's own roster is public to it)
-    new_game: Any  # () bool, the first decision of a game (reset recurrent memory)
+from ..core.actions import NUM_JOINT
+from ..core.inputs import TeamInputs
+from ..core.state import TEAM_SIZE
 
 
 class System(NamedTuple):
@@ -174,12 +152,12 @@ def check_host_actions(actions: Any, inputs: TeamInputs) -> np.ndarray:
     """
     arr = np.asarray(actions)
     games = np.asarray(inputs.present).shape[0]
-    if arr.shape != (games, TEAM_SLOTS):
+    if arr.shape != (games, TEAM_SIZE):
         raise ValueError(f"host system: expected actions of shape ({games}, 5), got {arr.shape}")
     if not np.issubdtype(arr.dtype, np.integer):
         raise ValueError(f"host system: actions must be whole numbers, got {arr.dtype}")
-    if arr.min(initial=0) < 0 or arr.max(initial=0) >= 198:
-        raise ValueError("host system: actions must lie in 0..197")
+    if arr.min(initial=0) < 0 or arr.max(initial=0) >= NUM_JOINT:
+        raise ValueError(f"host system: actions must lie in 0..{NUM_JOINT - 1}")
     return arr.astype(np.int32)
 
 
@@ -204,10 +182,10 @@ def check_jax_actions(actions: Any, games: int, system: System, where: str) -> A
     import jax.numpy as jnp
 
     shape, dtype = getattr(actions, "shape", None), getattr(actions, "dtype", None)
-    if shape != (games, TEAM_SLOTS):
+    if shape != (games, TEAM_SIZE):
         raise ValueError(
             f"{where}: System {system.name!r} returned actions of shape {shape} for {games} "
-            f"games; expected ({TEAM_SLOTS},) flat actions (0..197) per game"
+            f"games; expected ({TEAM_SIZE},) flat actions (0..{NUM_JOINT - 1}) per game"
         )
     if dtype is None or not jnp.issubdtype(dtype, jnp.integer):
         raise ValueError(f"{where}: System {system.name!r} returned {dtype} actions; "

@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 
 from ..core import classes as C
+from ..core.state import TEAM_SIZE
 from . import percept
-from .base import TEAM_SLOTS, System, TeamInputs
+from .base import System, TeamInputs
 from .pathing import (
     Paths,
     paths_memory,
@@ -50,7 +51,7 @@ def beta_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     """One decision for the team's five slots: flat actions (own frame) and new memory."""
     p = percept.read(xp, inputs)
     cls = p.cls
-    ranged = is_ranged(xp, cls) & p.alive
+    ranged = is_ranged(cls) & p.alive
     priest = (cls == C.PRIEST) & p.alive
     big = F32(1e3)
     # Enemy distance to the nearest living Priest and to the nearest living ranged agent.
@@ -64,7 +65,7 @@ def beta_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     threat, threat_xy, has_target = pick_enemy(xp, p, threat_score, memory.target)
     is_threat = xp.arange(5) == threat  # (5 enemies,)
     melee_enemy = (p.enemy_cls == C.WARRIOR) | (p.enemy_cls == C.ROGUE)
-    seen = xp.broadcast_to(p.enemy_seen[None, :], (TEAM_SLOTS, 5))
+    seen = xp.broadcast_to(p.enemy_seen[None, :], (TEAM_SIZE, 5))
 
     # ---- abilities ------------------------------------------------------------------------
     pair_ok = legal_pairs(inputs.avail)
@@ -72,7 +73,7 @@ def beta_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     enemy_score = xp.where(seen, 1.0 + 3.0 * is_threat + wounded, 0.0)
     ally_need = 1.0 - p.my_hp
     is_priest = (cls == C.PRIEST)[:, None]
-    heal = xp.broadcast_to(xp.where(ally_need > 0.05, 1.0 + 3.0 * ally_need, 0.0), (TEAM_SLOTS, 5))
+    heal = xp.broadcast_to(xp.where(ally_need > 0.05, 1.0 + 3.0 * ally_need, 0.0), (TEAM_SIZE, 5))
     basic_row = xp.where(
         is_priest, percept.own_codes(xp, heal), percept.enemy_codes(xp, enemy_score)
     )
@@ -87,7 +88,7 @@ def beta_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     )
     enemy_near_ally = xp.min(xp.where(seen, p.dist, big), axis=1) < 3.0  # by own slot
     save = xp.where((p.my_hp < 0.4) & enemy_near_ally & p.alive, 8.0, 0.0)
-    salvation = xp.broadcast_to(save[None, :], (TEAM_SLOTS, 5))
+    salvation = xp.broadcast_to(save[None, :], (TEAM_SIZE, 5))
     ult_row = xp.where(
         is_priest, percept.own_codes(xp, salvation), percept.enemy_codes(xp, ult_enemy)
     )
@@ -100,7 +101,7 @@ def beta_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     grid, paths = update_paths(
         xp, percept.obstacles(xp, inputs.obs[0]), memory, inputs.new_game, threat_xy, has_target
     )
-    use_target = xp.broadcast_to(has_target, (TEAM_SLOTS,))
+    use_target = xp.broadcast_to(has_target, (TEAM_SIZE,))
     way = waypoints(xp, grid, paths, p.my_xy, use_target)
     direction = way - p.my_xy
     # Ranged agents: away from an enemy melee inside KITE_RADIUS; else hold at range edge.
@@ -119,7 +120,7 @@ def beta_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     in_reach = xp.any(pair_ok[:, 6:, 0], axis=1)
     hold = ranged & (in_reach | (nearest < edge + 0.5)) & ~chased & ~too_close
     # The Priest stays with the team: if her allies are far, she walks to the nearest one.
-    mates = p.alive[None, :] & ~xp.asarray(np.eye(TEAM_SLOTS, dtype=bool))
+    mates = p.alive[None, :] & ~xp.asarray(np.eye(TEAM_SIZE, dtype=bool))
     mate = xp.argmin(xp.where(mates, p.ally_dist, big), axis=1)
     mate_gap = xp.take_along_axis(p.ally_gap, mate[:, None, None], axis=1)[:, 0, :]
     lonely = (cls == C.PRIEST) & (xp.min(xp.where(mates, p.ally_dist, big), axis=1) > 3.0)

@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 
 from ..core import classes as C
+from ..core.state import TEAM_SIZE
 from . import percept
-from .base import TEAM_SLOTS, System, TeamInputs
+from .base import System, TeamInputs
 from .pathing import (
     Paths,
     paths_memory,
@@ -56,14 +57,14 @@ def gamma_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
         xp, p, -hp_points / 40.0 - 0.2 * to_team, memory.target
     )
     is_focus = xp.arange(5) == focus
-    seen = xp.broadcast_to(p.enemy_seen[None, :], (TEAM_SLOTS, 5))
+    seen = xp.broadcast_to(p.enemy_seen[None, :], (TEAM_SIZE, 5))
 
     # ---- abilities ------------------------------------------------------------------------
     pair_ok = legal_pairs(inputs.avail)
     enemy_score = xp.where(seen, 1.0 + 4.0 * is_focus + (1.0 - p.enemy_hp), 0.0)
     ally_need = 1.0 - p.my_hp
     is_priest = (cls == C.PRIEST)[:, None]
-    heal = xp.broadcast_to(xp.where(ally_need > 0.05, 1.0 + 3.0 * ally_need, 0.0), (TEAM_SLOTS, 5))
+    heal = xp.broadcast_to(xp.where(ally_need > 0.05, 1.0 + 3.0 * ally_need, 0.0), (TEAM_SIZE, 5))
     basic_row = xp.where(
         is_priest, percept.own_codes(xp, heal), percept.enemy_codes(xp, enemy_score)
     )
@@ -77,7 +78,7 @@ def gamma_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
         xp.where(((cls == C.WARRIOR) | (cls == C.ROGUE))[:, None], press[None, :], 0.0),
     )
     salvation = xp.broadcast_to(
-        xp.where((p.my_hp < 0.25) & p.alive, 8.0, 0.0)[None, :], (TEAM_SLOTS, 5)
+        xp.where((p.my_hp < 0.25) & p.alive, 8.0, 0.0)[None, :], (TEAM_SIZE, 5)
     )
     ult_row = xp.where(
         is_priest, percept.own_codes(xp, salvation), percept.enemy_codes(xp, ult_enemy)
@@ -93,16 +94,16 @@ def gamma_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     grid, paths = update_paths(
         xp, percept.obstacles(xp, inputs.obs[0]), memory, inputs.new_game, focus_xy, has_target
     )
-    use_target = xp.broadcast_to(has_target, (TEAM_SLOTS,))
+    use_target = xp.broadcast_to(has_target, (TEAM_SIZE,))
     way = waypoints(xp, grid, paths, p.my_xy, use_target)
     direction = way - p.my_xy
     norm = xp.sqrt(xp.sum(direction * direction, axis=-1, keepdims=True))
     direction = direction / xp.maximum(norm, F32(1e-6))
     focus_dist = p.dist[:, focus]
     swing = has_target & (focus_dist > 4.0)
-    side = xp.stack([xp.zeros(TEAM_SLOTS, F32), xp.asarray(FLANK)], axis=1)
+    side = xp.stack([xp.zeros(TEAM_SIZE, F32), xp.asarray(FLANK)], axis=1)
     direction = xp.where(swing[:, None], direction + 0.6 * side, direction)
-    ranged = is_ranged(xp, cls)
+    ranged = is_ranged(cls)
     hold = ranged & (focus_dist <= basic_range(xp, cls) * (2.0 / 3.0)) & has_target
     hold = hold | (ranged & ~has_target & xp.any(reach, axis=1))
     still = xp.where(hold, 2.0, -0.5)

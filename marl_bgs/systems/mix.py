@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..core import classes as C
-from .base import TEAM_SLOTS, System, TeamInputs
+from ..core.state import TEAM_SIZE
+from .base import System, TeamInputs
 
 
 def team(
@@ -32,10 +33,10 @@ def team(
             per game with `evaluate` instead).
     """
     if len(slots) == 1:
-        slots = slots * TEAM_SLOTS
-    if len(slots) != TEAM_SLOTS:
+        slots = slots * TEAM_SIZE
+    if len(slots) != TEAM_SIZE:
         raise ValueError(
-            f"team: give one System for every one of the {TEAM_SLOTS} slots, or one for all"
+            f"team: give one System for every one of the {TEAM_SIZE} slots, or one for all"
         )
     by_class = dict(by_class or {})
     for cls in by_class:
@@ -58,12 +59,12 @@ def team(
 
         keys = jax.random.split(key, len(members))
         outs = [m.act(k, inputs, mem) for m, k, mem in zip(members, keys, memory, strict=True)]
-        slot_idx = jnp.arange(TEAM_SLOTS)
-        actions = jnp.zeros(TEAM_SLOTS, jnp.int32)
-        for k in range(TEAM_SLOTS):
+        slot_idx = jnp.arange(TEAM_SIZE)
+        actions = jnp.zeros(TEAM_SIZE, jnp.int32)
+        for k in range(TEAM_SIZE):
             actions = jnp.where(slot_idx == k, outs[k][0], actions)
         for j, cls in enumerate(class_ids):
-            chosen = outs[TEAM_SLOTS + j][0]
+            chosen = outs[TEAM_SIZE + j][0]
             actions = jnp.where(inputs.classes == cls, chosen, actions)
         return actions, tuple(o[1] for o in outs)
 

@@ -15,7 +15,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..core.events import tick_events
-from .base import TEAM_SLOTS, TeamInputs
+from ..core.state import TEAM_SIZE
+from .base import TeamInputs
 from .random import uniform_numpy
 
 NAMES = ("random", "tdm-alpha", "tdm-beta", "tdm-gamma")
@@ -69,9 +70,9 @@ def decide(
     """One team's flat own-frame actions (5,) for the game's current state, and new memory."""
     actions, memory = system.act(game.team_inputs(team), memory, rng)
     actions = np.asarray(actions)
-    if actions.shape != (TEAM_SLOTS,) or not np.issubdtype(actions.dtype, np.integer):
+    if actions.shape != (TEAM_SIZE,) or not np.issubdtype(actions.dtype, np.integer):
         raise ValueError(
-            f"{system.name}: expected {TEAM_SLOTS} whole flat actions, got "
+            f"{system.name}: expected {TEAM_SIZE} whole flat actions, got "
             f"{actions.dtype} {actions.shape}"
         )
     return actions.astype(np.int32), memory

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..core.ops import stack
-from .percept import MOVES, Obstacles
+from .percept import MOVE_STEPS, Obstacles
 
 F32 = np.float32
 CELL = 0.5
@@ -378,7 +378,7 @@ def steer(
     stands, lower, and standing still too (so it works through the others, backing off if
     need be, until one takes it somewhere; a teammate blocking a gap gets through).
     """
-    moves = xp.asarray(MOVES)
+    moves = xp.asarray(MOVE_STEPS)
     norm = xp.sqrt(xp.sum(direction * direction, axis=-1, keepdims=True))
     unit = direction / xp.maximum(norm, F32(1e-6))
     score = xp.sum(unit[:, None, :] * moves[None, :, :], axis=-1)
@@ -412,7 +412,7 @@ def remember_move(xp: Any, paths: Paths, xy: Any, move: Any, speed: Any, alone: 
     tried = xp.arange(9)[None, :] == paths.last_move[:, None]
     fresh = moved | (paths.last_move == 0)  # moved, or stood still by choice: try all again
     failed = xp.where(fresh[:, None], False, paths.failed | tried)
-    step = xp.asarray(MOVES)[paths.last_move]
+    step = xp.asarray(MOVE_STEPS)[paths.last_move]
     along = xp.sum((xy - paths.last_xy) * step, axis=-1)  # progress the way it stepped
     short = (paths.last_move > 0) & (along < 0.3 * speed) & alone & (paths.tick > 1)
     aim = paths.last_xy + step * F32(0.6)

@@ -1,7 +1,7 @@
 """Reading a team's observations into named arrays, for the scripted opponents.
 
 The scripted teams see exactly what `TeamInputs` holds: each agent's own-frame observation
-(`core/views.py` lays it out) and its exact masks. This module only slices those numbers by
+(`core/observation.py` lays it out) and its exact masks. This module only slices those numbers by
 name and scales them back to map units, once, so that the opponents read like tactics instead
 of offsets. Written over an `xp` namespace: NumPy and jax.numpy alike.
 """
@@ -13,41 +13,36 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..core import classes as C
-from ..core.state import MAX_OBSTACLES
-from ..core.views import (
-    BOX_FIELDS,
+from ..core.movement import MOVE_DIRECTIONS
+from ..core.observation import (
+    BOX_SLICES,
+    BOX_START,
     BOX_WIDTH,
-    GLOBAL_WIDTH,
     MAX_TURNED_WALLS,
-    UNIT_FIELDS,
+    UNIT_SLICES,
     UNIT_WIDTH,
+    WALL_SLICES,
+    WALL_START,
     WALL_WIDTH,
 )
-from .base import TEAM_SLOTS, TeamInputs
+from ..core.state import MAX_OBSTACLES, TEAM_SIZE
+from .base import TeamInputs
 
 F32 = np.float32
 ARENA = np.asarray([20.0, 10.0], F32)  # map size; observations store x / 20 and y / 10
-UNITS = 2 * TEAM_SLOTS
+UNITS = 2 * TEAM_SIZE
 
 
-def _offsets(fields: tuple[tuple[str, int], ...]) -> dict[str, int]:
-    out, at = {}, 0
-    for name, width in fields:
-        out[name] = at
-        at += width
-    return out
+def _field(values: Any, at: slice, start: int = 0) -> Any:
+    """A field of a block (last axis) by its slice: one column as a vector, wider as is."""
+    width = at.stop - at.start
+    first = start + at.start
+    return values[..., first : first + width] if width > 1 else values[..., first]
 
 
-UNIT_OFFSET = _offsets(UNIT_FIELDS)
-BOX_OFFSET = _offsets(BOX_FIELDS)
-MAP_START = UNITS * UNIT_WIDTH + GLOBAL_WIDTH
-WALL_START = MAP_START + MAX_OBSTACLES * BOX_WIDTH
-
-
-def unit_field(obs: Any, row: int, name: str, width: int = 1) -> Any:
+def unit_field(obs: Any, row: int, name: str) -> Any:
     """One field of unit row `row` (0 self, 1-4 allies, 5-9 enemies) for every agent."""
-    start = row * UNIT_WIDTH + UNIT_OFFSET[name]
-    return obs[..., start : start + width] if width > 1 else obs[..., start]
+    return _field(obs, UNIT_SLICES[name], row * UNIT_WIDTH)
 
 
 class Percept(NamedTuple):
@@ -76,19 +71,18 @@ def read(xp: Any, inputs: TeamInputs) -> Percept:
     """Name and scale what the team sees; enemies are the same rows for every agent."""
     obs = inputs.obs
     scale = xp.asarray(ARENA)
-    my_xy = unit_field(obs, 0, "position", 2) * scale
+    my_xy = unit_field(obs, 0, "position") * scale
     # The team shares sight, so agent 0's enemy rows hold what everyone knows (own sight
     # differs per agent, but the masks carry that).
-    enemy = [obs[0, (5 + e) * UNIT_WIDTH : (6 + e) * UNIT_WIDTH] for e in range(TEAM_SLOTS)]
+    enemy = [obs[0, (5 + e) * UNIT_WIDTH : (6 + e) * UNIT_WIDTH] for e in range(TEAM_SIZE)]
     enemy = xp.stack(enemy, 0)  # (5, UNIT_WIDTH)
 
-    def ef(name: str, width: int = 1) -> Any:
-        at = UNIT_OFFSET[name]
-        return enemy[:, at : at + width] if width > 1 else enemy[:, at]
+    def ef(name: str) -> Any:
+        return _field(enemy, UNIT_SLICES[name])
 
-    enemy_xy = ef("position", 2) * scale
+    enemy_xy = ef("position") * scale
     enemy_seen = (ef("known") > 0) & (ef("alive") > 0)
-    effects = ef("effects", C.NUM_EFFECTS)
+    effects = ef("effects")
     gap = enemy_xy[None, :, :] - my_xy[:, None, :]
     ally_gap = my_xy[None, :, :] - my_xy[:, None, :]
     return Percept(
@@ -96,14 +90,14 @@ def read(xp: Any, inputs: TeamInputs) -> Percept:
         my_hp=unit_field(obs, 0, "health_share"),
         my_ready=unit_field(obs, 0, "ultimate_ready") > 0,
         my_shielded=unit_field(obs, 0, "shield") > 0,
-        my_held=(unit_field(obs, 0, "effects", C.NUM_EFFECTS)[:, C.STUN] > 0)
-        | (unit_field(obs, 0, "effects", C.NUM_EFFECTS)[:, C.TRAP] > 0),
+        my_held=(unit_field(obs, 0, "effects")[:, C.STUN] > 0)
+        | (unit_field(obs, 0, "effects")[:, C.TRAP] > 0),
         alive=inputs.alive & inputs.present,
         cls=inputs.classes,
         enemy_xy=enemy_xy,
         enemy_seen=enemy_seen,
         enemy_hp=ef("health_share"),
-        enemy_cls=xp.argmax(ef("class", 5), axis=-1),
+        enemy_cls=xp.argmax(ef("class"), axis=-1),
         enemy_trapped=effects[:, C.TRAP] > 0,
         enemy_ready=ef("ultimate_ready") > 0,
         gap=gap,
@@ -127,34 +121,30 @@ class Obstacles(NamedTuple):
 def obstacles(xp: Any, obs_row: Any) -> Obstacles:
     """The obstacles as one agent sees them (every agent of a team shares the frame)."""
     scale = xp.asarray(ARENA)
-    boxes = obs_row[MAP_START:WALL_START].reshape(MAX_OBSTACLES, BOX_WIDTH)
+    boxes = obs_row[BOX_START:WALL_START].reshape(MAX_OBSTACLES, BOX_WIDTH)
     walls = obs_row[WALL_START : WALL_START + MAX_TURNED_WALLS * WALL_WIDTH].reshape(
         MAX_TURNED_WALLS, WALL_WIDTH
     )
-    lo, hi = BOX_OFFSET["low"], BOX_OFFSET["high"]
     return Obstacles(
-        box_lo=boxes[:, lo : lo + 2] * scale,
-        box_hi=boxes[:, hi : hi + 2] * scale,
-        box_radius=boxes[:, BOX_OFFSET["radius"]] * F32(20.0),
-        box_valid=boxes[:, BOX_OFFSET["valid"]] > 0,
-        wall_corners=walls[:, 1:9].reshape(MAX_TURNED_WALLS, 4, 2) * scale,
-        wall_valid=walls[:, 0] > 0,
+        box_lo=_field(boxes, BOX_SLICES["low"]) * scale,
+        box_hi=_field(boxes, BOX_SLICES["high"]) * scale,
+        box_radius=_field(boxes, BOX_SLICES["radius"]) * F32(20.0),
+        box_valid=_field(boxes, BOX_SLICES["valid"]) > 0,
+        wall_corners=_field(walls, WALL_SLICES["corners"]).reshape(MAX_TURNED_WALLS, 4, 2) * scale,
+        wall_valid=_field(walls, WALL_SLICES["valid"]) > 0,
     )
 
 
 def own_codes(xp: Any, per_slot: Any) -> Any:
     """Scores per own slot (5, 5) laid out over the 11 target codes (codes 1-5)."""
-    pad = xp.zeros((TEAM_SLOTS, 1), F32)
-    return xp.concatenate([pad, per_slot.astype(F32), xp.zeros((TEAM_SLOTS, 5), F32)], axis=1)
+    pad = xp.zeros((TEAM_SIZE, 1), F32)
+    return xp.concatenate([pad, per_slot.astype(F32), xp.zeros((TEAM_SIZE, 5), F32)], axis=1)
 
 
 def enemy_codes(xp: Any, per_enemy: Any) -> Any:
     """Scores per enemy slot (5, 5) laid out over the 11 target codes (codes 6-10)."""
-    return xp.concatenate([xp.zeros((TEAM_SLOTS, 6), F32), per_enemy.astype(F32)], axis=1)
+    return xp.concatenate([xp.zeros((TEAM_SIZE, 6), F32), per_enemy.astype(F32)], axis=1)
 
 
-# Compass moves in the agent's own frame: 0 stay, 1 N, 2 S, 3 E, 4 W, 5 NE, 6 NW, 7 SE, 8 SW.
-_D = float(np.sqrt(0.5))
-MOVES = np.asarray(
-    [[0, 0], [0, 1], [0, -1], [1, 0], [-1, 0], [_D, _D], [-_D, _D], [_D, -_D], [-_D, -_D]], F32
-)
+# Unit steps of the moves (in the agent's own frame), float32 for the scripted teams' sums.
+MOVE_STEPS = MOVE_DIRECTIONS.astype(F32)

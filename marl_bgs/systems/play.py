@@ -6,8 +6,9 @@ from typing import Any
 
 import jax
 
-from ..env import AGENTS, EnvState, TeamDeathmatch
-from .base import TEAM_SLOTS, System, check_jax_actions
+from ..core.state import AGENT_NAMES, TEAM_SIZE
+from ..env import EnvState, TeamDeathmatch
+from .base import System, check_jax_actions
 
 
 def init_memories(env: TeamDeathmatch, systems: tuple[System, System], key) -> tuple:
@@ -42,6 +43,6 @@ def act_both(
             acts, mem = jax.vmap(system.act)(keys, inputs, memories[t])
             acts = check_jax_actions(acts, env.num_envs, system, f"systems[{t}]")
         new_memories.append(mem)
-        for s in range(TEAM_SLOTS):
-            actions[AGENTS[t * TEAM_SLOTS + s]] = acts[..., s]
+        for s in range(TEAM_SIZE):
+            actions[AGENT_NAMES[t * TEAM_SIZE + s]] = acts[..., s]
     return actions, tuple(new_memories)

@@ -40,18 +40,6 @@ BUILDERS: dict[str, Callable[[], System]] = {
 }
 
 
-def available() -> list[str]:
-    """Names whose System can be built in this checkout (a module may be missing)."""
-    names = []
-    for name, build in BUILDERS.items():
-        try:
-            build()
-        except ImportError:
-            continue
-        names.append(name)
-    return names
-
-
 @cache
 def by_name(name: str) -> System:
     """The System registered under `name` ("random", "tdm-alpha", "tdm-beta", "tdm-gamma").

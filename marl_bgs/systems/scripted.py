@@ -21,8 +21,9 @@ from typing import Any
 import numpy as np
 
 from ..core import classes as C
+from ..core.state import TEAM_SIZE
 from . import percept
-from .base import TEAM_SLOTS, System, TeamInputs
+from .base import System, TeamInputs
 from .pathing import (
     Paths,
     paths_memory,
@@ -50,16 +51,16 @@ def alpha_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     """One decision for the team's five slots: flat actions (own frame) and new memory."""
     p = percept.read(xp, inputs)
     cls = p.cls
-    seen = xp.broadcast_to(p.enemy_seen[None, :], (TEAM_SLOTS, 5))
+    seen = xp.broadcast_to(p.enemy_seen[None, :], (TEAM_SIZE, 5))
 
     # ---- abilities: score every legal (target, ultimate) pair -----------------------------
     pair_ok = legal_pairs(inputs.avail)  # (5, 11, 2)
-    wounded = xp.broadcast_to((1.0 - p.enemy_hp)[None, :], (TEAM_SLOTS, 5))
+    wounded = xp.broadcast_to((1.0 - p.enemy_hp)[None, :], (TEAM_SIZE, 5))
     focus = xp.argmax(xp.where(seen, wounded + 1e-3 * (5 - xp.arange(5)), -1.0), axis=1)
     enemy_score = xp.where(seen, 1.0 + 2.0 * wounded, 0.0)
     ally_need = 1.0 - p.my_hp  # by own slot
     is_priest = (cls == C.PRIEST)[:, None]
-    heal = xp.broadcast_to(xp.where(ally_need > 0.05, 1.0 + 3.0 * ally_need, 0.0), (TEAM_SLOTS, 5))
+    heal = xp.broadcast_to(xp.where(ally_need > 0.05, 1.0 + 3.0 * ally_need, 0.0), (TEAM_SIZE, 5))
     basic_row = xp.where(
         is_priest, percept.own_codes(xp, heal), percept.enemy_codes(xp, enemy_score)
     )
@@ -73,7 +74,7 @@ def alpha_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
         3.0 + enemy_score,
         xp.where((cls == C.HUNTER)[:, None], xp.where(enemy_idx == second[:, None], 2.5, 0.5), 0.0),
     )
-    salvation = xp.broadcast_to(xp.where(p.my_hp < 0.34, 6.0, 0.0), (TEAM_SLOTS, 5))
+    salvation = xp.broadcast_to(xp.where(p.my_hp < 0.34, 6.0, 0.0), (TEAM_SIZE, 5))
     ult_row = xp.where(
         is_priest, percept.own_codes(xp, salvation), percept.enemy_codes(xp, ult_enemy)
     )
@@ -90,9 +91,9 @@ def alpha_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     grid, paths = update_paths(
         xp, percept.obstacles(xp, inputs.obs[0]), memory, inputs.new_game, target_xy, has_target
     )
-    use_target = xp.broadcast_to(has_target, (TEAM_SLOTS,))
+    use_target = xp.broadcast_to(has_target, (TEAM_SIZE,))
     way = waypoints(xp, grid, paths, p.my_xy, use_target)
-    hold = is_ranged(xp, cls) & in_reach  # ranged agents with a target in reach stand and shoot
+    hold = is_ranged(cls) & in_reach  # ranged agents with a target in reach stand and shoot
     still = xp.where(hold, 2.0, 0.0)
     return move_and_remember(xp, p, inputs.avail, cls, way - p.my_xy, still, paths, pair)
 

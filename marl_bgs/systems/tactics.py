@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from ..core import classes as C
-from .base import TEAM_SLOTS
+from ..core.actions import NUM_MOVES, NUM_PAIRS, NUM_TARGETS, NUM_ULTIMATE, encode_pair
+from ..core.state import TEAM_SIZE
 from .percept import Percept
 
 F32 = np.float32
@@ -20,12 +21,12 @@ F32 = np.float32
 
 def legal_pairs(inputs_avail: Any) -> Any:
     """(5, 11, 2): which (target, Ultimate) pairs some move allows (masks are a product)."""
-    return inputs_avail.reshape(TEAM_SLOTS, 9, 11, 2).any(axis=1)
+    return inputs_avail.reshape(TEAM_SIZE, NUM_MOVES, NUM_TARGETS, NUM_ULTIMATE).any(axis=1)
 
 
 def legal_moves(inputs_avail: Any) -> Any:
     """(5, 9): which moves some pair allows."""
-    return inputs_avail.reshape(TEAM_SLOTS, 9, 22).any(axis=2)
+    return inputs_avail.reshape(TEAM_SIZE, NUM_MOVES, NUM_PAIRS).any(axis=2)
 
 
 def best_pair(xp: Any, basic: Any, ult: Any, pair_ok: Any) -> Any:
@@ -35,14 +36,14 @@ def best_pair(xp: Any, basic: Any, ult: Any, pair_ok: Any) -> Any:
     """
     score = xp.stack([basic, ult], axis=-1)
     score = xp.where(pair_ok, score, F32(-1.0))
-    nothing = (xp.arange(11) == 0)[None, :, None] & (xp.arange(2) == 0)
+    nothing = (xp.arange(NUM_TARGETS) == 0)[None, :, None] & (xp.arange(NUM_ULTIMATE) == 0)
     score = xp.where(nothing, F32(0.0), score)
     score = xp.round(score * F32(1000.0))  # NumPy and XLA break near-ties alike
-    return xp.argmax(score.reshape(TEAM_SLOTS, 22), axis=1)
+    return xp.argmax(score.reshape(TEAM_SIZE, NUM_PAIRS), axis=1)
 
 
 def flat_action(xp: Any, move: Any, pair: Any) -> Any:
-    return (move * 22 + pair).astype(xp.int32)
+    return encode_pair(move, pair).astype(xp.int32)
 
 
 def speeds(xp: Any, cls: Any) -> Any:
@@ -50,7 +51,7 @@ def speeds(xp: Any, cls: Any) -> Any:
     return xp.asarray(C.SPEED)[cls]
 
 
-def is_ranged(xp: Any, cls: Any) -> Any:
+def is_ranged(cls: Any) -> Any:
     return (cls == C.MAGE) | (cls == C.HUNTER) | (cls == C.PRIEST)
 
 

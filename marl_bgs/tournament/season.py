@@ -33,7 +33,6 @@ from .schedule import (
 )
 
 EvaluateFn = Callable[..., Any]  # marl_bgs.evaluate's contract
-LEAD_COLUMNS = ("stage", "fixture", "entrant_a", "entrant_b")
 DEFAULT_BATCH_SIZE = 128
 
 

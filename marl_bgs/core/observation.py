@@ -16,15 +16,19 @@ Both engines (`marl_bgs.env` and `marl_bgs.game`) build observations here, so th
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from . import classes as C
-from .observe import CODE_TO_SLOT, TEAM, Sight
+from .actions import NUM_MOVES, compass_move
+from .sight import CODE_TO_SLOT, TEAM, Sight
 from .state import (
     LEFT,
     MAX_OBSTACLES,
+    MAX_TURNED_WALLS,
     MILLI,
     NUM_SLOTS,
     TEAM_SIZE,
@@ -32,15 +36,14 @@ from .state import (
     State,
 )
 
-MAX_TURNED_WALLS = 8  # turned walls per map that the batched engine makes room for
 # Declared bounds of every observation number. The features lie in about [-1, 1.12] (offsets
 # from self reach -1, distances sqrt(1.25)); the margin leaves room for obstacles authored
 # slightly past the arena's edge.
 OBS_LOW, OBS_HIGH = -2.0, 2.0
 HORIZON_HALF = 1000  # the horizon whose feature is 0.5
 WINNING_SCORE_HALF = 100  # the winning score whose feature is 0.5
-MIRROR_MOVE = np.asarray([0, 1, 2, 4, 3, 6, 5, 8, 7], np.int32)
 F32 = np.float32
+SCALE_X, SCALE_Y = F32(1.0 / (20 * MILLI)), F32(1.0 / (10 * MILLI))  # map units to [0, 1]
 
 
 def _rows() -> tuple[np.ndarray, np.ndarray]:
@@ -57,40 +60,59 @@ def _rows() -> tuple[np.ndarray, np.ndarray]:
 
 ROW_SLOT, SLOT_ROW = _rows()
 
-UNIT_FIELDS: tuple[tuple[str, int], ...] = (
-    ("present", 1),
-    ("known", 1),
-    ("alive", 1),
-    ("class", 5),
-    ("position", 2),
-    ("offset_from_self", 2),
-    ("distance", 1),
-    ("health_share", 1),
-    ("health", 1),
-    ("shield", 1),
-    ("effects", C.NUM_EFFECTS),
-    ("ultimate_cooldown", 1),
-    ("ultimate_ready", 1),
-    ("out_of_combat", 1),
-    ("in_own_sight", 1),
-    ("in_home_red_zone", 1),
-    ("has_last_action", 1),
-    ("last_move", 9),
-    ("last_target_row", NUM_SLOTS + 1),
-    ("last_ultimate", 1),
-)
-GLOBAL_FIELDS: tuple[tuple[str, int], ...] = (
-    ("tick_share", 1),
-    ("horizon", 1),
-    ("own_score", 1),
-    ("enemy_score", 1),
-    ("winning_score", 1),
-    ("own_team_size", 1),
-    ("enemy_team_size", 1),
-    ("red_zone_depth", 1),
-    ("own_wave_clock", 1),
-    ("enemy_wave_clock", 1),
-)
+
+# The layout, one table per block: each field's name, width and how it is computed from
+# the observer's rows (`u`, see `observations`) or from the game (`g`). The builder
+# concatenates the pieces in this order; widths, offsets, the docs page and the readers
+# (`systems.percept`, `llm.view`) all come from these tables.
+def _col(values: Any) -> tuple[Any, ...]:
+    return (values.astype(F32),)
+
+
+UNIT_TABLE: tuple[tuple[str, int, Callable[[Any], tuple[Any, ...]]], ...] = (
+    ("present", 1, lambda u: _col(u.per_row(u.state.present))),
+    ("known", 1, lambda u: _col(u.known)),
+    ("alive", 1, lambda u: _col(u.per_row(u.living))),
+    ("class", len(C.CLASSES), lambda u: (u.onehot(u.cls, len(C.CLASSES)),)),
+    ("position", 2, lambda u: (u.x.astype(F32) * SCALE_X, u.y.astype(F32) * SCALE_Y)),
+    ("offset_from_self", 2, lambda u: (u.dx, u.dy)),
+    ("distance", 1, lambda u: (u.dist,)),
+    ("health_share", 1, lambda u: (u.health / u.max_hp.astype(F32),)),
+    ("health", 1, lambda u: (u.health * F32(1.0 / (200 * MILLI)),)),
+    ("shield", 1, lambda u: (u.per_row(u.state.shield).astype(F32) * F32(1.0 / C.SHIELD_TICKS),)),
+    ("effects", C.NUM_EFFECTS, lambda u: (u.per_row(u.state.effects).astype(F32) / u.durations,)),
+    ("ultimate_cooldown", 1, lambda u: (u.cooldown.astype(F32) * F32(1.0 / C.ULTIMATE_COOLDOWN),)),
+    ("ultimate_ready", 1, lambda u: _col(u.cooldown == 0)),
+    ("out_of_combat", 1, lambda u: (
+        u.xp.minimum(u.per_row(u.state.out_of_combat), OOC_CAP).astype(F32) * F32(1.0 / OOC_CAP),
+    )),
+    ("in_own_sight", 1, lambda u: _col(u.own_sight)),
+    ("in_home_red_zone", 1, lambda u: _col(u.home)),
+    ("has_last_action", 1, lambda u: _col(u.has_last)),
+    ("last_move", NUM_MOVES, lambda u: (u.onehot(u.move, NUM_MOVES) * u.has_last[..., None],)),
+    ("last_target_row", NUM_SLOTS + 1, lambda u: (
+        u.onehot(u.target_row, NUM_SLOTS + 1) * u.has_last[..., None],
+    )),
+    ("last_ultimate", 1, lambda u: _col(u.last[..., 2] == 1)),
+)  # fmt: skip
+GLOBAL_TABLE: tuple[tuple[str, int, Callable[[Any], Any]], ...] = (
+    ("tick_share", 1, lambda g: g.every(g.state.tick.astype(F32) / g.horizon)),
+    ("horizon", 1, lambda g: g.every(g.horizon / (g.horizon + F32(HORIZON_HALF)))),
+    ("own_score", 1, lambda g: g.points[g.own]),
+    ("enemy_score", 1, lambda g: g.points[g.other]),
+    ("winning_score", 1, lambda g: g.every(g.win / (g.win + F32(WINNING_SCORE_HALF)))),
+    ("own_team_size", 1, lambda g: g.sizes[g.own].astype(F32) * F32(1.0 / TEAM_SIZE)),
+    ("enemy_team_size", 1, lambda g: g.sizes[g.other].astype(F32) * F32(1.0 / TEAM_SIZE)),
+    ("red_zone_depth", 1, lambda g: g.every(
+        g.state.red_zone_depth.astype(F32) * F32(1.0 / (10 * MILLI))
+    )),
+    ("own_wave_clock", 1, lambda g: g.state.wave_clock[g.own].astype(F32)
+     * F32(1.0 / C.RESPAWN_PERIOD)),
+    ("enemy_wave_clock", 1, lambda g: g.state.wave_clock[g.other].astype(F32)
+     * F32(1.0 / C.RESPAWN_PERIOD)),
+)  # fmt: skip
+UNIT_FIELDS: tuple[tuple[str, int], ...] = tuple((n, w) for n, w, _ in UNIT_TABLE)
+GLOBAL_FIELDS: tuple[tuple[str, int], ...] = tuple((n, w) for n, w, _ in GLOBAL_TABLE)
 BOX_FIELDS: tuple[tuple[str, int], ...] = (("valid", 1), ("low", 2), ("high", 2), ("radius", 1))
 WALL_FIELDS: tuple[tuple[str, int], ...] = (("valid", 1), ("corners", 8))
 OOC_CAP = 10  # ticks out of combat are shown up to this many (then 1.0)
@@ -104,6 +126,24 @@ OBS_WIDTH = (
     + MAX_OBSTACLES * BOX_WIDTH
     + MAX_TURNED_WALLS * WALL_WIDTH
 )
+GAME_START = NUM_SLOTS * UNIT_WIDTH  # where the blocks start in the vector
+BOX_START = GAME_START + GLOBAL_WIDTH
+WALL_START = BOX_START + MAX_OBSTACLES * BOX_WIDTH
+
+
+def field_slices(fields: tuple[tuple[str, int], ...]) -> dict[str, slice]:
+    """Each field's place inside its block (a unit row, the game block, a box or a wall)."""
+    out, at = {}, 0
+    for name, width in fields:
+        out[name] = slice(at, at + width)
+        at += width
+    return out
+
+
+UNIT_SLICES = field_slices(UNIT_FIELDS)
+GLOBAL_SLICES = field_slices(GLOBAL_FIELDS)
+BOX_SLICES = field_slices(BOX_FIELDS)
+WALL_SLICES = field_slices(WALL_FIELDS)
 
 
 def obs_layout() -> list[dict]:
@@ -152,97 +192,71 @@ def observations(xp: Any, state: State, m: MapArrays, sight: Sight) -> Any:
         return values[rows]
 
     zero = F32(0.0)
-    scale_x, scale_y = F32(1.0 / (20 * MILLI)), F32(1.0 / (10 * MILLI))
     ox = frame_x(xp, state.pos[:, 0][None, :], end[:, None])  # (obs, slot)
     ox_r = xp.take_along_axis(ox, rows, axis=1)
     y_r = per_row(state.pos[:, 1])
     self_x, self_y = ox_r[:, :1], y_r[:, :1]
-    dx = (ox_r - self_x).astype(F32) * scale_x
-    dy = (y_r - self_y).astype(F32) * scale_x
-    dist = xp.sqrt(dx * dx + dy * dy)
+    dx = (ox_r - self_x).astype(F32) * SCALE_X
+    dy = (y_r - self_y).astype(F32) * SCALE_X
     cls = per_row(state.cls)
-    max_hp = xp.asarray(C.MAX_HEALTH_MILLI)[cls]
-    durations = xp.asarray(np.asarray(C.EFFECT_DURATION, np.float32))
     depth = state.red_zone_depth
     own_side = per_row(team) == team[:, None]
-    home = xp.where(own_side, ox_r <= depth, ox_r >= 20 * MILLI - depth)
-    own_sight = xp.take_along_axis(
-        sight.own_sight | xp.asarray(np.eye(NUM_SLOTS, dtype=bool)), rows, axis=1
-    )
-
     last = per_row(state.last_action)  # (obs, row, 3)
-    has_last = last[..., 0] >= 0
-    move = xp.where(
-        end[:, None] == LEFT, last[..., 0], xp.asarray(MIRROR_MOVE)[xp.maximum(last[..., 0], 0)]
+    target_slot = xp.asarray(CODE_TO_SLOT)[rows, xp.maximum(last[..., 1], 0)]
+    # What the unit table reads, per (observer, row).
+    u = SimpleNamespace(
+        xp=xp,
+        state=state,
+        per_row=per_row,
+        living=living,
+        known=known_r,
+        cls=cls,
+        x=ox_r,
+        y=y_r,
+        dx=dx,
+        dy=dy,
+        dist=xp.sqrt(dx * dx + dy * dy),
+        health=per_row(state.health).astype(F32),
+        max_hp=xp.asarray(C.MAX_HEALTH_MILLI)[cls],
+        durations=xp.asarray(np.asarray(C.EFFECT_DURATION, np.float32)),
+        cooldown=per_row(state.ultimate_cooldown),
+        home=xp.where(own_side, ox_r <= depth, ox_r >= 20 * MILLI - depth),
+        own_sight=xp.take_along_axis(
+            sight.own_sight | xp.asarray(np.eye(NUM_SLOTS, dtype=bool)), rows, axis=1
+        ),
+        last=last,
+        has_last=last[..., 0] >= 0,
+        move=compass_move(xp, xp.maximum(last[..., 0], 0), end[:, None]),
+        target_row=xp.where(
+            target_slot >= 0,
+            xp.asarray(SLOT_ROW)[xp.arange(NUM_SLOTS)[:, None], xp.maximum(target_slot, 0)] + 1,
+            0,
+        ),
+        onehot=lambda v, n: (v[..., None] == xp.arange(n)).astype(F32),
     )
-    actor = rows
-    target_slot = xp.asarray(CODE_TO_SLOT)[actor, xp.maximum(last[..., 1], 0)]
-    target_row = xp.where(
-        target_slot >= 0,
-        xp.asarray(SLOT_ROW)[xp.arange(NUM_SLOTS)[:, None], xp.maximum(target_slot, 0)] + 1,
-        0,
-    )
-
-    def onehot(v, n):
-        return (v[..., None] == xp.arange(n)).astype(F32)
-
-    unit = xp.concatenate(
-        [
-            per_row(state.present).astype(F32)[..., None],
-            known_r.astype(F32)[..., None],
-            per_row(living).astype(F32)[..., None],
-            onehot(cls, 5),
-            (ox_r.astype(F32) * scale_x)[..., None],
-            (y_r.astype(F32) * scale_y)[..., None],
-            dx[..., None],
-            dy[..., None],
-            dist[..., None],
-            (per_row(state.health).astype(F32) / max_hp.astype(F32))[..., None],
-            (per_row(state.health).astype(F32) * F32(1.0 / (200 * MILLI)))[..., None],
-            (per_row(state.shield).astype(F32) * F32(1.0 / C.SHIELD_TICKS))[..., None],
-            per_row(state.effects).astype(F32) / durations,
-            (per_row(state.ultimate_cooldown).astype(F32) * F32(1.0 / C.ULTIMATE_COOLDOWN))[
-                ..., None
-            ],
-            (per_row(state.ultimate_cooldown) == 0).astype(F32)[..., None],
-            (xp.minimum(per_row(state.out_of_combat), OOC_CAP).astype(F32) * F32(1.0 / OOC_CAP))[
-                ..., None
-            ],
-            own_sight.astype(F32)[..., None],
-            home.astype(F32)[..., None],
-            has_last.astype(F32)[..., None],
-            onehot(move, 9) * has_last[..., None],
-            onehot(target_row, NUM_SLOTS + 1) * has_last[..., None],
-            (last[..., 2] == 1).astype(F32)[..., None],
-        ],
-        axis=-1,
-    )
+    pieces = []
+    for name, width, compute in UNIT_TABLE:
+        parts = [p[..., None] if p.ndim == 2 else p for p in compute(u)]
+        assert sum(p.shape[-1] for p in parts) == width, name
+        pieces += parts
+    unit = xp.concatenate(pieces, axis=-1)
     unit = xp.where(known_r[..., None] | (xp.arange(UNIT_WIDTH) < 1), unit, zero)
     unit = unit.reshape(NUM_SLOTS, NUM_SLOTS * UNIT_WIDTH)
 
-    my_team, other = team, 1 - team
-    sizes = xp.stack([xp.sum(state.present[:TEAM_SIZE]), xp.sum(state.present[TEAM_SIZE:])])
     horizon = state.horizon.astype(F32)
     win = state.winning_score.astype(F32)
-    # A position may hold a few points past the winning score (the tick that won): capped.
-    points = xp.minimum(state.score, state.winning_score).astype(F32) / win  # (2,)
-    game = xp.stack(
-        [
-            xp.broadcast_to(state.tick.astype(F32) / horizon, (NUM_SLOTS,)),
-            xp.broadcast_to(horizon / (horizon + F32(HORIZON_HALF)), (NUM_SLOTS,)),
-            points[my_team],
-            points[other],
-            xp.broadcast_to(win / (win + F32(WINNING_SCORE_HALF)), (NUM_SLOTS,)),
-            sizes[my_team].astype(F32) * F32(1.0 / TEAM_SIZE),
-            sizes[other].astype(F32) * F32(1.0 / TEAM_SIZE),
-            xp.broadcast_to(
-                state.red_zone_depth.astype(F32) * F32(1.0 / (10 * MILLI)), (NUM_SLOTS,)
-            ),
-            state.wave_clock[my_team].astype(F32) * F32(1.0 / C.RESPAWN_PERIOD),
-            state.wave_clock[other].astype(F32) * F32(1.0 / C.RESPAWN_PERIOD),
-        ],
-        axis=-1,
+    g = SimpleNamespace(
+        state=state,
+        horizon=horizon,
+        win=win,
+        # A position may hold a few points past the winning score (the tick that won): capped.
+        points=xp.minimum(state.score, state.winning_score).astype(F32) / win,  # (2,)
+        sizes=xp.stack([xp.sum(state.present[:TEAM_SIZE]), xp.sum(state.present[TEAM_SIZE:])]),
+        own=team,
+        other=1 - team,
+        every=lambda value: xp.broadcast_to(value, (NUM_SLOTS,)),
     )
+    game = xp.stack([compute(g) for _, _, compute in GLOBAL_TABLE], axis=-1)
     return xp.concatenate([unit, game, map_view(xp, m, end)], axis=-1)
 
 
