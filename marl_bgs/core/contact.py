@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .geometry import ARENA_HI, ARENA_LO, BODY, F32, I32
+from .geometry import ARENA_HI, ARENA_LO, BODY, F32, I32, piece_tiles
 from .map_cache import per_numpy_map
 from .ops import stack
 from .state import MapArrays
@@ -369,22 +369,6 @@ def _numpy_pieces(xp: Any, m: MapArrays) -> _NumpyPieces:
 
 numpy_pieces = per_numpy_map(_numpy_pieces)
 _ZERO_I, _ONE_I = np.asarray(0, I32), np.asarray(1, I32)
-_HELD_TILES = 16
-_TILED_UP_TO = 1024
-
-
-def _tiles(k: _NumpyPieces, n: int) -> tuple:
-    """`k`'s fields repeated for n bodies, (pieces, n) each, contiguous (kept in `k`)."""
-    held = k.tiles.get(n)
-    if held is None:
-        if len(k.tiles) >= _HELD_TILES:  # a few sizes recur; a sweep of others is not kept
-            k.tiles.clear()
-        held = tuple(
-            np.ascontiguousarray(np.broadcast_to(f[:, None], f.shape + (n,))) for f in k[:-1]
-        )
-        if n <= _TILED_UP_TO:  # the engine's few bodies, points or lines; not a survey's
-            k.tiles[n] = held
-    return held
 
 
 def _numpy_entries(p: Any, v: Any, k: _NumpyPieces) -> Any:
@@ -402,7 +386,7 @@ def _numpy_entries(p: Any, v: Any, k: _NumpyPieces) -> Any:
     n = p.shape[0]
     nq, ns, npoly = k.pillar_valid.shape[0], k.rect_valid.shape[0], k.poly_valid.shape[0]
     (cx, cy, g_f, g_sq, dx, dy, dc, sx, sy, lx, ly, lc, length, ax, ay, ex, ey, ee_f, offset,
-     slack, pillar_valid, rect_valid, poly_valid) = _tiles(k, n)  # fmt: skip
+     slack, pillar_valid, rect_valid, poly_valid) = piece_tiles(k, n)  # fmt: skip
     body = (p[:, 0], p[:, 1], v[:, 0], v[:, 1])
     with np.errstate(all="ignore"):  # padding far off the arena wraps int32 products
         # The faces (`_faces`, then `face_entry`): face k of every square wall and the arena.

@@ -237,7 +237,7 @@ _HELD_TILES = 16
 _TILED_UP_TO = 1024
 
 
-def _piece_tiles(k: Any, n: int) -> tuple:
+def piece_tiles(k: Any, n: int) -> tuple:
     """The per-piece fields of `k` (a NamedTuple whose last field is its `tiles` dict)
     repeated for n points or lines, (pieces, n) each, contiguous (kept in `k.tiles`)."""
     held = k.tiles.get(n)
@@ -295,11 +295,11 @@ def numpy_lines_blocked(p0: Any, p1: Any, m: MapArrays) -> Any:
     """`sight_blocked(np, p0, p1, m)` for lines (n, 2) -> (n, 2): the same integer and float
     steps (`_segment_meets_pillar`, `_segment_meets_rect`, `_walls_meet`) elementwise on
     (obstacles, lines) arrays of one shape: each line's ends repeated along the obstacles
-    once and the map's parts tiled per number of lines (`_piece_tiles`)."""
+    once and the map's parts tiled per number of lines (`piece_tiles`)."""
     k = _sight(np, m)
     n = p0.shape[0]
     (cx, cy, r, r2, r_f, lo_x, lo_y, hi_x, hi_y, ax, ay, ex, ey, pillar_valid, rect_valid,
-     poly_valid) = _piece_tiles(k, n)  # fmt: skip
+     poly_valid) = piece_tiles(k, n)  # fmt: skip
     ends = [a[None, :] for a in (p0[:, 0], p0[:, 1], p1[:, 0], p1[:, 1])]
     # Pillars: `near_segment` of the pillar's centre against the line, closed.
     x0, y0, x1, y1 = (a.repeat(cx.shape[0], 0) for a in ends)
@@ -424,7 +424,7 @@ _BODY_SQ = np.asarray(BODY * BODY, I32)
 def _numpy_blocked(p: Any, b: _Blockers) -> Any:
     """`body_overlap(np, p, m).any` in fewer NumPy calls, the same integer and float steps,
     elementwise on (pieces, points) arrays of one shape (each point's coordinates repeated
-    along the pieces once, the map's parts tiled per number of points: `_piece_tiles`):
+    along the pieces once, the map's parts tiled per number of points: `piece_tiles`):
 
     - boxes: `_box_holds_body` against the squared grown radius kept per map (0 for
       padding, which no sum of squares is below: `hit & box_valid`);
@@ -438,7 +438,7 @@ def _numpy_blocked(p: Any, b: _Blockers) -> Any:
     shape = p.shape[:-1]
     flat = p.reshape(-1, 2)
     n = flat.shape[0]
-    lo_x, lo_y, hi_x, hi_y, reach_sq, ax, ay, ux, uy, uu, reach, valid = _piece_tiles(b, n)
+    lo_x, lo_y, hi_x, hi_y, reach_sq, ax, ay, ux, uy, uu, reach, valid = piece_tiles(b, n)
     x, y = flat[:, 0][None, :], flat[:, 1][None, :]  # (1, n)
     xs, ys = x.repeat(lo_x.shape[0], 0), y.repeat(lo_x.shape[0], 0)
     gx = np.maximum(np.maximum(lo_x - xs, xs - hi_x), _ZERO_I)
