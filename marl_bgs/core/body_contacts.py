@@ -20,8 +20,8 @@ from .batching import every_game, with_batch_rule
 from .contact import NO_HIT, bounded_fence, bounded_inverse, f32, float_circle_entry
 from .geometry import CONTACT, CONTACT_SQ, F32, I32, body_blocked, first_index, sq
 from .loops import settle
-from .observe import PAIR_I, PAIR_J
 from .ops import pick, rint, stack
+from .sight import PAIR_I, PAIR_J
 from .state import NUM_SLOTS, MapArrays
 
 QUANTA = 1024  # a tick (a leg) in quanta; stops land within one quantum of contact

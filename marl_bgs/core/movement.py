@@ -29,7 +29,7 @@ from .geometry import (
 )
 from .legs import plan_legs
 from .loops import settle
-from .observe import stunned
+from .sight import stunned
 from .state import MILLI, NUM_SLOTS, MapArrays, State
 
 EYE = np.eye(NUM_SLOTS, dtype=bool)

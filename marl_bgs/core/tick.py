@@ -14,9 +14,9 @@ import numpy as np
 
 from . import classes as C
 from .movement import charge_landing, move_bodies, planned_strides
-from .observe import CODE_TO_SLOT, SAME_TEAM, TEAM, Sight, compute_sight, legal_masks
 from .ops import stack
 from .shield_exit import clear_of_bodies
+from .sight import CODE_TO_SLOT, SAME_TEAM, TEAM, Sight, compute_sight, legal_masks
 from .state import (
     LEFT,
     MILLI,
@@ -25,7 +25,6 @@ from .state import (
     RESULT_B,
     RESULT_DRAW,
     RESULT_OPEN,
-    TEAM_SIZE,
     MapArrays,
     State,
     pad_positions,
@@ -253,4 +252,4 @@ def step(
     return new_state, info
 
 
-__all__ = ["TickInfo", "step", "legalise", "TEAM_SIZE"]
+__all__ = ["TickInfo", "step", "legalise"]

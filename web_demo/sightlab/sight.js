@@ -1,5 +1,5 @@
 // The engine's sight test, ported line for line from marl_bgs/core/geometry.py
-// (sight_blocked) and marl_bgs/core/observe.py (compute_sight).
+// (sight_blocked) and marl_bgs/core/sight.py (compute_sight).
 //
 // Coordinates are whole milli-units. Every product stays far below 2**53, so JavaScript
 // numbers are exact integers here, like the engine's int32 arrays. The one float step
