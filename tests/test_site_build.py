@@ -97,6 +97,16 @@ def test_sight_exports_are_fresh():
     assert _load_script("export_sight_vectors").main(["--check"]) == 0
 
 
+def test_the_sight_check_finds_a_stale_file(tmp_path, capsys):
+    """The freshness check above can fail: a vectors file naming another module is stale."""
+    script = _load_script("export_sight_vectors")
+    assert script.main(["--out", str(tmp_path)]) == 0
+    vectors = tmp_path / "vectors.json"
+    vectors.write_text(vectors.read_text().replace("core.sight", "core.observe"))
+    assert script.main(["--check", "--out", str(tmp_path)]) == 1
+    assert "vectors.json" in capsys.readouterr().out
+
+
 def _load_script(name: str):
     spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
