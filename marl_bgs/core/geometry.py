@@ -314,20 +314,9 @@ def numpy_lines_blocked(p0: Any, p1: Any, m: MapArrays) -> Any:
     near = np.where(dot <= 0, d_a <= r2, np.where(dot >= uu, d_b <= r2, cross <= reach))
     out = (near & pillar_valid).any(axis=0)
     # Square walls: `_segment_meets_rect`.
-    x0, y0, x1, y1 = (a.repeat(lo_x.shape[0], 0) for a in ends)
-    ux, uy = x1 - x0, y1 - y0
-    lx, hx, ly, hy = lo_x - x0, hi_x - x0, lo_y - y0, hi_y - y0
-    ux_ly, ux_hy, uy_lx, uy_hx = ux * ly, ux * hy, uy * lx, uy * hx
-    corner = (ux_ly - uy_lx, ux_ly - uy_hx, ux_hy - uy_hx, ux_hy - uy_lx)
-    overlap = (
-        (np.maximum(x0, x1) >= lo_x)
-        & (np.minimum(x0, x1) <= hi_x)
-        & (np.maximum(y0, y1) >= lo_y)
-        & (np.minimum(y0, y1) <= hi_y)
-    )
-    low = np.minimum(np.minimum(corner[0], corner[1]), np.minimum(corner[2], corner[3]))
-    high = np.maximum(np.maximum(corner[0], corner[1]), np.maximum(corner[2], corner[3]))
-    out = out | ((overlap & (low <= 0) & (high >= 0)) & rect_valid).any(axis=0)
+    seg = tuple(a.repeat(lo_x.shape[0], 0) for a in ends)
+    meets = _segment_meets_rect(np, seg, lo_x, lo_y, hi_x, hi_y)
+    out = out | (meets & rect_valid).any(axis=0)
     # Turned walls: `_walls_meet`, edge k of every wall in the k-th block of rows.
     e = ax.shape[0]
     if e:
