@@ -744,7 +744,7 @@ def evaluate(
     )  # fmt: skip
     record = sorted({whole(g, "record[]", 0, games - 1) for g in record})
     schedule = Schedule(map_ids, games, first_seed)
-    from .core.position import parse_position
+    from .positions import parse_position
 
     parse_position(_positions(schedule, [0], rosters, horizon, winning_score)[0])  # fail early
 

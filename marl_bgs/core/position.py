@@ -7,6 +7,7 @@ clamped or dropped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,9 @@ AGENT_KEYS = {
 MAX_HORIZON = 100_000
 MAX_WINNING_SCORE = 1000
 MAX_GAIN_PER_TICK = 2 * TEAM_SIZE  # five deaths in Red Zones
+MapResolver = Callable[[Any], tuple[Any, list]]
+"""A position's `map` field -> `(map_ref, obstacles)`: the map as written back, and its
+checked obstacle list; raises ValueError naming `map` for a bad one."""
 
 
 @dataclass(frozen=True)
@@ -70,28 +74,20 @@ def _keys(obj: Any, allowed: set, required: set, where: str) -> None:
     fields(obj, where, sorted(required), sorted(allowed - required))
 
 
-def _resolve_map(raw: Any) -> tuple[Any, list]:
-    from ..maps import check_obstacles, load_map
+def parse_position(data: Any, resolve_map: MapResolver) -> Position:
+    """Validate a position dict and build the fixed-shape state it describes.
 
-    if isinstance(raw, dict):
-        _keys(raw, {"obstacles"}, {"obstacles"}, "map")
-        return {"obstacles": check_obstacles(raw["obstacles"], "map.obstacles")}, None
-    if isinstance(raw, bool) or not isinstance(raw, int):
-        raise ValueError(f"map: expected a map id or {{'obstacles': [...]}}, got {raw!r}")
-    return raw, load_map(raw)["obstacles"]
-
-
-def parse_position(data: Any) -> Position:
-    """Validate a position dict and build the fixed-shape state it describes."""
+    The rules layer reads no map files: `resolve_map` turns the `map` field into
+    `(map_ref, obstacles)`. `marl_bgs.positions.parse_position` passes the one that knows
+    the numbered maps and inline obstacle lists.
+    """
     plain_json(data, "position")
     _keys(data, TOP_KEYS, TOP_KEYS - {"red_zone_depth"}, "position")
     if data["format"] != POSITION_FORMAT:
         raise ValueError(f"format: expected {POSITION_FORMAT!r}, got {data['format']!r}")
     if data["version"] != POSITION_VERSION:
         raise ValueError(f"version: unsupported version {data['version']!r}")
-    map_ref, obstacles = _resolve_map(data["map"])
-    if obstacles is None:
-        obstacles = map_ref["obstacles"]
+    map_ref, obstacles = resolve_map(data["map"])
     m = map_arrays(obstacles)
 
     horizon = whole(data["horizon"], "horizon", 1, MAX_HORIZON)
