@@ -61,7 +61,7 @@ class Position:
     obstacles: list
 
 
-def _milli(value: float, where: str) -> int:
+def _exact_milli(value: float, where: str) -> int:
     """A number as whole thousandths; finer values are rejected, not rounded."""
     scaled = value * MILLI
     whole = round(scaled)
@@ -173,7 +173,7 @@ def _read_red_zone_depth(data: dict) -> int:
     depth = number(data.get("red_zone_depth", 5), "red_zone_depth")
     if not 0 <= depth <= 10:
         raise ValueError(f"red_zone_depth: {depth} is out of range [0, 10]")
-    return _milli(depth, "red_zone_depth")
+    return _exact_milli(depth, "red_zone_depth")
 
 
 def _read_teams(raw: Any) -> list[_Team]:
@@ -240,7 +240,7 @@ def _read_place(agent: dict, at: str) -> tuple[int, int]:
         raise ValueError(f"{at}.x: {x} puts the body outside the arena [0.5, 19.5]")
     if not (0.5 <= y <= 9.5):
         raise ValueError(f"{at}.y: {y} puts the body outside the arena [0.5, 9.5]")
-    return _milli(x, f"{at}.x"), _milli(y, f"{at}.y")
+    return _exact_milli(x, f"{at}.x"), _exact_milli(y, f"{at}.y")
 
 
 def _read_life(agent: dict, max_health: float, at: str) -> tuple[bool, int]:
@@ -254,7 +254,7 @@ def _read_life(agent: dict, max_health: float, at: str) -> tuple[bool, int]:
         raise ValueError(f"{at}.health: {hp} must be above 0 and at most {max_health:g}")
     if not alive and hp != 0:
         raise ValueError(f"{at}.health: a dead agent's health is 0, got {hp}")
-    return alive, _milli(hp, f"{at}.health")
+    return alive, _exact_milli(hp, f"{at}.health")
 
 
 def _read_effects(raw: Any, where: str) -> tuple[int, ...]:
@@ -338,7 +338,7 @@ def _result_of(score: list[int], win: int, tick: int, horizon: int) -> int:
     return RESULT_DRAW if tick >= horizon else RESULT_OPEN
 
 
-def _f(milli: Any) -> float:
+def _from_milli(milli: Any) -> float:
     """Thousandths back to a plain number (3100 -> 3.1)."""
     return int(milli) / MILLI
 
@@ -357,9 +357,9 @@ def position_dict(state: State, map_ref: Any) -> dict:
             agents.append(
                 {
                     "class": C.CLASS_NAMES[int(s.cls[i])],
-                    "x": _f(s.pos[i, 0]),
-                    "y": _f(s.pos[i, 1]),
-                    "health": _f(s.health[i]),
+                    "x": _from_milli(s.pos[i, 0]),
+                    "y": _from_milli(s.pos[i, 1]),
+                    "health": _from_milli(s.health[i]),
                     "alive": bool(s.alive[i]),
                     "ultimate_cooldown": int(s.ultimate_cooldown[i]),
                     "shield": int(s.shield[i]),
@@ -383,7 +383,7 @@ def position_dict(state: State, map_ref: Any) -> dict:
         "horizon": int(s.horizon),
         "winning_score": int(s.winning_score),
         "score": [int(v) for v in s.score],
-        "red_zone_depth": _f(s.red_zone_depth),
+        "red_zone_depth": _from_milli(s.red_zone_depth),
         "teams": teams,
     }
 
