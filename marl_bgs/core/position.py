@@ -344,7 +344,19 @@ def _from_milli(milli: Any) -> float:
 
 
 def position_dict(state: State, map_ref: Any) -> dict:
-    """Write a state as a position with every field spelled out."""
+    """Write a state as a position with every field spelled out.
+
+    Empty slots are left out; `parse_position` reads the document back to the same state
+    for every present agent.
+
+    Args:
+        state: The engine's `State` (NumPy or JAX arrays; one game).
+        map_ref: The map as the position names it: an id, or `{"obstacles": [...]}`.
+
+    Returns:
+        A `marl-bgs/position` dict (version 1) of plain JSON values, map units and health
+            points as numbers, every optional field present.
+    """
     s = State(*(np.asarray(x) for x in state))
     teams = []
     for t in range(2):
@@ -402,7 +414,25 @@ def starting_position(
     winning_score: int = 20,
     red_zone_depth: float = 5,
 ) -> dict:
-    """A fresh game: every agent on its slot's spawn pad, full health, Ultimates ready."""
+    """A fresh game: every agent on its slot's spawn pad, full health, Ultimates ready.
+
+    The document is not checked here: `Game`, `reset_to` and `parse_position` check it
+    when they read it, naming any field that is wrong.
+
+    Args:
+        map_ref: A map id, or `{"obstacles": [...]}` for an inline map.
+        rosters: Each team's class names, 1 to 5 of them, in slot order.
+        spawn_ends: Team a's and team b's ends, `"left"` and `"right"` in some order.
+        horizon: Ticks before an open game ends as a draw.
+        winning_score: Points that win the game.
+        red_zone_depth: Depth of each end's Red Zone in map units.
+
+    Returns:
+        A `marl-bgs/position` dict (version 1) at tick 0 with the score 0-0.
+
+    Raises:
+        ValueError: `rosters` or `spawn_ends` not two long.
+    """
     from .state import PAD_X, PAD_Y
 
     teams = []
