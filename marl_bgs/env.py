@@ -53,7 +53,7 @@ from .core.checks import FieldTypeError, boolean, choice, number, one_or_many, s
 from .core.geometry import first_index
 from .core.inputs import TeamInputs
 from .core.observation import MAX_TURNED_WALLS, OBS_HIGH, OBS_LOW, OBS_WIDTH, observations
-from .core.position import OFFICIAL_ROSTER, parse_position
+from .core.position import OFFICIAL_ROSTER
 from .core.sight import TEAM as TEAM_OF
 from .core.sight import (
     Sight,
@@ -87,6 +87,7 @@ from .metrics import (
     priority_vector,
 )
 from .metrics.full import FULL_WIDTH, full_start, full_update
+from .positions import parse_position
 from .spaces import Box, Discrete, MultiDiscrete
 
 

@@ -577,6 +577,9 @@ def summarize(games: pd.DataFrame) -> dict:
             wins + losses; NaN without any), `margin_mean` (mean over pairs of the pair's
             mean margin) and `margin_ci95` (`[low, high]`, normal approximation; NaN with
             fewer than two pairs).
+
+    Raises:
+        KeyError: A table without the `result`, `pair` or `margin` column.
     """
     wins = int((games["result"] == "a").sum())
     draws = int((games["result"] == "draw").sum())
@@ -744,7 +747,7 @@ def evaluate(
     )  # fmt: skip
     record = sorted({whole(g, "record[]", 0, games - 1) for g in record})
     schedule = Schedule(map_ids, games, first_seed)
-    from .core.position import parse_position
+    from .positions import parse_position
 
     parse_position(_positions(schedule, [0], rosters, horizon, winning_score)[0])  # fail early
 
@@ -916,6 +919,10 @@ def wdl_matrix(all_games: pd.DataFrame) -> pd.DataFrame:
     Returns:
         Square table of `"W-D-L"` strings, index and columns the System names in
             sorted order; empty where two Systems did not meet.
+
+    Raises:
+        KeyError: A table without the `system_a`, `system_b` or `result` column (an
+            empty crossplay's table has none).
     """
     names = sorted(set(all_games["system_a"]) | set(all_games["system_b"]))
     out = pd.DataFrame("", index=names, columns=names)

@@ -17,7 +17,7 @@ from .core.checks import plain_json
 from .core.events import agent_name, tick_events
 from .core.inputs import TeamInputs
 from .core.observation import observations
-from .core.position import parse_position, position_dict
+from .core.position import position_dict
 from .core.sight import (
     compute_sight,
     head_masks,
@@ -27,6 +27,7 @@ from .core.sight import (
 from .core.state import LEFT, NUM_SLOTS, RESULT_NAMES, RESULT_OPEN, TEAM_SIZE, State
 from .core.tick import TickInfo
 from .core.tick import step as tick_step
+from .positions import parse_position
 
 _HEAD_LIMITS = np.asarray(HEAD_LIMITS)
 _NO_ACTION = (0, 0, 0)  # an empty slot's row in `encode_actions`

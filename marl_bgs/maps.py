@@ -567,7 +567,7 @@ def _training_layouts() -> dict[int, list[dict]]:
 def held_out_clash(obstacles: list[dict], exclude: int | None = None) -> tuple[int, int] | None:
     """The first training map whose layout equals this one or differs by a single change.
 
-    Returns (map id, distance) or None. Mirror images count as the same layout.
+    Mirror images count as the same layout.
 
     Args:
         obstacles: A checked obstacle list.

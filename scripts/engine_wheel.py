@@ -32,6 +32,7 @@ MODULES = (
     "browser.py",
     "game.py",
     "maps.py",
+    "positions.py",
     "random_play.py",
     "core/",
     "metrics/",

@@ -27,10 +27,11 @@ if str(ROOT) not in sys.path:  # run as a script from a checkout
 
 from marl_bgs.core import classes as C  # noqa: E402
 from marl_bgs.core.geometry import sight_blocked  # noqa: E402
-from marl_bgs.core.position import parse_position, starting_position  # noqa: E402
+from marl_bgs.core.position import starting_position  # noqa: E402
 from marl_bgs.core.sight import compute_sight  # noqa: E402
 from marl_bgs.core.state import MILLI, NUM_SLOTS, MapArrays, map_arrays  # noqa: E402
 from marl_bgs.maps import available_maps, load_map, split_of  # noqa: E402
+from marl_bgs.positions import parse_position  # noqa: E402
 
 LAB_FORMAT = "marl-bgs/sight-lab"
 VECTORS_FORMAT = "marl-bgs/sight-vectors"

@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from marl_bgs import maps  # noqa: E402
-from marl_bgs.core.position import parse_position, starting_position  # noqa: E402
+from marl_bgs.core.position import starting_position  # noqa: E402
 from marl_bgs.learn.config import from_dict  # noqa: E402
+from marl_bgs.positions import parse_position  # noqa: E402
 from marl_bgs.tournament.entrants import parse_entrants  # noqa: E402
 
 JUNK = st.recursive(

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import marl_bgs.core
 from marl_bgs import Game
+from marl_bgs.core import position as core_position
 from marl_bgs.core.actions import decode
 from marl_bgs.core.position import OFFICIAL_ROSTER, starting_position
 from marl_bgs.core.state import State, fresh_state
+from marl_bgs.positions import parse_position
 
 from .helpers import STAY, agent, pillar, position
 
@@ -223,6 +228,42 @@ def test_core_imports_without_jax():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_core_imports_nothing_above_it():
+    """The rules layer depends on nothing else in the package (maps, replays, systems...),
+    not even through an import inside a function: every import in marl_bgs/core/ names a
+    module of core itself or a library."""
+    offenders = []
+    for path in sorted(Path(marl_bgs.core.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] if node.level == 0 else []
+                if node.level > 1:
+                    offenders.append(f"{path.name}:{node.lineno}")
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                if name.split(".")[0] == "marl_bgs" and not name.startswith("marl_bgs.core"):
+                    offenders.append(f"{path.name}:{node.lineno}")
+    assert not offenders, "core imports from above it: " + ", ".join(offenders)
+
+
+def test_core_parser_takes_the_map_from_its_caller():
+    """core's `parse_position` reads no map files: the resolver it is given decides."""
+    data = json.loads(json.dumps(BASE))
+    data["map"] = "somewhere"
+    seen = []
+
+    def resolve(raw):
+        seen.append(raw)
+        return "somewhere", [{"kind": "pillar", "x": 10.0, "y": 5.0, "radius": 1.0}]
+
+    parsed = core_position.parse_position(data, resolve)
+    assert seen == ["somewhere"] and parsed.map_ref == "somewhere"
+    assert np.array_equal(parsed.state.pos, parse_position(BASE).state.pos)
 
 
 @pytest.mark.parametrize("ends", [("left", "right"), ("right", "left")])

@@ -10,8 +10,9 @@ import pytest
 
 import marl_bgs
 from marl_bgs.core.observation import observations
-from marl_bgs.core.position import parse_position, starting_position
+from marl_bgs.core.position import starting_position
 from marl_bgs.core.sight import compute_sight
+from marl_bgs.positions import parse_position
 from marl_bgs.systems import jax_system, random_system
 from marl_bgs.systems import pathing as P
 from marl_bgs.systems.beta import beta_act, beta_memory, tdm_beta

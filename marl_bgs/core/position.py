@@ -7,8 +7,9 @@ clamped or dropped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -45,6 +46,9 @@ AGENT_KEYS = {
 MAX_HORIZON = 100_000
 MAX_WINNING_SCORE = 1000
 MAX_GAIN_PER_TICK = 2 * TEAM_SIZE  # five deaths in Red Zones
+MapResolver = Callable[[Any], tuple[Any, list]]
+"""A position's `map` field -> `(map_ref, obstacles)`: the map as written back, and its
+checked obstacle list; raises ValueError naming `map` for a bad one."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +61,7 @@ class Position:
     obstacles: list
 
 
-def _milli(value: float, where: str) -> int:
+def _exact_milli(value: float, where: str) -> int:
     """A number as whole thousandths; finer values are rejected, not rounded."""
     scaled = value * MILLI
     whole = round(scaled)
@@ -67,176 +71,266 @@ def _milli(value: float, where: str) -> int:
 
 
 def _keys(obj: Any, allowed: set, required: set, where: str) -> None:
+    """An object with every `required` key and no key outside `allowed`."""
     fields(obj, where, sorted(required), sorted(allowed - required))
 
 
-def _resolve_map(raw: Any) -> tuple[Any, list]:
-    from ..maps import check_obstacles, load_map
+class _Agent(NamedTuple):
+    """One agent's fields, checked, in engine units (milli-units for x, y and health)."""
 
-    if isinstance(raw, dict):
-        _keys(raw, {"obstacles"}, {"obstacles"}, "map")
-        return {"obstacles": check_obstacles(raw["obstacles"], "map.obstacles")}, None
-    if isinstance(raw, bool) or not isinstance(raw, int):
-        raise ValueError(f"map: expected a map id or {{'obstacles': [...]}}, got {raw!r}")
-    return raw, load_map(raw)["obstacles"]
+    cls: int
+    pos: tuple[int, int]
+    alive: bool
+    health: int
+    ultimate_cooldown: int
+    shield: int
+    out_of_combat: int
+    effects: tuple[int, ...]
+    last_action: tuple[int, int, int]
 
 
-def parse_position(data: Any) -> Position:
-    """Validate a position dict and build the fixed-shape state it describes."""
-    plain_json(data, "position")
-    _keys(data, TOP_KEYS, TOP_KEYS - {"red_zone_depth"}, "position")
-    if data["format"] != POSITION_FORMAT:
-        raise ValueError(f"format: expected {POSITION_FORMAT!r}, got {data['format']!r}")
-    if data["version"] != POSITION_VERSION:
-        raise ValueError(f"version: unsupported version {data['version']!r}")
-    map_ref, obstacles = _resolve_map(data["map"])
-    if obstacles is None:
-        obstacles = map_ref["obstacles"]
+class _Team(NamedTuple):
+    """One team's fields, checked: its spawn end's index, wave clock and agents."""
+
+    spawn_end: int
+    wave_clock: int
+    agents: list[_Agent]
+
+
+def parse_position(data: Any, resolve_map: MapResolver) -> Position:
+    """Validate a position dict and build the fixed-shape state it describes.
+
+    The steps follow the format, and the first fault found is the one reported: the
+    header, the map, the clocks and score, each team and each of its agents, then where
+    the bodies stand. The rules layer reads no map files: `resolve_map` turns the `map`
+    field into `(map_ref, obstacles)`, and `marl_bgs.positions.parse_position` passes the
+    one that knows the numbered maps and inline obstacle lists.
+
+    Args:
+        data: A `marl-bgs/position` dict, version 1 (JSON values only).
+        resolve_map: The `map` field -> `(map_ref, obstacles)`; its errors pass through.
+
+    Returns:
+        The `Position`: the state, its map arrays, `map_ref` and the obstacle list.
+
+    Raises:
+        FieldTypeError: A field of the wrong type where the type is all that is wrong
+            (also a ValueError).
+        ValueError: A field missing, unknown or out of range, naming it
+            (`teams[0].agents[2].x: ...`), or a body inside an obstacle or overlapping
+            another body.
+    """
+    _check_header(data)
+    map_ref, obstacles = resolve_map(data["map"])
     m = map_arrays(obstacles)
-
-    horizon = whole(data["horizon"], "horizon", 1, MAX_HORIZON)
-    tick = whole(data["tick"], "tick", 0, horizon)
-    win = whole(data["winning_score"], "winning_score", 1, MAX_WINNING_SCORE)
-    score_raw = data["score"]
-    if not isinstance(score_raw, list) or len(score_raw) != 2:
-        raise ValueError("score: expected a list of two whole numbers")
-    score = [
-        whole(s, f"score[{i}]", 0, win - 1 + MAX_GAIN_PER_TICK) for i, s in enumerate(score_raw)
-    ]
-    depth_value = number(data.get("red_zone_depth", 5), "red_zone_depth")
-    if not 0 <= depth_value <= 10:
-        raise ValueError(f"red_zone_depth: {depth_value} is out of range [0, 10]")
-    depth = _milli(depth_value, "red_zone_depth")
-    teams = data["teams"]
-    if not isinstance(teams, list) or len(teams) != 2:
-        raise ValueError("teams: expected a list of two teams")
-
-    present = np.zeros(NUM_SLOTS, bool)
-    alive = np.zeros(NUM_SLOTS, bool)
-    cls = np.zeros(NUM_SLOTS, np.int32)
-    pos = np.zeros((NUM_SLOTS, 2), np.int32)
-    health = np.zeros(NUM_SLOTS, np.int32)
-    cooldown = np.zeros(NUM_SLOTS, np.int32)
-    shield = np.zeros(NUM_SLOTS, np.int32)
-    ooc = np.zeros(NUM_SLOTS, np.int32)
-    effects = np.zeros((NUM_SLOTS, C.NUM_EFFECTS), np.int32)
-    last_action = np.full((NUM_SLOTS, 3), -1, np.int32)
-    spawn_end = np.zeros(2, np.int32)
-    wave_clock = np.zeros(2, np.int32)
-
-    for t, team in enumerate(teams):
-        where = f"teams[{t}]"
-        _keys(team, TEAM_KEYS, TEAM_KEYS, where)
-        if team["spawn_end"] not in SPAWN_END_NAMES:
-            raise ValueError(f"{where}.spawn_end: must be 'left' or 'right'")
-        spawn_end[t] = SPAWN_END_NAMES.index(team["spawn_end"])
-        wave_clock[t] = whole(team["wave_clock"], f"{where}.wave_clock", 1, C.RESPAWN_PERIOD)
-        agents = team["agents"]
-        if not isinstance(agents, list) or not 1 <= len(agents) <= TEAM_SIZE:
-            raise ValueError(f"{where}.agents: expected a list of 1 to {TEAM_SIZE} agents")
-        for k, agent in enumerate(agents):
-            i = t * TEAM_SIZE + k
-            at = f"{where}.agents[{k}]"
-            _keys(agent, AGENT_KEYS, {"class", "x", "y"}, at)
-            name = agent["class"]
-            if not isinstance(name, str):
-                raise FieldTypeError(f"{at}.class: expected a class name, got {name!r}"[:200])
-            if name not in C.CLASS_INDEX:
-                raise ValueError(f"{at}.class: unknown class {name!r}")
-            c = C.CLASS_INDEX[name]
-            spec = C.CLASSES[c]
-            present[i] = True
-            cls[i] = c
-            x, y = number(agent["x"], f"{at}.x"), number(agent["y"], f"{at}.y")
-            if not (0.5 <= x <= 19.5):
-                raise ValueError(f"{at}.x: {x} puts the body outside the arena [0.5, 19.5]")
-            if not (0.5 <= y <= 9.5):
-                raise ValueError(f"{at}.y: {y} puts the body outside the arena [0.5, 9.5]")
-            pos[i] = (_milli(x, f"{at}.x"), _milli(y, f"{at}.y"))
-            is_alive = agent.get("alive", True)
-            if not isinstance(is_alive, bool):
-                raise ValueError(f"{at}.alive: expected true or false")
-            alive[i] = is_alive
-            hp = number(agent.get("health", spec.max_health if is_alive else 0), f"{at}.health")
-            if is_alive and not 0 < hp <= spec.max_health:
-                raise ValueError(
-                    f"{at}.health: {hp} must be above 0 and at most {spec.max_health:g}"
-                )
-            if not is_alive and hp != 0:
-                raise ValueError(f"{at}.health: a dead agent's health is 0, got {hp}")
-            health[i] = _milli(hp, f"{at}.health")
-            cooldown[i] = whole(
-                agent.get("ultimate_cooldown", 0),
-                f"{at}.ultimate_cooldown",
-                0,
-                C.ULTIMATE_COOLDOWN - 1,
-            )
-            shield[i] = whole(agent.get("shield", 0), f"{at}.shield", 0, C.SHIELD_TICKS)
-            ooc[i] = whole(agent.get("out_of_combat", 0), f"{at}.out_of_combat", 0, 10**6)
-            eff = agent.get("effects", {})
-            _keys(eff, set(C.EFFECT_NAMES), set(), f"{at}.effects")
-            for e, ename in enumerate(C.EFFECT_NAMES):
-                effects[i, e] = whole(
-                    eff.get(ename, 0), f"{at}.effects.{ename}", 0, C.EFFECT_DURATION[e]
-                )
-            if not is_alive:
-                if shield[i]:
-                    raise ValueError(f"{at}.shield: a dead agent carries no shield")
-                if effects[i].any():
-                    raise ValueError(f"{at}.effects: a dead agent carries no effects")
-                if ooc[i]:
-                    raise ValueError(f"{at}.out_of_combat: stays 0 while an agent is dead")
-            la = agent.get("last_action")
-            if la is not None:
-                if not isinstance(la, list) or len(la) != 3:
-                    raise ValueError(f"{at}.last_action: expected [move, target, ultimate] or null")
-                last_action[i] = (
-                    whole(la[0], f"{at}.last_action[0]", 0, NUM_MOVES - 1),
-                    whole(la[1], f"{at}.last_action[1]", 0, NUM_TARGETS - 1),
-                    whole(la[2], f"{at}.last_action[2]", 0, 1),
-                )
-    if spawn_end[0] == spawn_end[1]:
-        raise ValueError("teams[1].spawn_end: the two teams must start at different ends")
-
-    # Bodies: inside no obstacle; living unshielded bodies may touch but not overlap.
-    living = present & alive
-    inside = body_overlap(np, pos, m).any
-    for i in np.flatnonzero(living & inside):
-        raise ValueError(f"{_agent_where(i)}: the body overlaps an obstacle")
-    close = overlapping_pairs(np, pos, living & (shield == 0))
-    if close.any():
-        i, j = np.argwhere(close)[0]
-        raise ValueError(f"{_agent_where(j)}: the body overlaps {_agent_where(i)}")
-
-    result = _result_of(score, win, tick, horizon)
+    horizon, tick, win = _read_clock(data)
+    score = _read_score(data["score"], win)
+    depth = _read_red_zone_depth(data)
+    slots = _slot_arrays(_read_teams(data["teams"]))
+    _check_bodies(slots, m)
     state = State(
         tick=np.asarray(tick, np.int32),
         horizon=np.asarray(horizon, np.int32),
         winning_score=np.asarray(win, np.int32),
         red_zone_depth=np.asarray(depth, np.int32),
         score=np.asarray(score, np.int32),
-        spawn_end=spawn_end,
-        wave_clock=wave_clock,
-        result=np.asarray(result, np.int32),
-        present=present,
-        alive=alive,
-        cls=cls,
-        pos=pos,
-        health=health,
-        ultimate_cooldown=cooldown,
-        shield=shield,
-        out_of_combat=ooc,
-        effects=effects,
-        last_action=last_action,
+        result=np.asarray(_result_of(score, win, tick, horizon), np.int32),
+        **slots,
     )
     return Position(state, m, map_ref, obstacles)
 
 
+def _check_header(data: Any) -> None:
+    """Plain JSON with the position's keys (only `red_zone_depth` may be left out), the
+    format name `marl-bgs/position` and version 1."""
+    plain_json(data, "position")
+    _keys(data, TOP_KEYS, TOP_KEYS - {"red_zone_depth"}, "position")
+    if data["format"] != POSITION_FORMAT:
+        raise ValueError(f"format: expected {POSITION_FORMAT!r}, got {data['format']!r}")
+    if data["version"] != POSITION_VERSION:
+        raise ValueError(f"version: unsupported version {data['version']!r}")
+
+
+def _read_clock(data: dict) -> tuple[int, int, int]:
+    """`horizon` (1 to MAX_HORIZON ticks), `tick` (0 to the horizon) and `winning_score`
+    (1 to MAX_WINNING_SCORE), as (horizon, tick, winning_score)."""
+    horizon = whole(data["horizon"], "horizon", 1, MAX_HORIZON)
+    tick = whole(data["tick"], "tick", 0, horizon)
+    win = whole(data["winning_score"], "winning_score", 1, MAX_WINNING_SCORE)
+    return horizon, tick, win
+
+
+def _read_score(raw: Any, win: int) -> list[int]:
+    """`score`: two whole numbers, each at most one tick's largest gain past the last score
+    that had not yet won."""
+    if not isinstance(raw, list) or len(raw) != 2:
+        raise ValueError("score: expected a list of two whole numbers")
+    return [whole(s, f"score[{i}]", 0, win - 1 + MAX_GAIN_PER_TICK) for i, s in enumerate(raw)]
+
+
+def _read_red_zone_depth(data: dict) -> int:
+    """`red_zone_depth` (default 5): 0 to 10 map units on the 0.001 grid, in milli-units."""
+    depth = number(data.get("red_zone_depth", 5), "red_zone_depth")
+    if not 0 <= depth <= 10:
+        raise ValueError(f"red_zone_depth: {depth} is out of range [0, 10]")
+    return _exact_milli(depth, "red_zone_depth")
+
+
+def _read_teams(raw: Any) -> list[_Team]:
+    """`teams`: two teams, which start at different ends."""
+    if not isinstance(raw, list) or len(raw) != 2:
+        raise ValueError("teams: expected a list of two teams")
+    teams = [_read_team(team, f"teams[{t}]") for t, team in enumerate(raw)]
+    if teams[0].spawn_end == teams[1].spawn_end:
+        raise ValueError("teams[1].spawn_end: the two teams must start at different ends")
+    return teams
+
+
+def _read_team(team: Any, where: str) -> _Team:
+    """One team: `spawn_end` ('left' or 'right'), `wave_clock` (1 to the respawn period)
+    and `agents`, a list of 1 to TEAM_SIZE agents that fill the team's first slots."""
+    _keys(team, TEAM_KEYS, TEAM_KEYS, where)
+    if team["spawn_end"] not in SPAWN_END_NAMES:
+        raise ValueError(f"{where}.spawn_end: must be 'left' or 'right'")
+    spawn_end = SPAWN_END_NAMES.index(team["spawn_end"])
+    wave_clock = whole(team["wave_clock"], f"{where}.wave_clock", 1, C.RESPAWN_PERIOD)
+    agents = team["agents"]
+    if not isinstance(agents, list) or not 1 <= len(agents) <= TEAM_SIZE:
+        raise ValueError(f"{where}.agents: expected a list of 1 to {TEAM_SIZE} agents")
+    return _Team(
+        spawn_end,
+        wave_clock,
+        [_read_agent(a, f"{where}.agents[{k}]") for k, a in enumerate(agents)],
+    )
+
+
+def _read_agent(agent: Any, at: str) -> _Agent:
+    """One agent: `class`, `x` and `y` are required; the other fields default to a fresh
+    living agent's (full health, Ultimate ready, no shield, effects or last action)."""
+    _keys(agent, AGENT_KEYS, {"class", "x", "y"}, at)
+    cls = _read_class(agent["class"], at)
+    pos = _read_place(agent, at)
+    alive, health = _read_life(agent, C.CLASSES[cls].max_health, at)
+    cooldown = whole(
+        agent.get("ultimate_cooldown", 0), f"{at}.ultimate_cooldown", 0, C.ULTIMATE_COOLDOWN - 1
+    )
+    shield = whole(agent.get("shield", 0), f"{at}.shield", 0, C.SHIELD_TICKS)
+    ooc = whole(agent.get("out_of_combat", 0), f"{at}.out_of_combat", 0, 10**6)
+    effects = _read_effects(agent.get("effects", {}), f"{at}.effects")
+    if not alive:
+        _check_dead_carry_nothing(shield, effects, ooc, at)
+    last_action = _read_last_action(agent.get("last_action"), f"{at}.last_action")
+    return _Agent(cls, pos, alive, health, cooldown, shield, ooc, effects, last_action)
+
+
+def _read_class(name: Any, at: str) -> int:
+    """`class`: a class name from the class table, as its number."""
+    if not isinstance(name, str):
+        raise FieldTypeError(f"{at}.class: expected a class name, got {name!r}"[:200])
+    if name not in C.CLASS_INDEX:
+        raise ValueError(f"{at}.class: unknown class {name!r}")
+    return C.CLASS_INDEX[name]
+
+
+def _read_place(agent: dict, at: str) -> tuple[int, int]:
+    """`x` and `y`: the body's centre, on the 0.001 grid, with the whole body (radius 0.5)
+    inside the 20 x 10 arena; in milli-units."""
+    x, y = number(agent["x"], f"{at}.x"), number(agent["y"], f"{at}.y")
+    if not (0.5 <= x <= 19.5):
+        raise ValueError(f"{at}.x: {x} puts the body outside the arena [0.5, 19.5]")
+    if not (0.5 <= y <= 9.5):
+        raise ValueError(f"{at}.y: {y} puts the body outside the arena [0.5, 9.5]")
+    return _exact_milli(x, f"{at}.x"), _exact_milli(y, f"{at}.y")
+
+
+def _read_life(agent: dict, max_health: float, at: str) -> tuple[bool, int]:
+    """`alive` (default true) and `health` (default full, or 0 when dead): a living agent
+    has above 0 and at most its class's maximum, a dead one exactly 0; health in milli-HP."""
+    alive = agent.get("alive", True)
+    if not isinstance(alive, bool):
+        raise ValueError(f"{at}.alive: expected true or false")
+    hp = number(agent.get("health", max_health if alive else 0), f"{at}.health")
+    if alive and not 0 < hp <= max_health:
+        raise ValueError(f"{at}.health: {hp} must be above 0 and at most {max_health:g}")
+    if not alive and hp != 0:
+        raise ValueError(f"{at}.health: a dead agent's health is 0, got {hp}")
+    return alive, _exact_milli(hp, f"{at}.health")
+
+
+def _read_effects(raw: Any, where: str) -> tuple[int, ...]:
+    """`effects`: ticks left of each named effect (default 0), at most its duration."""
+    _keys(raw, set(C.EFFECT_NAMES), set(), where)
+    return tuple(
+        whole(raw.get(name, 0), f"{where}.{name}", 0, C.EFFECT_DURATION[e])
+        for e, name in enumerate(C.EFFECT_NAMES)
+    )
+
+
+def _check_dead_carry_nothing(shield: int, effects: tuple[int, ...], ooc: int, at: str) -> None:
+    """A dead agent has no spawn shield, no effects and an out-of-combat count of 0."""
+    if shield:
+        raise ValueError(f"{at}.shield: a dead agent carries no shield")
+    if any(effects):
+        raise ValueError(f"{at}.effects: a dead agent carries no effects")
+    if ooc:
+        raise ValueError(f"{at}.out_of_combat: stays 0 while an agent is dead")
+
+
+def _read_last_action(raw: Any, where: str) -> tuple[int, int, int]:
+    """`last_action`: null (none yet, stored as -1s) or [move, target, ultimate] within the
+    action heads' ranges."""
+    if raw is None:
+        return -1, -1, -1
+    if not isinstance(raw, list) or len(raw) != 3:
+        raise ValueError(f"{where}: expected [move, target, ultimate] or null")
+    return (
+        whole(raw[0], f"{where}[0]", 0, NUM_MOVES - 1),
+        whole(raw[1], f"{where}[1]", 0, NUM_TARGETS - 1),
+        whole(raw[2], f"{where}[2]", 0, 1),
+    )
+
+
+def _slot_arrays(teams: list[_Team]) -> dict[str, np.ndarray]:
+    """The teams as State's team and per-slot fields: team t's agent k fills slot
+    t * TEAM_SIZE + k; empty slots are absent, dead and zero (last action -1)."""
+    present = np.zeros(NUM_SLOTS, bool)
+    empty = _Agent(0, (0, 0), False, 0, 0, 0, 0, (0,) * C.NUM_EFFECTS, (-1, -1, -1))
+    agents = [empty] * NUM_SLOTS
+    for t, team in enumerate(teams):
+        for k, agent in enumerate(team.agents):
+            present[t * TEAM_SIZE + k] = True
+            agents[t * TEAM_SIZE + k] = agent
+    per_slot = {f: np.asarray([getattr(a, f) for a in agents], np.int32) for f in _Agent._fields}
+    per_slot["alive"] = per_slot["alive"].astype(bool)
+    return {
+        "spawn_end": np.asarray([team.spawn_end for team in teams], np.int32),
+        "wave_clock": np.asarray([team.wave_clock for team in teams], np.int32),
+        "present": present,
+        **per_slot,
+    }
+
+
+def _check_bodies(slots: dict[str, np.ndarray], m: MapArrays) -> None:
+    """Bodies: no living body inside an obstacle; living unshielded bodies may touch but
+    not overlap (a shielded body neither blocks nor is blocked by bodies)."""
+    pos, living = slots["pos"], slots["present"] & slots["alive"]
+    inside = body_overlap(np, pos, m).any
+    for i in np.flatnonzero(living & inside):
+        raise ValueError(f"{_agent_where(i)}: the body overlaps an obstacle")
+    close = overlapping_pairs(np, pos, living & (slots["shield"] == 0))
+    if close.any():
+        i, j = np.argwhere(close)[0]
+        raise ValueError(f"{_agent_where(j)}: the body overlaps {_agent_where(i)}")
+
+
 def _agent_where(i: int) -> str:
+    """Slot i as its field path, `teams[t].agents[k]`."""
     return f"teams[{i // TEAM_SIZE}].agents[{i % TEAM_SIZE}]"
 
 
 def _result_of(score: list[int], win: int, tick: int, horizon: int) -> int:
+    """The result the score and clock imply: a side at the winning score wins (equal scores
+    draw); otherwise a draw at the horizon, else the game is open."""
     if max(score) >= win:
         if score[0] == score[1]:
             return RESULT_DRAW
@@ -244,13 +338,25 @@ def _result_of(score: list[int], win: int, tick: int, horizon: int) -> int:
     return RESULT_DRAW if tick >= horizon else RESULT_OPEN
 
 
-def _f(milli: Any) -> float:
+def _from_milli(milli: Any) -> float:
     """Thousandths back to a plain number (3100 -> 3.1)."""
     return int(milli) / MILLI
 
 
 def position_dict(state: State, map_ref: Any) -> dict:
-    """Write a state as a position with every field spelled out."""
+    """Write a state as a position with every field spelled out.
+
+    Empty slots are left out; `parse_position` reads the document back to the same state
+    for every present agent.
+
+    Args:
+        state: The engine's `State` (NumPy or JAX arrays; one game).
+        map_ref: The map as the position names it: an id, or `{"obstacles": [...]}`.
+
+    Returns:
+        A `marl-bgs/position` dict (version 1) of plain JSON values, map units and health
+            points as numbers, every optional field present.
+    """
     s = State(*(np.asarray(x) for x in state))
     teams = []
     for t in range(2):
@@ -263,9 +369,9 @@ def position_dict(state: State, map_ref: Any) -> dict:
             agents.append(
                 {
                     "class": C.CLASS_NAMES[int(s.cls[i])],
-                    "x": _f(s.pos[i, 0]),
-                    "y": _f(s.pos[i, 1]),
-                    "health": _f(s.health[i]),
+                    "x": _from_milli(s.pos[i, 0]),
+                    "y": _from_milli(s.pos[i, 1]),
+                    "health": _from_milli(s.health[i]),
                     "alive": bool(s.alive[i]),
                     "ultimate_cooldown": int(s.ultimate_cooldown[i]),
                     "shield": int(s.shield[i]),
@@ -289,7 +395,7 @@ def position_dict(state: State, map_ref: Any) -> dict:
         "horizon": int(s.horizon),
         "winning_score": int(s.winning_score),
         "score": [int(v) for v in s.score],
-        "red_zone_depth": _f(s.red_zone_depth),
+        "red_zone_depth": _from_milli(s.red_zone_depth),
         "teams": teams,
     }
 
@@ -308,7 +414,25 @@ def starting_position(
     winning_score: int = 20,
     red_zone_depth: float = 5,
 ) -> dict:
-    """A fresh game: every agent on its slot's spawn pad, full health, Ultimates ready."""
+    """A fresh game: every agent on its slot's spawn pad, full health, Ultimates ready.
+
+    The document is not checked here: `Game`, `reset_to` and `parse_position` check it
+    when they read it, naming any field that is wrong.
+
+    Args:
+        map_ref: A map id, or `{"obstacles": [...]}` for an inline map.
+        rosters: Each team's class names, 1 to 5 of them, in slot order.
+        spawn_ends: Team a's and team b's ends, `"left"` and `"right"` in some order.
+        horizon: Ticks before an open game ends as a draw.
+        winning_score: Points that win the game.
+        red_zone_depth: Depth of each end's Red Zone in map units.
+
+    Returns:
+        A `marl-bgs/position` dict (version 1) at tick 0 with the score 0-0.
+
+    Raises:
+        ValueError: `rosters` or `spawn_ends` not two long.
+    """
     from .state import PAD_X, PAD_Y
 
     teams = []

@@ -21,8 +21,8 @@ import jax.numpy as jnp
 from ..core.actions import NUM_JOINT
 from ..core.observation import OBS_WIDTH
 from ..core.state import TEAM_SIZE
+from .policy import NUM_CLASSES
 
-NUM_CLASSES = 5
 # Illegal logits: the lowest float32, so exp() is exactly 0 and gumbel-argmax never picks
 # them, while staying finite (−inf would turn 0·log 0 into NaN in the entropy's gradient).
 NEG = float(jnp.finfo(jnp.float32).min)

@@ -212,15 +212,33 @@ def system_metrics(
 ) -> pd.DataFrame:
     """Every full-metrics column of `system`'s games, from its own side, pooled.
 
-    `results`: an EvalResult evaluated with `metrics="full"`, a list of them, or a table of
-    games with the full columns beside them (a season's, with `entrant_a`/`entrant_b`). In
-    the rows, team a is `system` and team b its opponents.
+    In the rows, team a is `system` and team b its opponents.
 
-    One row per column, indexed by name: `topic`, `section`, `total` (summed over the
-    games), `per_game`, `value` and `unit` (a rate per 100 ticks; for the result, the
-    share of games won, drawn and lost, in three rows `episode_results.won/drawn/lost`; for
-    `episode_results.ticks`, the mean ticks per game) and `low`/`high`, the `level`
-    interval of `value` from `refits` pair-resampled refits. `attrs` holds the counts.
+    Args:
+        results: An EvalResult evaluated with `metrics="full"`, a list of them, or a table
+            of games with the full columns beside them (a season's, with
+            `entrant_a`/`entrant_b`).
+        system: The System's name as the results write it (`system_a`/`system_b`, or
+            `entrant_a`/`entrant_b` in a season's table).
+        refits: Pair-resampled refits behind the interval, at least 2.
+        seed: The resampling's seed, 0 or more.
+        level: The interval's coverage, strictly between 0 and 1.
+
+    Returns:
+        One row per column, indexed by name: `topic`, `section`, `total` (summed over the
+            games), `per_game`, `value` and `unit` (a rate per 100 ticks; for the result,
+            the share of games won, drawn and lost, in three rows
+            `episode_results.won/drawn/lost`; for `episode_results.ticks`, the mean ticks
+            per game) and `low`/`high`, the `level` interval of `value` from `refits`
+            pair-resampled refits. `attrs` holds the counts (`system`, `games`, `pairs`,
+            `ticks`, `opponents`, `refits`, `seed`, `level`).
+
+    Raises:
+        TypeError: An item of `results` that is not an EvalResult.
+        FieldTypeError: `refits` or `seed` not a whole number (also a ValueError).
+        ValueError: `refits`, `seed` or `level` out of range; results without full
+            metrics (or whose full metrics and games do not match row for row); a
+            `system` that played none of the games, or both teams of one.
     """
     check_resampling(refits, seed, level)
     own = own_games(results, system)

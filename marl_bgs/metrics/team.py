@@ -170,9 +170,32 @@ def team_measures(
     seed: int = 0,
     level: float = DEFAULT_LEVEL,
 ) -> pd.DataFrame:
-    """`system`'s team measures over its games in `results` (what `system_metrics` takes),
-    one row per measure, with `low`/`high` from `refits` pair-resampled refits (the same
-    draws as `system_metrics` with the same seed)."""
+    """`system`'s team measures over its games in `results`, pooled over the games.
+
+    The refits draw the same pairs as `system_metrics` with the same seed.
+
+    Args:
+        results: What `system_metrics` takes: an EvalResult evaluated with
+            `metrics="full"`, a list of them, or a season's table of games with the full
+            columns beside them.
+        system: The System's name as the results write it.
+        refits: Pair-resampled refits behind the interval, at least 2.
+        seed: The resampling's seed, 0 or more.
+        level: The interval's coverage, strictly between 0 and 1.
+
+    Returns:
+        One row per measure, indexed by its key: `group`, `title`, `unit`, `value` (NaN
+            where the games give the measure nothing to divide by) and `low`/`high`, the
+            `level` interval from the refits. `attrs` holds `system`, `games`, `pairs`,
+            `refits`, `seed` and `level`.
+
+    Raises:
+        TypeError: An item of `results` that is not an EvalResult.
+        FieldTypeError: `refits` or `seed` not a whole number (also a ValueError).
+        ValueError: `refits`, `seed` or `level` out of range; results without full
+            metrics (or whose full metrics and games do not match row for row); a
+            `system` that played none of the games, or both teams of one.
+    """
     check_resampling(refits, seed, level)
     own = own_games(results, system)
     num_w, den_w, scale = _matrices()

@@ -10,12 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.state import TEAM_SIZE
+from ..core.state import TEAM_SIZE, to_milli
 from ..metrics import PriorityMetrics
-
-
-def _milli(amount: float) -> int:
-    return int(round(amount * 1000))
 
 
 def _team(name: str) -> int:
@@ -29,11 +25,11 @@ def metrics_from_content(frames: dict[str, Any], actions: Any, events: list) -> 
         for e in tick_events:
             kind = e["kind"]
             if kind == "damage":
-                dealt[_team(e["source"])] += _milli(e["amount"])
+                dealt[_team(e["source"])] += to_milli(e["amount"])
             elif kind == "heal":
-                useful[_team(e["target"])] += _milli(e["amount"])
+                useful[_team(e["target"])] += to_milli(e["amount"])
             elif kind == "excess_heal":
-                useful[_team(e["target"])] -= _milli(e["amount"])
+                useful[_team(e["target"])] -= to_milli(e["amount"])
             elif kind == "death":
                 deaths[_team(e["target"])] += 1
                 red[_team(e["target"])] += int(bool(e["red_zone"]))

@@ -21,10 +21,10 @@ import numpy as np
 from ..core import checks
 from ..core import classes as C
 from ..core.checks import FieldTypeError, strict_json
-from ..core.position import parse_position
 from ..core.state import NUM_SLOTS, RESULT_OPEN, SPAWN_END_NAMES, State
 from ..maps import MAP_FORMAT, MAP_KEYS, MAP_VERSION, check_obstacles, standard_pads
 from ..metrics import PRIORITY_NAMES
+from ..positions import parse_position
 from .metrics import metrics_from_content
 from .schema import (
     ABILITIES,

@@ -178,6 +178,9 @@ class Replay:
         Returns:
             The engine's `State` as NumPy arrays (int32, booleans as bool), which a `Game`
                 can continue from.
+
+        Raises:
+            IndexError: A tick outside -(T + 1)..T.
         """
         values = []
         for name in State._fields:
@@ -261,6 +264,9 @@ class Replay:
 
         Args:
             path (str | os.PathLike): The file to write (replaced if it exists).
+
+        Raises:
+            OSError: The file cannot be written.
         """
         data = self.to_bytes(compress=str(path).endswith(".gz"))
         with open(path, "wb") as f:

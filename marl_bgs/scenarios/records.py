@@ -21,8 +21,8 @@ from typing import Any
 
 from ..core.actions import HEAD_LIMITS
 from ..core.checks import choice, fields, mapping, sequence, strict_json, string, whole
-from ..core.position import parse_position
 from ..core.state import TEAM_SIZE
+from ..positions import parse_position
 
 SCENARIO_FORMAT = "marl-bgs/scenario"
 SCENARIO_VERSION = 1

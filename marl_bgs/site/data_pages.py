@@ -34,7 +34,8 @@ def read_json(root: Path, rel: str, script: str) -> Any:
     return json.loads(path.read_text())
 
 
-def _f(v: float, digits: int = 3) -> str:
+def _fmt_trimmed(v: float, digits: int = 3) -> str:
+    """v with at most `digits` decimals, trailing zeros dropped (2.50 -> '2.5', 3.0 -> '3')."""
     return f"{v:.{digits}f}".rstrip("0").rstrip(".")
 
 
@@ -56,7 +57,7 @@ def _obstacle_text(st: dict) -> str:
 
 
 def _units(v: float, digits: int = 2) -> str:
-    return f"{_f(v, digits)} units"
+    return f"{_fmt_trimmed(v, digits)} units"
 
 
 def map_page_path(map_id: int) -> str:
@@ -79,15 +80,15 @@ def atlas_page(root: Path) -> str:
         "<!-- Written at build time by marl_bgs/site/data_pages.py from exports/atlas/. -->\n",
         f"All {len(maps)} maps, drawn from their map files by `scripts/export_atlas.py`; click a "
         "map for its own page (larger drawing, every statistic, a sample game where one is "
-        f"exported). The arena is {_f(arena['width'])} × {_f(arena['height'])} units "
-        f"({_f(area)} square units) and every map is mirrored about the centre line. Red tints "
+        f"exported). The arena is {_fmt_trimmed(arena['width'])} × {_fmt_trimmed(arena['height'])} units "
+        f"({_fmt_trimmed(area)} square units) and every map is mirrored about the centre line. Red tints "
         f"mark the Red Zones ({_units(arena['red_zone_depth'], 1)} deep), square outlines "
         "in blue (left end) and orange (right end) the spawn pads; dark grey shapes are pillars "
         "and walls, and a wall thinner than 0.1 units gets an outline so it stays visible (it "
         "blocks like any wall; see the [Visual Key](visual-key.md)).\n",
         f"*Blocked* is the share of the floor inside obstacles; *sees* is the average share of "
         f"the other standing points (body centres on a 1-unit grid where a body of radius "
-        f"{_f(arena['body_radius'])} fits) that one standing point can see, by line of sight "
+        f"{_fmt_trimmed(arena['body_radius'])} fits) that one standing point can see, by line of sight "
         "without a range limit; *longest line* is the longest clear sight line between two "
         "standing points, in map units.\n",
         "| split | maps | mean obstacles | mean blocked (% of floor) | mean sees "
@@ -97,7 +98,7 @@ def atlas_page(root: Path) -> str:
     out.insert(-2, '<div class="bgs-fit" markdown>\n')
     for split, s in index["summary"].items():
         out.append(
-            f"| [{split}](#{split}) | {s['maps']} | {_f(s['mean_obstacle_count'], 1)} | "
+            f"| [{split}](#{split}) | {s['maps']} | {_fmt_trimmed(s['mean_obstacle_count'], 1)} | "
             f"{_pct(s['mean_blocked_share'])} | {_pct(s['mean_visible_share'])} | "
             f"{s['mean_longest_sight_line']:.1f} |"
         )
@@ -141,7 +142,7 @@ def map_page(root: Path, map_id: int) -> str:
     grid_points = len(grid["xs"]) * len(grid["ys"])
     ends = st["longest_sight_line_ends"]
     ends_text = (
-        f", from ({_f(ends[0][0])}, {_f(ends[0][1])}) to ({_f(ends[1][0])}, {_f(ends[1][1])})"
+        f", from ({_fmt_trimmed(ends[0][0])}, {_fmt_trimmed(ends[0][1])}) to ({_fmt_trimmed(ends[1][0])}, {_fmt_trimmed(ends[1][1])})"
         if len(ends) == 2
         else ""
     )
@@ -166,7 +167,7 @@ def map_page(root: Path, map_id: int) -> str:
         (
             "Blocked floor",
             f"{_pct(st['blocked_share'], 2)} of the arena "
-            f"({_f(st['blocked_share'] * area, 2)} of {_f(area)} square units)",
+            f"({_fmt_trimmed(st['blocked_share'] * area, 2)} of {_fmt_trimmed(area)} square units)",
         ),
         (
             "Standing points",
@@ -207,7 +208,7 @@ def map_page(root: Path, map_id: int) -> str:
 
 </figure>
 
-{SPLIT_TEXT.get(split, "")} The arena is {_f(arena["width"])} × {_f(arena["height"])} units;
+{SPLIT_TEXT.get(split, "")} The arena is {_fmt_trimmed(arena["width"])} × {_fmt_trimmed(arena["height"])} units;
 the Red Zones are the {_units(arena["red_zone_depth"], 1)} at each end.
 
 <div class="bgs-fit" markdown>
@@ -235,11 +236,11 @@ def sight_lab_page(root: Path) -> str:
     lab = read_json(root, "exports/sight/lab.json", "scripts/export_sight_vectors.py")
     vectors = read_json(root, "exports/sight/vectors.json", "scripts/export_sight_vectors.py")
     rows = "\n".join(
-        f"| {c['title']} | {_f(c['sight'])} | {c['basic_name']}: "
-        + (f"{_f(c['basic_range'])}" if c["basic_target"] == "enemy" else "allies only")
+        f"| {c['title']} | {_fmt_trimmed(c['sight'])} | {c['basic_name']}: "
+        + (f"{_fmt_trimmed(c['basic_range'])}" if c["basic_target"] == "enemy" else "allies only")
         + f" | {c['ultimate_name']}: "
         + (
-            f"{_f(c['ultimate_range'])}"
+            f"{_fmt_trimmed(c['ultimate_range'])}"
             if c["ultimate_target"] == "enemy"
             else ("itself" if c["ultimate_target"] == "self" else "allies only")
         )

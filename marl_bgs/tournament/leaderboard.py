@@ -40,7 +40,8 @@ EXPORT_SCRIPT = "scripts/export_season.py"  # writes every file of a season's fo
 T = TypeVar("T")
 
 
-def _r(x: float, digits: int = 1) -> float | None:
+def _round_or_none(x: float, digits: int = 1) -> float | None:
+    """x rounded to `digits` decimals; None for NaN or an infinity (JSON has neither)."""
     x = float(x)
     return None if not np.isfinite(x) else round(x, digits)
 
@@ -77,14 +78,14 @@ def record(side: pd.DataFrame) -> dict:
     w = int((side["outcome"] == "win").sum())
     d = int((side["outcome"] == "draw").sum())
     lo = int((side["outcome"] == "loss").sum())
-    mean = (lambda c: _r(side[c].mean(), 3)) if n else (lambda c: None)
+    mean = (lambda c: _round_or_none(side[c].mean(), 3)) if n else (lambda c: None)
     return {
         "games": n,
         "wins": w,
         "draws": d,
         "losses": lo,
-        "score": _r((w + 0.5 * d) / n, 4) if n else None,
-        "win_rate_decisive": _r(w / (w + lo), 4) if w + lo else None,
+        "score": _round_or_none((w + 0.5 * d) / n, 4) if n else None,
+        "win_rate_decisive": _round_or_none(w / (w + lo), 4) if w + lo else None,
         "margin_mean": mean("margin"),
         "points_for_mean": mean("points_for"),
         "points_against_mean": mean("points_against"),
@@ -138,15 +139,15 @@ def build(
                 "name": name,
                 "type": kinds[name],
                 "status": (statuses or {}).get(name, "member"),
-                "elo": _r(elo[k]),
-                "elo_low": _r(iv.low[k]),
-                "elo_high": _r(iv.high[k]),
-                "elo_sd": _r(iv.sd[k]),  # spread of the refits
-                "elo_sd_model": _r(model_sd[k]),  # inverse information, prior included
+                "elo": _round_or_none(elo[k]),
+                "elo_low": _round_or_none(iv.low[k]),
+                "elo_high": _round_or_none(iv.high[k]),
+                "elo_sd": _round_or_none(iv.sd[k]),  # spread of the refits
+                "elo_sd_model": _round_or_none(model_sd[k]),  # inverse information, prior included
                 "tier": tier.name,
                 "division": tier.division,
                 "tier_label": tier.label,
-                "win_chance": _r(win_chance(float(elo[k])), 4),
+                "win_chance": _round_or_none(win_chance(float(elo[k])), 4),
                 "prior_bound": _prior_bound(rec),
                 **rec,
             }
@@ -165,7 +166,7 @@ def build(
             pw, pd_, _ = expected_probabilities(
                 float(elo[names.index(row)]), float(elo[names.index(col)]), nu
             )
-            line.append({**record(sub), "expected_score": _r(pw + 0.5 * pd_, 4)})
+            line.append({**record(sub), "expected_score": _round_or_none(pw + 0.5 * pd_, 4)})
         cells.append(line)
     maps = sorted(int(m) for m in games["map_id"].unique())
     map_results = []
@@ -183,8 +184,8 @@ def build(
             "model": "Bradley-Terry-Davidson, one joint maximum-likelihood fit of every game",
             "elo_per_factor_of_ten": 400,
             "centre": ELO_CENTRE,
-            "draw_nu": _r(nu, 6),
-            "draw_chance_between_equals": _r(nu / (2 + nu), 4),
+            "draw_nu": _round_or_none(nu, 6),
+            "draw_chance_between_equals": _round_or_none(nu / (2 + nu), 4),
             "prior_games_per_pairing": prior_games,
             "finite_without_prior": finite_without_prior(
                 PairCounts(units.entrants, units.pairs, units.counts())
@@ -214,10 +215,10 @@ def build(
                 {
                     "map_id": int(r.map_id),
                     "entrant": r.entrant,
-                    "elo": _r(r.elo),
-                    "elo_low": _r(r.elo_low),
-                    "elo_high": _r(r.elo_high),
-                    "sampling_sd": _r(r.sampling_sd),
+                    "elo": _round_or_none(r.elo),
+                    "elo_low": _round_or_none(r.elo_low),
+                    "elo_high": _round_or_none(r.elo_high),
+                    "sampling_sd": _round_or_none(r.sampling_sd),
                 }
                 for r in per_map.itertuples()
             ],
@@ -269,9 +270,9 @@ def _het_row(row: dict) -> dict:
     out = {}
     for key, value in row.items():
         if isinstance(value, list):
-            out[key] = [_r(v) if isinstance(v, float) else v for v in value]
+            out[key] = [_round_or_none(v) if isinstance(v, float) else v for v in value]
         elif isinstance(value, (float, np.floating)):
-            out[key] = _r(value, 4 if key in ("i2", "p") else 1)
+            out[key] = _round_or_none(value, 4 if key in ("i2", "p") else 1)
         elif isinstance(value, np.integer):
             out[key] = int(value)
         else:
