@@ -149,6 +149,33 @@ def test_protect_the_bodyguard_keeps_the_warrior_between_rogue_and_priest():
         assert healed or len(line) <= 3, f"line {i}"
 
 
+def test_turn_a_doomed_fight_takes_the_trap_and_an_arrow_or_three_arrows():
+    """Scenario 1: the enemy Mage (16 health) dies on every line's last tick, killed by our
+    Hunter alone, for the two points still needed (in its Red Zone, or after the enemy
+    Priest), and no one shot or two arrows (6 each) would do: every line hits it with the
+    Freezing Trap (10) and an arrow on two different ticks, or with three arrows."""
+    s = next(s for s in SCENARIOS if s.id == 1)
+    mage = s.position["teams"][1]["agents"][0]
+    assert (mage["class"], mage["health"]) == ("mage", 16)
+    for i, line in enumerate(s.lines):
+        ticks = _line_events(s, line)
+        deaths = [(t, e) for t, tick in enumerate(ticks) for e in tick
+                  if e["kind"] == "death" and e["target"] == "b0"]  # fmt: skip
+        assert len(deaths) == 1 and deaths[0][0] == len(line) - 1, f"line {i}"
+        assert deaths[0][1]["by"] == ["a2"], f"line {i}"
+        points = sum(e["points"] for tick in ticks for e in tick
+                     if e["kind"] == "death" and e["target"].startswith("b"))  # fmt: skip
+        assert points >= 2, f"line {i}"
+        hits = [(t, e["ability"]) for t, tick in enumerate(ticks) for e in tick
+                if e["kind"] == "damage" and e["target"] == "b0"]  # fmt: skip
+        assert all(e["source"] == "a2" for tick in ticks for e in tick
+                   if e["kind"] == "damage" and e["target"] == "b0"), f"line {i}"  # fmt: skip
+        arrows = [t for t, a in hits if a == "Serrated Arrows"]
+        traps = [t for t, a in hits if a == "Freezing Trap"]
+        assert len({t for t, _ in hits}) == len(hits), f"line {i}: two hits on one tick"
+        assert (len(traps) == 1 and arrows) or len(arrows) >= 3, f"line {i}: {hits}"
+
+
 def test_keep_the_trap_holds_the_rogue_until_the_tick_it_dies():
     """Scenario 6: in every line the Hunter Traps the enemy Rogue on tick 1 (before it can
     reach the 1-health Priest or the Hunter with Poison), nobody damages the Rogue again
@@ -224,15 +251,10 @@ def test_the_scenarios_command_prints_the_table_and_writes_results(tmp_path, cap
     assert "--out" in capsys.readouterr().err
 
 
-# Known gap (issue 17 stays open for it): six 4-tick lines of scenario 1 have no key action,
-# every one-agent change of them still wins somewhere (lines 28, 40, 43-46).
-KNOWN_LINES_WITHOUT_KEY_ACTION = {1: 6}
-
-
 def test_every_stored_line_has_a_key_action_and_the_check_is_fresh(jax_lines):
     """exports/scenarios/verification.json (scripts/verify_scenarios.py) played every
     one-agent variant of every stored line on the current scenario files; each line has a
-    key action there (but the known gap above), and a fresh check of one line per scenario gives the same counts."""
+    key action there, and a fresh check of one line per scenario gives the same counts."""
     import importlib.util
     from pathlib import Path
 
@@ -246,8 +268,7 @@ def test_every_stored_line_has_a_key_action_and_the_check_is_fresh(jax_lines):
     for s in SCENARIOS:
         entry = stored[s.id]
         assert entry["lines"] == len(s.lines), f"scenario {s.id}"
-        missing = entry["lines"] - entry["lines_with_key_action"]
-        assert missing == KNOWN_LINES_WITHOUT_KEY_ACTION.get(s.id, 0), f"scenario {s.id}"
+        assert entry["lines_with_key_action"] == entry["lines"], f"scenario {s.id}"
         i = int(rng.integers(len(s.lines)))
         report = variant_report(s, s.lines[i], jax_lines[s.id])
         line = entry["per_line"][i]
