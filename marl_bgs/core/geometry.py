@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .map_cache import per_numpy_map
-from .state import MILLI, MapArrays
+from .state import ARENA_HEIGHT_MILLI, ARENA_WIDTH_MILLI, MapArrays
 
 I32 = np.int32
 F32 = np.float32
@@ -27,7 +27,7 @@ BODY = 500  # body radius in milli-units
 CONTACT = 2 * BODY  # centre distance of two touching bodies
 CONTACT_SQ = CONTACT * CONTACT  # squared centre distance at which two bodies touch
 ARENA_LO = (BODY, BODY)
-ARENA_HI = (20 * MILLI - BODY, 10 * MILLI - BODY)
+ARENA_HI = (ARENA_WIDTH_MILLI - BODY, ARENA_HEIGHT_MILLI - BODY)
 
 
 def sq(xp: Any, dx: Any, dy: Any) -> Any:

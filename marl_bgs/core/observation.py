@@ -26,6 +26,8 @@ from . import classes as C
 from .actions import NUM_MOVES, compass_move
 from .sight import CODE_TO_SLOT, TEAM, Sight
 from .state import (
+    ARENA_HEIGHT_MILLI,
+    ARENA_WIDTH_MILLI,
     LEFT,
     MAX_OBSTACLES,
     MAX_TURNED_WALLS,
@@ -43,7 +45,8 @@ OBS_LOW, OBS_HIGH = -2.0, 2.0
 HORIZON_HALF = 1000  # the horizon whose feature is 0.5
 WINNING_SCORE_HALF = 100  # the winning score whose feature is 0.5
 F32 = np.float32
-SCALE_X, SCALE_Y = F32(1.0 / (20 * MILLI)), F32(1.0 / (10 * MILLI))  # map units to [0, 1]
+# Positions in state units to [0, 1].
+SCALE_X, SCALE_Y = F32(1.0 / ARENA_WIDTH_MILLI), F32(1.0 / ARENA_HEIGHT_MILLI)
 
 
 def _rows() -> tuple[np.ndarray, np.ndarray]:
@@ -104,7 +107,7 @@ GLOBAL_TABLE: tuple[tuple[str, int, Callable[[Any], Any]], ...] = (
     ("own_team_size", 1, lambda g: g.sizes[g.own].astype(F32) * F32(1.0 / TEAM_SIZE)),
     ("enemy_team_size", 1, lambda g: g.sizes[g.other].astype(F32) * F32(1.0 / TEAM_SIZE)),
     ("red_zone_depth", 1, lambda g: g.every(
-        g.state.red_zone_depth.astype(F32) * F32(1.0 / (10 * MILLI))
+        g.state.red_zone_depth.astype(F32) * F32(1.0 / ARENA_HEIGHT_MILLI)
     )),
     ("own_wave_clock", 1, lambda g: g.state.wave_clock[g.own].astype(F32)
      * F32(1.0 / C.RESPAWN_PERIOD)),
@@ -174,7 +177,7 @@ def obs_layout() -> list[dict]:
 
 def frame_x(xp: Any, x: Any, end: Any) -> Any:
     """x in the frame of an agent whose spawn end is `end` (mirrored for the right end)."""
-    return xp.where(end == LEFT, x, 20 * MILLI - x)
+    return xp.where(end == LEFT, x, ARENA_WIDTH_MILLI - x)
 
 
 def observations(xp: Any, state: State, m: MapArrays, sight: Sight) -> Any:
@@ -220,7 +223,7 @@ def observations(xp: Any, state: State, m: MapArrays, sight: Sight) -> Any:
         max_hp=xp.asarray(C.MAX_HEALTH_MILLI)[cls],
         durations=xp.asarray(np.asarray(C.EFFECT_DURATION, np.float32)),
         cooldown=per_row(state.ultimate_cooldown),
-        home=xp.where(own_side, ox_r <= depth, ox_r >= 20 * MILLI - depth),
+        home=xp.where(own_side, ox_r <= depth, ox_r >= ARENA_WIDTH_MILLI - depth),
         own_sight=xp.take_along_axis(
             sight.own_sight | xp.asarray(np.eye(NUM_SLOTS, dtype=bool)), rows, axis=1
         ),
@@ -263,9 +266,9 @@ def observations(xp: Any, state: State, m: MapArrays, sight: Sight) -> Any:
 def map_view(xp: Any, m: MapArrays, end: Any) -> Any:
     """The obstacles in each observer's frame, (10, boxes and turned walls), padded."""
     mirrored = (end != LEFT)[:, None]
-    lo_x = xp.where(mirrored, 20 * MILLI - m.box_hi[None, :, 0], m.box_lo[None, :, 0])
-    hi_x = xp.where(mirrored, 20 * MILLI - m.box_lo[None, :, 0], m.box_hi[None, :, 0])
-    sx, sy = F32(1.0 / (20 * MILLI)), F32(1.0 / (10 * MILLI))
+    lo_x = xp.where(mirrored, ARENA_WIDTH_MILLI - m.box_hi[None, :, 0], m.box_lo[None, :, 0])
+    hi_x = xp.where(mirrored, ARENA_WIDTH_MILLI - m.box_lo[None, :, 0], m.box_hi[None, :, 0])
+    sx, sy = F32(1.0 / ARENA_WIDTH_MILLI), F32(1.0 / ARENA_HEIGHT_MILLI)
     valid = xp.broadcast_to(m.box_valid[None, :], lo_x.shape)
     box = xp.stack(
         [
@@ -283,7 +286,7 @@ def map_view(xp: Any, m: MapArrays, end: Any) -> Any:
     box = xp.concatenate([box, xp.zeros((NUM_SLOTS, pad_b, BOX_WIDTH), F32)], axis=1)
     cx = xp.where(
         mirrored[..., None],
-        20 * MILLI - m.poly_corners[None, :, :, 0],
+        ARENA_WIDTH_MILLI - m.poly_corners[None, :, :, 0],
         m.poly_corners[None, :, :, 0],
     )
     cy = xp.broadcast_to(m.poly_corners[None, :, :, 1], cx.shape)

@@ -27,6 +27,9 @@ MAX_TURNED_WALLS = 8  # turned walls (not square to the axes) per map, and the r
 MILLI = 1000  # state units per map unit and per health point
 ARENA_WIDTH = 20.0
 ARENA_HEIGHT = 10.0
+# The arena in state units: x runs over [0, ARENA_WIDTH_MILLI], y over [0, ARENA_HEIGHT_MILLI].
+ARENA_WIDTH_MILLI = round(ARENA_WIDTH * MILLI)
+ARENA_HEIGHT_MILLI = round(ARENA_HEIGHT * MILLI)
 PAD_X = (0.5, 19.5)  # spawn pad x for the left and right ends
 PAD_Y = (1.0, 3.0, 5.0, 7.0, 9.0)
 LEFT, RIGHT = 0, 1

@@ -18,8 +18,8 @@ from .ops import stack
 from .shield_exit import clear_of_bodies
 from .sight import CODE_TO_SLOT, SAME_TEAM, TEAM, Sight, compute_sight, legal_masks
 from .state import (
+    ARENA_WIDTH_MILLI,
     LEFT,
-    MILLI,
     NUM_SLOTS,
     RESULT_A,
     RESULT_B,
@@ -176,7 +176,7 @@ def step(
     # 6. Deaths and points; the Red Zone is judged from start-of-tick positions.
     x = state.pos[:, 0]
     depth = state.red_zone_depth
-    in_red = xp.where(end_of_slot == LEFT, x <= depth, x >= 20 * MILLI - depth)
+    in_red = xp.where(end_of_slot == LEFT, x <= depth, x >= ARENA_WIDTH_MILLI - depth)
     points = xp.where(killed, xp.where(in_red, _I2, _I1), _I0).astype(np.int32)
     gained = stack(
         xp, [xp.where(team == 1, points, _I0).sum(), xp.where(team == 0, points, _I0).sum()]
