@@ -37,6 +37,7 @@ from .state import (
     MapArrays,
     State,
 )
+from .types import Array, Namespace
 
 # Declared bounds of every observation number. The features lie in about [-1, 1.12] (offsets
 # from self reach -1, distances sqrt(1.25)); the margin leaves room for obstacles authored
@@ -68,7 +69,7 @@ ROW_SLOT, SLOT_ROW = _rows()
 # the observer's rows (`u`, see `observations`) or from the game (`g`). The builder
 # concatenates the pieces in this order; widths, offsets, the docs page and the readers
 # (`systems.percept`, `llm.view`) all come from these tables.
-def _col(values: Any) -> tuple[Any, ...]:
+def _col(values: Array) -> tuple[Array, ...]:
     return (values.astype(F32),)
 
 
@@ -175,12 +176,12 @@ def obs_layout() -> list[dict]:
     return blocks
 
 
-def frame_x(xp: Any, x: Any, end: Any) -> Any:
+def frame_x(xp: Namespace, x: Array, end: Array) -> Array:
     """x in the frame of an agent whose spawn end is `end` (mirrored for the right end)."""
     return xp.where(end == LEFT, x, ARENA_WIDTH_MILLI - x)
 
 
-def observations(xp: Any, state: State, m: MapArrays, sight: Sight) -> Any:
+def observations(xp: Namespace, state: State, m: MapArrays, sight: Sight) -> Array:
     """Every slot's observation, shape (10, OBS_WIDTH) float32, each number in
     [OBS_LOW, OBS_HIGH] (absent slots see the game too)."""
     team = xp.asarray(TEAM)
@@ -263,7 +264,7 @@ def observations(xp: Any, state: State, m: MapArrays, sight: Sight) -> Any:
     return xp.concatenate([unit, game, map_view(xp, m, end)], axis=-1)
 
 
-def map_view(xp: Any, m: MapArrays, end: Any) -> Any:
+def map_view(xp: Namespace, m: MapArrays, end: Array) -> Array:
     """The obstacles in each observer's frame, (10, boxes and turned walls), padded."""
     mirrored = (end != LEFT)[:, None]
     lo_x = xp.where(mirrored, ARENA_WIDTH_MILLI - m.box_hi[None, :, 0], m.box_lo[None, :, 0])

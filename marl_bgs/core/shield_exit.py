@@ -71,10 +71,9 @@ always a legal point with a clear line, or the leaver stays):
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
+from .backend import is_numpy, known_none
 from .contact import fence
 from .geometry import (
     ARENA_HI,
@@ -91,6 +90,7 @@ from .geometry import (
 )
 from .loops import settle
 from .state import ARENA_WIDTH_MILLI, LEFT, NUM_SLOTS, MapArrays
+from .types import Array, Namespace
 
 K_BODIES_NEAR = 6  # nearest other bodies crossed with each other, arena edges, pillars
 K_BODIES = 2  # nearest other bodies crossed with the nearby walls (square and turned)
@@ -108,27 +108,27 @@ BOX_HI = (21000, 11000)
 SPAN = 16000  # centre offsets are clipped to this before squaring (no int32 overflow)
 
 
-def _f32(xp: Any, x: Any) -> Any:
+def _f32(xp: Namespace, x: Array) -> Array:
     """`x` (whole milli-units, int32) as a float32 array."""
     return xp.asarray(x).astype(F32)
 
 
-def _floor_sqrt(xp: Any, n: Any) -> Any:
+def _floor_sqrt(xp: Namespace, n: Array) -> Array:
     """floor(sqrt(n)) for a non-negative int32, to within one (float32 rounding)."""
     return xp.floor(xp.sqrt(_f32(xp, n))).astype(I32)
 
 
-def _inverse(xp: Any, r: Any) -> Any:
+def _inverse(xp: Namespace, r: Array) -> Array:
     """1 / r as a float32. XLA turns a division by a constant into a product with its
     reciprocal, so every division by a radius is written that way on both engines."""
     return F32(1.0) / _f32(xp, r)
 
 
-def _scale(xp: Any, x: Any, inv: Any) -> Any:
+def _scale(xp: Namespace, x: Array, inv: Array) -> Array:
     return fence(xp, x * inv)
 
 
-def _nearest(xp: Any, keys: Any, count: int) -> tuple[Any, Any]:
+def _nearest(xp: Namespace, keys: Array, count: int) -> tuple[Array, Array]:
     """Indices of the `count` smallest keys, and the next smallest key (BIG if none).
 
     The cut-off value does not depend on how equal keys are ordered, and neither does any
@@ -154,7 +154,7 @@ def _nearest(xp: Any, keys: Any, count: int) -> tuple[Any, Any]:
 # crossing functions give both crossings of each pair, on a last axis of length 2.
 
 
-def _circle_pair(xp: Any, c1: tuple, r1: Any, c2: tuple, r2: Any) -> tuple:
+def _circle_pair(xp: Namespace, c1: tuple, r1: Array, c2: tuple, r2: Array) -> tuple:
     """The two crossings of circles (c1, r1) and (c2, r2): symmetric in the two circles."""
     vx = xp.clip(c2[0] - c1[0], -SPAN, SPAN)
     vy = xp.clip(c2[1] - c1[1], -SPAN, SPAN)
@@ -178,14 +178,14 @@ def _circle_pair(xp: Any, c1: tuple, r1: Any, c2: tuple, r2: Any) -> tuple:
     return _paired(xp, out)
 
 
-def _paired(xp: Any, out: list[tuple]) -> tuple:
+def _paired(xp: Namespace, out: list[tuple]) -> tuple:
     """Two candidates of the same shape as one, on a new last axis: XLA computes what they
     share once (two separate pieces would each repeat it)."""
     shape = np.broadcast_shapes(*(np.shape(q) for c in out for q in c))
     return tuple(xp.stack([xp.broadcast_to(c[i], shape) for c in out], -1) for i in range(5))
 
 
-def _flat(xp: Any, values: tuple) -> tuple:
+def _flat(xp: Namespace, values: tuple) -> tuple:
     """Broadcast values to one shape and flatten them."""
     shape = np.broadcast_shapes(*(np.shape(v) for v in values))
     typed = [
@@ -194,12 +194,14 @@ def _flat(xp: Any, values: tuple) -> tuple:
     return tuple(xp.broadcast_to(xp.asarray(v), shape).reshape(-1) for v in typed)
 
 
-def _join(xp: Any, groups: list[tuple]) -> tuple:
+def _join(xp: Namespace, groups: list[tuple]) -> tuple:
     """Concatenate flat groups of the same layout, value by value."""
     return tuple(xp.concatenate(col) for col in zip(*groups, strict=True))
 
 
-def _circle_axis_line(xp: Any, c: tuple, r: Any, at: Any, vertical: Any, side: Any) -> tuple:
+def _circle_axis_line(
+    xp: Namespace, c: tuple, r: Array, at: Array, vertical: Array, side: Array
+) -> tuple:
     """Crossings of circle (c, r) with the line x = at (`vertical`) or y = at, whose free
     side is toward `side` (+1 or -1) across it."""
     across = xp.where(vertical, c[0], c[1])
@@ -221,7 +223,7 @@ def _circle_axis_line(xp: Any, c: tuple, r: Any, at: Any, vertical: Any, side: A
     return _paired(xp, out)
 
 
-def _edges(xp: Any, corners: Any) -> tuple:
+def _edges(xp: Namespace, corners: Array) -> tuple:
     """Each turned wall's edges: start (ax, ay), direction (ex, ey) ints, unit direction and
     unit outward normal (float), all (W, 4)."""
     ax, ay = corners[..., 0], corners[..., 1]
@@ -234,7 +236,7 @@ def _edges(xp: Any, corners: Any) -> tuple:
     return ax, ay, ex, ey, length, ux, uy, nx, ny
 
 
-def _circle_face(xp: Any, c: tuple, r: Any, edge: tuple) -> tuple:
+def _circle_face(xp: Namespace, c: tuple, r: Array, edge: tuple) -> tuple:
     """Crossings of circle (c, r) with a turned wall's edge line pushed out by BODY.
 
     The signed distance comes from an exact integer cross product, the same from either end
@@ -260,7 +262,7 @@ def _circle_face(xp: Any, c: tuple, r: Any, edge: tuple) -> tuple:
     return _paired(xp, out)
 
 
-def _projection(xp: Any, c: tuple, r: Any, toward_end: Any) -> tuple:
+def _projection(xp: Namespace, c: tuple, r: Array, toward_end: Array) -> tuple:
     """Nearest point to h (the origin) on the circle (c, r); from the centre itself, the point
     toward the leaver's own end (`toward_end` is -1 or +1 along x)."""
     length2 = sq(xp, xp.clip(c[0], -SPAN, SPAN), xp.clip(c[1], -SPAN, SPAN))
@@ -274,7 +276,7 @@ def _projection(xp: Any, c: tuple, r: Any, toward_end: Any) -> tuple:
     return px, py, nx + nx, ny + ny
 
 
-def _edge_projection(xp: Any, edge: tuple, toward_end: Any) -> tuple:
+def _edge_projection(xp: Namespace, edge: tuple, toward_end: Array) -> tuple:
     """Nearest point to h on each turned-wall edge grown by BODY (a capsule's boundary)."""
     ax, ay, ex, ey, length, ux, uy, nx, ny = edge
     dot = -(ax * ex + ay * ey)
@@ -294,7 +296,7 @@ def _edge_projection(xp: Any, edge: tuple, toward_end: Any) -> tuple:
     return pick(fpx, cpx), pick(fpy, cpy), pick(2 * sgn * nx, csx), pick(2 * sgn * ny, csy)
 
 
-def _snap(xp: Any, cand: tuple) -> tuple[Any, Any]:
+def _snap(xp: Namespace, cand: tuple) -> tuple[Array, Array]:
     """Nudge each candidate to the free side of its boundaries and round to the grid."""
     px, py, sx, sy, ok = cand
     ss = fence(xp, sx * sx) + fence(xp, sy * sy)
@@ -308,12 +310,14 @@ def _snap(xp: Any, cand: tuple) -> tuple[Any, Any]:
     return xp.stack([xp.round(x), xp.round(y)], -1).astype(I32), ok
 
 
-def _snap_all(xp: Any, parts: list[tuple]) -> tuple[Any, Any]:
+def _snap_all(xp: Namespace, parts: list[tuple]) -> tuple[Array, Array]:
     """Snap all candidates at once: (C, 2) int32 spots and (C,) whether each exists."""
     return _snap(xp, _join(xp, [tuple(q.reshape(-1) for q in p) for p in parts]))
 
 
-def _leaver_spot(xp: Any, pos: Any, bodies: Any, k: Any, end_k: Any, m: MapArrays) -> tuple:
+def _leaver_spot(
+    xp: Namespace, pos: Array, bodies: Array, k: Array, end_k: Array, m: MapArrays
+) -> tuple:
     """The spot leaver k moves to, and whether it found one (see the module docstring)."""
     slots = xp.arange(NUM_SLOTS)
     h = pos[k]
@@ -481,17 +485,17 @@ def _leaver_spot(xp: Any, pos: Any, bodies: Any, k: Any, end_k: Any, m: MapArray
     return shortlist[xp.minimum(first, SHORTLIST - 1)], first < SHORTLIST
 
 
-def _materialise(xp: Any, mask: Any) -> Any:
+def _materialise(xp: Namespace, mask: Array) -> Array:
     """The same mask, computed once. Under XLA on the CPU, cheap element-wise work is fused
     into every reader and repeated there (the shortlist reads the candidates' mask half a
     dozen times, which made the filter three times as dear); a reduction is not fused into
     its readers, so the mask goes through one (checked in the compiled HLO: one fusion)."""
-    if xp is np:
+    if is_numpy(xp):
         return mask
     return xp.any(xp.stack([mask, xp.zeros_like(mask)], -1), -1)
 
 
-def _surely_blocked(xp: Any, p: Any, m: MapArrays, pillars, rects, walls) -> Any:
+def _surely_blocked(xp: Namespace, p: Array, m: MapArrays, pillars, rects, walls) -> Array:
     """A first, cheap pass of `body_blocked` over the arena edges and the nearby obstacles:
     True only where a body at p (int (N, 2)) certainly leaves the arena or sinks into one of
     them. Exact for the edges, pillars and square walls. A turned wall is a rectangle (up to the rounding of its corners to the grid): p
@@ -526,7 +530,7 @@ def _surely_blocked(xp: Any, p: Any, m: MapArrays, pillars, rects, walls) -> Any
     return out
 
 
-def _sides(xp: Any, corners: Any) -> tuple[Any, Any]:
+def _sides(xp: Namespace, corners: Array) -> tuple[Array, Array]:
     """Each quadrilateral's edge vectors (..., 4), corner k to corner k + 1."""
     ax, ay = corners[..., 0], corners[..., 1]
     bx = xp.concatenate([ax[..., 1:], ax[..., :1]], axis=-1)
@@ -534,7 +538,7 @@ def _sides(xp: Any, corners: Any) -> tuple[Any, Any]:
     return bx - ax, by - ay
 
 
-def _overlapping(xp: Any, pos: Any, bodies: Any) -> Any:
+def _overlapping(xp: Namespace, pos: Array, bodies: Array) -> Array:
     """Whether each agent is a blocking body closer than touching to another one."""
     out = xp.zeros(NUM_SLOTS, bool)
     for j in range(NUM_SLOTS):
@@ -543,7 +547,9 @@ def _overlapping(xp: Any, pos: Any, bodies: Any) -> Any:
     return out & bodies
 
 
-def clear_of_bodies(xp: Any, pos: Any, leaving: Any, others: Any, end: Any, m: MapArrays) -> Any:
+def clear_of_bodies(
+    xp: Namespace, pos: Array, leaving: Array, others: Array, end: Array, m: MapArrays
+) -> Array:
     """Move each agent whose shield ends (`leaving`) off any body it overlaps.
 
     Bodies of `others | leaving` block. Each overlapping leaver goes to the nearest point
@@ -552,7 +558,7 @@ def clear_of_bodies(xp: Any, pos: Any, leaving: Any, others: Any, end: Any, m: M
     leaver per pass, nearest its own spawn edge first, then southmost; later leavers see the
     earlier ones where they landed. A leaver with no such point stays.
     """
-    if xp is np and not leaving.any():  # no shield ends: nobody to move (NumPy pays per call)
+    if known_none(xp, leaving):  # no shield ends: nobody to move (NumPy pays per call)
         return pos
     bodies = others | leaving
     slots = xp.arange(NUM_SLOTS)
@@ -563,7 +569,7 @@ def clear_of_bodies(xp: Any, pos: Any, leaving: Any, others: Any, end: Any, m: M
     def clear_one(carry):
         pos, tried = carry
         needs = needing(pos, tried)
-        if xp is np and not needs.any():
+        if known_none(xp, needs):
             return (pos, tried), False
         from_edge = xp.where(end == LEFT, pos[:, 0], ARENA_WIDTH_MILLI - pos[:, 0])
         k = xp.argmin(xp.where(needs, from_edge * 16384 + pos[:, 1], BIG))

@@ -29,6 +29,7 @@ from .state import (
     State,
     pad_positions,
 )
+from .types import Array, Namespace
 
 _SELF = np.eye(NUM_SLOTS, dtype=bool)  # (source, recipient): an agent's effects on itself
 _TRAP = np.arange(C.NUM_EFFECTS) == C.TRAP
@@ -42,21 +43,21 @@ _I0, _I1, _I2, _I_NONE = (np.asarray(v, np.int32) for v in (0, 1, 2, -1))
 class TickInfo(NamedTuple):
     """What happened in one tick; arrays indexed by global slot."""
 
-    actions: Any  # (10, 3) accepted actions
-    damage: Any  # (10, 10) damage dealt in milli-HP [source, recipient]
-    healing: Any  # (10, 10) ability healing given [source, recipient], after Poison's cut
-    excess: Any  # (10,) ability healing above max health, per recipient
-    effects: Any  # (10, 10, 8) effects applied [source, recipient, effect]
-    trap_broken: Any  # (10,) a Trap from an earlier tick broken by damage
-    killed: Any  # (10,) died this tick
-    points: Any  # (10,) points the death gave the other team (0 if no death)
-    charged_to: Any  # (10, 2) where each Warrior's Charge landed (its start if none)
-    respawned: Any  # (10,) returned in this tick's wave
-    rest_heal: Any  # (10,) out-of-combat healing received
-    shield_cleared: Any  # (10,) moved off a body as its shield ended
+    actions: Array  # (10, 3) accepted actions
+    damage: Array  # (10, 10) damage dealt in milli-HP [source, recipient]
+    healing: Array  # (10, 10) ability healing given [source, recipient], after Poison's cut
+    excess: Array  # (10,) ability healing above max health, per recipient
+    effects: Array  # (10, 10, 8) effects applied [source, recipient, effect]
+    trap_broken: Array  # (10,) a Trap from an earlier tick broken by damage
+    killed: Array  # (10,) died this tick
+    points: Array  # (10,) points the death gave the other team (0 if no death)
+    charged_to: Array  # (10, 2) where each Warrior's Charge landed (its start if none)
+    respawned: Array  # (10,) returned in this tick's wave
+    rest_heal: Array  # (10,) out-of-combat healing received
+    shield_cleared: Array  # (10,) moved off a body as its shield ended
 
 
-def legalise(xp: Any, actions: Any, state: State, sight, masks: Any = None) -> Any:
+def legalise(xp: Namespace, actions: Array, state: State, sight, masks: Any = None) -> Array:
     """Illegal moves become stay; illegal (target, Ultimate) pairs become none. `masks`
     may pass `legal_masks` of this state and sight if the caller already has them."""
     masks = legal_masks(xp, state, sight) if masks is None else masks
@@ -77,9 +78,9 @@ def legalise(xp: Any, actions: Any, state: State, sight, masks: Any = None) -> A
 
 
 def step(
-    xp: Any,
+    xp: Namespace,
     state: State,
-    actions: Any,
+    actions: Array,
     m: MapArrays,
     sight: Sight | None = None,
     masks: Any = None,
