@@ -183,9 +183,20 @@ def frame_x(xp: Namespace, x: Array, end: Array) -> Array:
 
 def observations(xp: Namespace, state: State, m: MapArrays, sight: Sight) -> Array:
     """Every slot's observation, shape (10, OBS_WIDTH) float32, each number in
-    [OBS_LOW, OBS_HIGH] (absent slots see the game too)."""
+    [OBS_LOW, OBS_HIGH] (absent slots see the game too): the unit rows, the game block and
+    the map, in each observer's frame."""
     team = xp.asarray(TEAM)
     end = state.spawn_end[team]  # (10,) each observer's spawn end
+    unit = unit_block(xp, state, sight, team, end)
+    game = game_block(xp, state, team)
+    return xp.concatenate([unit, game, map_view(xp, m, end)], axis=-1)
+
+
+def unit_rows(
+    xp: Namespace, state: State, sight: Sight, team: Array, end: Array
+) -> SimpleNamespace:
+    """What `UNIT_TABLE` reads, per (observer, row): row r of observer i shows slot
+    ROW_SLOT[i, r] (itself, its allies, its enemies), x in the observer's frame."""
     rows = xp.asarray(ROW_SLOT)  # (10 observers, 10 rows) -> slot
     living = state.present & state.alive
     same = team[:, None] == team[None, :]
@@ -195,7 +206,6 @@ def observations(xp: Namespace, state: State, m: MapArrays, sight: Sight) -> Arr
     def per_row(values):  # (10, ...) per slot -> (obs, row, ...)
         return values[rows]
 
-    zero = F32(0.0)
     ox = frame_x(xp, state.pos[:, 0][None, :], end[:, None])  # (obs, slot)
     ox_r = xp.take_along_axis(ox, rows, axis=1)
     y_r = per_row(state.pos[:, 1])
@@ -207,8 +217,7 @@ def observations(xp: Namespace, state: State, m: MapArrays, sight: Sight) -> Arr
     own_side = per_row(team) == team[:, None]
     last = per_row(state.last_action)  # (obs, row, 3)
     target_slot = xp.asarray(CODE_TO_SLOT)[rows, xp.maximum(last[..., 1], 0)]
-    # What the unit table reads, per (observer, row).
-    u = SimpleNamespace(
+    return SimpleNamespace(
         xp=xp,
         state=state,
         per_row=per_row,
@@ -238,15 +247,25 @@ def observations(xp: Namespace, state: State, m: MapArrays, sight: Sight) -> Arr
         ),
         onehot=lambda v, n: (v[..., None] == xp.arange(n)).astype(F32),
     )
+
+
+def unit_block(xp: Namespace, state: State, sight: Sight, team: Array, end: Array) -> Array:
+    """(10, NUM_SLOTS * UNIT_WIDTH): each observer's rows, `UNIT_TABLE` field by field; a
+    row its team does not know is zero but for the `present` column."""
+    u = unit_rows(xp, state, sight, team, end)
     pieces = []
     for name, width, compute in UNIT_TABLE:
         parts = [p[..., None] if p.ndim == 2 else p for p in compute(u)]
         assert sum(p.shape[-1] for p in parts) == width, name
         pieces += parts
     unit = xp.concatenate(pieces, axis=-1)
-    unit = xp.where(known_r[..., None] | (xp.arange(UNIT_WIDTH) < 1), unit, zero)
-    unit = unit.reshape(NUM_SLOTS, NUM_SLOTS * UNIT_WIDTH)
+    unit = xp.where(u.known[..., None] | (xp.arange(UNIT_WIDTH) < 1), unit, F32(0.0))
+    return unit.reshape(NUM_SLOTS, NUM_SLOTS * UNIT_WIDTH)
 
+
+def game_block(xp: Namespace, state: State, team: Array) -> Array:
+    """(10, GLOBAL_WIDTH): the public facts of the game, `GLOBAL_TABLE` field by field, with
+    own and enemy read from each observer's team."""
     horizon = state.horizon.astype(F32)
     win = state.winning_score.astype(F32)
     g = SimpleNamespace(
@@ -260,8 +279,7 @@ def observations(xp: Namespace, state: State, m: MapArrays, sight: Sight) -> Arr
         other=1 - team,
         every=lambda value: xp.broadcast_to(value, (NUM_SLOTS,)),
     )
-    game = xp.stack([compute(g) for _, _, compute in GLOBAL_TABLE], axis=-1)
-    return xp.concatenate([unit, game, map_view(xp, m, end)], axis=-1)
+    return xp.stack([compute(g) for _, _, compute in GLOBAL_TABLE], axis=-1)
 
 
 def map_view(xp: Namespace, m: MapArrays, end: Array) -> Array:
@@ -269,7 +287,7 @@ def map_view(xp: Namespace, m: MapArrays, end: Array) -> Array:
     mirrored = (end != LEFT)[:, None]
     lo_x = xp.where(mirrored, ARENA_WIDTH_MILLI - m.box_hi[None, :, 0], m.box_lo[None, :, 0])
     hi_x = xp.where(mirrored, ARENA_WIDTH_MILLI - m.box_lo[None, :, 0], m.box_hi[None, :, 0])
-    sx, sy = F32(1.0 / ARENA_WIDTH_MILLI), F32(1.0 / ARENA_HEIGHT_MILLI)
+    sx, sy = SCALE_X, SCALE_Y
     valid = xp.broadcast_to(m.box_valid[None, :], lo_x.shape)
     box = xp.stack(
         [
