@@ -29,7 +29,14 @@ from marl_bgs.core import classes as C  # noqa: E402
 from marl_bgs.core.geometry import sight_blocked  # noqa: E402
 from marl_bgs.core.position import starting_position  # noqa: E402
 from marl_bgs.core.sight import compute_sight  # noqa: E402
-from marl_bgs.core.state import MILLI, NUM_SLOTS, MapArrays, map_arrays  # noqa: E402
+from marl_bgs.core.state import (  # noqa: E402
+    ARENA_HEIGHT_MILLI,
+    ARENA_WIDTH_MILLI,
+    MILLI,
+    NUM_SLOTS,
+    MapArrays,
+    map_arrays,
+)
 from marl_bgs.maps import available_maps, load_map, split_of  # noqa: E402
 from marl_bgs.positions import parse_position  # noqa: E402
 
@@ -132,7 +139,7 @@ def edge_lines(shapes: dict) -> list[tuple[list[int], list[int]]]:
 
 
 def _clip(p: list[int]) -> list[int]:
-    return [int(np.clip(p[0], 0, 20 * MILLI)), int(np.clip(p[1], 0, 10 * MILLI))]
+    return [int(np.clip(p[0], 0, ARENA_WIDTH_MILLI)), int(np.clip(p[1], 0, ARENA_HEIGHT_MILLI))]
 
 
 def vectors(ids: list[int], lab: dict) -> dict:
@@ -142,8 +149,14 @@ def vectors(ids: list[int], lab: dict) -> dict:
         m = map_arrays(entry["obstacles"])
         pairs = [(_clip(a), _clip(b)) for a, b in edge_lines(entry)]
         for _ in range(RANDOM_LINES):
-            a = [int(rng.integers(0, 20 * MILLI + 1)), int(rng.integers(0, 10 * MILLI + 1))]
-            b = [int(rng.integers(0, 20 * MILLI + 1)), int(rng.integers(0, 10 * MILLI + 1))]
+            a = [
+                int(rng.integers(0, ARENA_WIDTH_MILLI + 1)),
+                int(rng.integers(0, ARENA_HEIGHT_MILLI + 1)),
+            ]
+            b = [
+                int(rng.integers(0, ARENA_WIDTH_MILLI + 1)),
+                int(rng.integers(0, ARENA_HEIGHT_MILLI + 1)),
+            ]
             pairs.append((a, b))
         p0 = np.asarray([a for a, _ in pairs], np.int32)
         p1 = np.asarray([b for _, b in pairs], np.int32)

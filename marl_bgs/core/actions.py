@@ -15,11 +15,10 @@ Everything here is plain arithmetic over whole numbers or arrays (NumPy or jax.n
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from .state import LEFT
+from .types import Array, Namespace
 
 NUM_MOVES = 9
 NUM_TARGETS = 11
@@ -33,18 +32,18 @@ NUM_JOINT = NUM_MOVES * NUM_PAIRS  # 198 flat actions
 MIRROR_MOVE = np.asarray([0, 1, 2, 4, 3, 6, 5, 8, 7], np.int32)
 
 
-def encode(move: Any, target: Any, ultimate: Any) -> Any:
+def encode(move: Array, target: Array, ultimate: Array) -> Array:
     """(move, target, ultimate) -> the flat index (move * 11 + target) * 2 + ultimate;
     whole numbers or arrays of them."""
     return (move * NUM_TARGETS + target) * NUM_ULTIMATE + ultimate
 
 
-def encode_pair(move: Any, pair: Any) -> Any:
+def encode_pair(move: Array, pair: Array) -> Array:
     """(move, pair) -> the flat index, where pair = target * 2 + ultimate (0..21)."""
     return move * NUM_PAIRS + pair
 
 
-def decode(flat: Any) -> tuple[Any, Any, Any]:
+def decode(flat: Array) -> tuple[Array, Array, Array]:
     """Flat index -> (move, target, ultimate); whole numbers or arrays of them."""
     return flat // NUM_PAIRS, (flat // NUM_ULTIMATE) % NUM_TARGETS, flat % NUM_ULTIMATE
 
@@ -54,16 +53,16 @@ _FLAT = np.arange(NUM_JOINT)
 MIRROR_FLAT = encode_pair(MIRROR_MOVE[_FLAT // NUM_PAIRS], _FLAT % NUM_PAIRS).astype(np.int32)
 
 
-def compass_move(xp: Any, move: Any, end: Any) -> Any:
+def compass_move(xp: Namespace, move: Array, end: Array) -> Array:
     """Own-frame moves of agents whose spawn end is `end` as compass moves (and back)."""
     return xp.where(end == LEFT, move, xp.asarray(MIRROR_MOVE)[move])
 
 
-def compass_flat(xp: Any, flat: Any, end: Any) -> Any:
+def compass_flat(xp: Namespace, flat: Array, end: Array) -> Array:
     """Own-frame flat actions of agents whose spawn end is `end` as compass ones (and back)."""
     return xp.where(end == LEFT, flat, xp.asarray(MIRROR_FLAT)[flat])
 
 
-def own_frame_joint(xp: Any, joint: Any, end: Any) -> Any:
+def own_frame_joint(xp: Namespace, joint: Array, end: Array) -> Array:
     """Compass-frame masks (rows, 198) in the own frame of each row's agent (`end` (rows,))."""
     return xp.where((end == LEFT)[:, None], joint, joint[:, xp.asarray(MIRROR_FLAT)])

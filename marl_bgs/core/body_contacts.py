@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .backend import is_numpy, known_none, min_at
 from .batching import every_game, with_batch_rule
 from .contact import NO_HIT, bounded_fence, bounded_inverse, f32, float_circle_entry
 from .geometry import CONTACT, CONTACT_SQ, F32, I32, body_blocked, first_index, sq
@@ -23,6 +24,7 @@ from .loops import settle
 from .ops import pick, rint, stack
 from .sight import PAIR_I, PAIR_J
 from .state import NUM_SLOTS, MapArrays
+from .types import Array, Namespace
 
 QUANTA = 1024  # a tick (a leg) in quanta; stops land within one quantum of contact
 BODY_PASSES = 10
@@ -48,11 +50,11 @@ class Paths(NamedTuple):
     """Each body's motion in a tick: straight V0 -> V1 over [0, T1], V1 -> V2 over [T1, T2],
     then standing at V2 until 1."""
 
-    times: Any  # (N, 3) float32: 0, T1, T2
-    points: Any  # (N, 3, 2) int32 V0, V1, V2 (float offsets from V0 once truncated)
+    times: Array  # (N, 3) float32: 0, T1, T2
+    points: Array  # (N, 3, 2) int32 V0, V1, V2 (float offsets from V0 once truncated)
 
 
-def position_at(xp: Any, times: Any, points: Any, t: Any) -> Any:
+def position_at(xp: Namespace, times: Array, points: Array, t: Array) -> Array:
     """Float offsets (N, K, 2) from V0 of bodies with paths (N, 3) / (N, 3, 2) at times t
     (N, K). Offsets, not positions: x -> 20 - x negates them exactly, so mirrored games
     round alike (a float sum of a coordinate and an offset would not)."""
@@ -71,13 +73,13 @@ def position_at(xp: Any, times: Any, points: Any, t: Any) -> Any:
     )
 
 
-def truncate(xp: Any, legs: Paths, stop: Any) -> Paths:
+def truncate(xp: Namespace, legs: Paths, stop: Array) -> Paths:
     """The paths cut at `stop` (quanta): a body stands from then on where it had got to.
 
     Points are float offsets from V0 and the cut point is left unrounded: a body following
     one that stops is judged against where it really stopped, not a grid point near it.
     """
-    if xp is np and stop.min() >= QUANTA:  # nothing cut: the same values, fewer calls
+    if is_numpy(xp) and stop.min() >= QUANTA:  # nothing cut: the same values, fewer calls
         return Paths(legs.times.astype(F32), f32(legs.points - legs.points[:, :1]))
     s = f32(stop) / _QUANTA_F
     here = position_at(xp, legs.times, legs.points, s[:, None])[:, 0]
@@ -89,7 +91,7 @@ def truncate(xp: Any, legs: Paths, stop: Any) -> Paths:
     return Paths(bounded_fence(xp, times), bounded_fence(xp, stack(xp, [rel[:, 0], v1, v2], 1)))
 
 
-def on_grid(xp: Any, start: Any, paths: Paths) -> Paths:
+def on_grid(xp: Namespace, start: Array, paths: Paths) -> Paths:
     """Offsets back to whole thousandths, added to the start."""
     return Paths(paths.times, start[:, None, :] + rint(xp, paths.points).astype(I32))
 
@@ -98,11 +100,11 @@ def _halves(paths: Paths, n: int) -> tuple[Paths, Paths]:
     return Paths(paths.times[:n], paths.points[:n]), Paths(paths.times[n:], paths.points[n:])
 
 
-def _swapped(xp: Any, paths: Paths, n: int) -> Paths:
+def _swapped(xp: Namespace, paths: Paths, n: int) -> Paths:
     return Paths(*(xp.concatenate([a[n:], a[:n]]) for a in paths))
 
 
-def pair_contacts(xp: Any, both: Paths, base: Any) -> Any:
+def pair_contacts(xp: Namespace, both: Paths, base: Array) -> Array:
     """(P,) the first instant two bodies touch while closing (NO_HIT if never this tick);
     `both` holds the P rows' first bodies' paths, then their second bodies'.
 
@@ -144,7 +146,7 @@ def pair_contacts(xp: Any, both: Paths, base: Any) -> Any:
     (lam,) = float_circle_entry(xp, a[..., 0], a[..., 1], u[..., 0], u[..., 1], (CONTACT,))
     t0, t1 = bp[:, :-1], bp[:, 1:]
     when = xp.where((lam <= 1) & (t1 > t0), t0 + bounded_fence(xp, lam * (t1 - t0)), NO_HIT)
-    if xp is np:  # the five segments as columns: a short last-axis reduction costs more
+    if is_numpy(xp):  # the five segments as columns: a short last-axis reduction costs more
         return np.minimum(
             np.minimum(np.minimum(when[:, 0], when[:, 1]), np.minimum(when[:, 2], when[:, 3])),
             when[:, 4],
@@ -152,13 +154,13 @@ def pair_contacts(xp: Any, both: Paths, base: Any) -> Any:
     return when.min(axis=1)
 
 
-def may_meet(xp: Any, legs: Paths, blocking: Any) -> Any:
+def may_meet(xp: Namespace, legs: Paths, blocking: Array) -> Array:
     """(45,) pairs of blocking bodies whose paths' bounding boxes come within a body's
     width, one moving (an exact pre-test: any other pair stays 1.0 apart all tick)."""
     lo, hi = legs.points.min(axis=1), legs.points.max(axis=1)
     gap = xp.maximum(lo[PAIR_I] - hi[PAIR_J], lo[PAIR_J] - hi[PAIR_I])  # (45, 2)
     moved = legs.points[:, 2] != legs.points[:, 0]
-    if xp is np:  # the two coordinates as two columns: a short last-axis reduction costs more
+    if is_numpy(xp):  # the two coordinates as two columns: a short last-axis reduction costs more
         moves = moved[:, 0] | moved[:, 1]
         near = (gap[:, 0] < CONTACT) & (gap[:, 1] < CONTACT) & (moves[PAIR_I] | moves[PAIR_J])
     else:
@@ -167,24 +169,24 @@ def may_meet(xp: Any, legs: Paths, blocking: Any) -> Any:
     return near & blocking[PAIR_I] & blocking[PAIR_J]
 
 
-def _row_min(xp: Any, init: Any, rows_i: Any, rows_j: Any, values: Any) -> Any:
+def _row_min(xp: Namespace, init: Array, rows_i: Array, rows_j: Array, values: Array) -> Array:
     """Per body, the least of `init` and the values of the rows it is in."""
     index = xp.concatenate([rows_i, rows_j])
-    return _scatter_min(xp, init, index, xp.concatenate([values, values]))
+    return min_at(xp, init, index, xp.concatenate([values, values]))
 
 
-def linked_groups(xp: Any, n: int, rows_i: Any, rows_j: Any, valid: Any) -> Any:
+def linked_groups(xp: Namespace, n: int, rows_i: Array, rows_j: Array, valid: Array) -> Array:
     """(N,) for each body the least index of the bodies it is linked to through valid rows
     (directly or by a chain): one label per group. Bodies of different games never share a
     row, so groups stay within a game and take at most NUM_SLOTS - 1 rounds to settle."""
-    if xp is np:
+    if is_numpy(xp):
         return _numpy_groups(n, rows_i[valid].tolist(), rows_j[valid].tolist())
     big = xp.asarray(2**30, I32)
 
     def spread(label):
         ai = xp.where(valid, label[rows_j], big)
         aj = xp.where(valid, label[rows_i], big)
-        new = _scatter_min(xp, _scatter_min(xp, label, rows_i, ai), rows_j, aj)
+        new = min_at(xp, min_at(xp, label, rows_i, ai), rows_j, aj)
         return new, xp.any(new != label)
 
     return settle(xp, spread, xp.arange(n, dtype=I32), NUM_SLOTS - 1, xp.any(valid))
@@ -205,24 +207,21 @@ def _numpy_groups(n: int, rows_i: list, rows_j: list) -> np.ndarray:
     return np.asarray(label, I32)
 
 
-def _scatter_min(xp: Any, init: Any, index: Any, values: Any) -> Any:
-    """`init` lowered to the least of `values` at each `index`."""
-    if xp is np:
-        out = init.copy()
-        np.minimum.at(out, index, values)
-        return out
-    return init.at[index].min(values)
-
-
-def _group_min(xp: Any, group: Any, values: Any) -> Any:
+def _group_min(xp: Namespace, group: Array, values: Array) -> Array:
     """(N,) the least of `values` over each body's group (labels from `linked_groups`)."""
-    least = _scatter_min(xp, xp.full(values.shape, NO_HIT, dtype=values.dtype), group, values)
+    least = min_at(xp, xp.full(values.shape, NO_HIT, dtype=values.dtype), group, values)
     return least[group]
 
 
 def cut_stops(
-    xp: Any, legs: Paths, start: Any, rows_i: Any, rows_j: Any, valid: Any, caps: Any = None
-) -> Any:
+    xp: Namespace,
+    legs: Paths,
+    start: Array,
+    rows_i: Array,
+    rows_j: Array,
+    valid: Array,
+    caps: Array = None,
+) -> Array:
     """(N,) quanta each of N bodies travels before a body stops it (QUANTA: never), each
     body standing from its cap on (`caps`, quanta; none by default).
 
@@ -252,7 +251,7 @@ def cut_stops(
         first = _row_min(xp, xp.full((n,), NO_HIT, dtype=F32), rows_i, rows_j, when)
         earliest = _group_min(xp, group, first)  # a row's two bodies share their group
         take = (when < 1) & (when <= earliest[rows_i])
-        if xp is np and not take.any():  # settled: the rest only cuts where a row is taken
+        if known_none(xp, take):  # settled: the rest only cuts where a row is taken
             return stop, False
         # Stop a quantum before contact, backed off further if rounding both to the grid
         # would make them overlap (at worst to where they started).
@@ -274,12 +273,14 @@ def cut_stops(
     return settle(xp, cut_pass, first, BODY_PASSES, xp.any(valid))
 
 
-def sink_back(xp: Any, legs: Paths, start: Any, stop: Any, m: MapArrays, ends: Any = None) -> Any:
+def sink_back(
+    xp: Namespace, legs: Paths, start: Array, stop: Array, m: MapArrays, ends: Array = None
+) -> Array:
     """Stops of one game's bodies, with each stop that grid rounding puts into an obstacle
     moved back to its leg's contact point (or the start): a vertex of its path, so clear.
     A body that was not cut ends at its path's last vertex, clear as well. `ends` may pass
     the grid ends of the paths cut at `stop` if the caller already has them."""
-    if xp is np and not np.any((stop > 0) & (stop < QUANTA)):
+    if is_numpy(xp) and not np.any((stop > 0) & (stop < QUANTA)):
         return stop
     now = on_grid(xp, start, truncate(xp, legs, stop)).points[:, 2] if ends is None else ends
     sunk = body_blocked(xp, now, m) & (stop > 0)
@@ -289,8 +290,8 @@ def sink_back(xp: Any, legs: Paths, start: Any, stop: Any, m: MapArrays, ends: A
 
 
 def cut_and_sink(
-    xp: Any, legs: Paths, start: Any, rows: tuple, m: MapArrays, caps: Any, rounds: int
-) -> Any:
+    xp: Namespace, legs: Paths, start: Array, rows: tuple, m: MapArrays, caps: Array, rounds: int
+) -> Array:
     """Stops of one game's bodies: `cut_stops`, then `sink_back`; when a stop sank, the
     passes run again with it as that body's cap (from the start of the tick, so a partner
     it stopped is judged against where it really stands), up to `rounds` times in all.
@@ -308,8 +309,14 @@ def cut_and_sink(
 
 
 def part_overlaps(
-    xp: Any, legs: Paths, start: Any, rows_i: Any, rows_j: Any, valid: Any, stop: Any
-) -> Any:
+    xp: Namespace,
+    legs: Paths,
+    start: Array,
+    rows_i: Array,
+    rows_j: Array,
+    valid: Array,
+    stop: Array,
+) -> Array:
     """Stops with both bodies of every row that still overlaps on the grid sent back to
     where they started (always clear), until none overlaps: the last resort for chains too
     long for the passes and for the rounding of stops."""
@@ -330,22 +337,24 @@ def part_overlaps(
     return settle(xp, part_pass, stop, BODY_PASSES, xp.any(valid))
 
 
-def body_stops(xp: Any, legs: Paths, start: Any, blocking: Any, m: MapArrays) -> Any:
+def body_stops(xp: Namespace, legs: Paths, start: Array, blocking: Array, m: MapArrays) -> Array:
     """(10,) quanta each body of one game travels before a blocking body stops it
     (`cut_stops`, then `sink_back` and `part_overlaps` for what rounding leaves)."""
-    if xp is np:
+    if is_numpy(xp):
         return numpy_cuts(legs, start, blocking, m)[0]
     return _body_stops_jax(legs.times, legs.points, start, blocking, m)
 
 
-def numpy_cuts(legs: Paths, start: Any, blocking: Any, m: MapArrays) -> tuple[Any, Paths, Any]:
+def numpy_cuts(
+    legs: Paths, start: Array, blocking: Array, m: MapArrays
+) -> tuple[Array, Paths, Array]:
     """`body_stops` of one NumPy game with the paths it leaves and their grid ends: the
     same steps (`cut_and_sink`, then `part_overlaps`), each cut paths computed once and
     shared by the sink test, the overlap test and the caller (NumPy pays per call)."""
     full = np.full(NUM_SLOTS, QUANTA, np.int32)
     rows = np.flatnonzero(may_meet(np, legs, blocking))
 
-    def cut(stop: Any) -> tuple[Any, Paths, Any]:
+    def cut(stop: Array) -> tuple[Array, Paths, Array]:
         paths = truncate(np, legs, stop)
         return stop, paths, on_grid(np, start, paths).points[:, 2]
 
@@ -369,7 +378,7 @@ def numpy_cuts(legs: Paths, start: Any, blocking: Any, m: MapArrays) -> tuple[An
     return cut(part_overlaps(np, legs, start, rows_i, rows_j, ok, stop))
 
 
-def _one_game(times: Any, points: Any, start: Any, blocking: Any, m: MapArrays) -> Any:
+def _one_game(times: Array, points: Array, start: Array, blocking: Array, m: MapArrays) -> Array:
     import jax.numpy as jnp
 
     legs = Paths(times, points)
@@ -380,7 +389,9 @@ def _one_game(times: Any, points: Any, start: Any, blocking: Any, m: MapArrays) 
     return part_overlaps(jnp, legs, start, rows_i, rows_j, valid, stop)
 
 
-def _redo(times: Any, points: Any, start: Any, blocking: Any, m: MapArrays, caps: Any) -> Any:
+def _redo(
+    times: Array, points: Array, start: Array, blocking: Array, m: MapArrays, caps: Array
+) -> Array:
     """The rounds after the first of one game whose first round sank a stop (`caps`)."""
     import jax.numpy as jnp
 
@@ -389,7 +400,7 @@ def _redo(times: Any, points: Any, start: Any, blocking: Any, m: MapArrays, caps
     return cut_and_sink(jnp, legs, start, rows, m, caps, REDO_ROUNDS)
 
 
-def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Any, bool]:
+def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Array, bool]:
     """`vmap` of `_one_game`: every game's candidate rows in one list of the batch's bodies.
 
     The passes then cost what the pairs that may meet cost, and the loops run until the
@@ -438,7 +449,7 @@ def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Any, bool]
     return stop.reshape(games, NUM_SLOTS), True
 
 
-def _redo_games(times, points, start, blocking, m, caps, sunk) -> Any:
+def _redo_games(times, points, start, blocking, m, caps, sunk) -> Array:
     """The later rounds of `cut_and_sink` for the games whose first round sank a stop (a few
     in a thousand per tick), packed REDO_GAMES at a time; more run every game again."""
     import jax

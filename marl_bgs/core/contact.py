@@ -19,14 +19,16 @@ every division here is written that way on both engines (`inverse`, then a produ
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
+from .backend import is_numpy
 from .geometry import ARENA_HI, ARENA_LO, BODY, F32, I32, piece_tiles
 from .map_cache import per_numpy_map
 from .ops import stack
 from .state import MapArrays
+from .types import Array, Namespace
 
 NO_HIT = np.asarray(1e6, F32)  # lam of a piece never entered (0-d: cheap in `where`)
 # Float constants as 0-d arrays, not NumPy scalars: the same values and the same type
@@ -40,21 +42,21 @@ _MIN_BB = np.asarray(1e-12, F32)
 _TOUCH_SLACK = np.asarray(F32(0.01 / BODY))  # _poly_edge: a start this near counts as touching
 
 
-def fence(xp: Any, x: Any) -> Any:
+def fence(xp: Namespace, x: Array) -> Array:
     """`x`, unchanged for finite values, in a form XLA cannot fuse into its neighbours."""
     return xp.minimum(x, _CAP)
 
 
-def f32(x: Any) -> Any:
+def f32(x: Array) -> Array:
     return x.astype(F32)
 
 
-def inverse(xp: Any, x: Any) -> Any:
+def inverse(xp: Namespace, x: Array) -> Array:
     """1 / x as a fenced value, to multiply by: the form XLA gives a broadcast divisor."""
     return fence(xp, _ONE / x)
 
 
-def bounded_fence(xp: Any, x: Any) -> Any:
+def bounded_fence(xp: Namespace, x: Array) -> Array:
     """`fence` of a value its caller has bounded: finite, or NaN, and below 3e38 in size.
 
     A fence (a minimum with 3e38) is there for XLA, which would otherwise fuse neighbouring
@@ -62,15 +64,15 @@ def bounded_fence(xp: Any, x: Any) -> Any:
     through a minimum unchanged). NumPy fuses nothing, so on NumPy such a value is taken as
     it is: the same bits, one array call fewer. Each caller states why its values are bounded.
     """
-    return x if xp is np else xp.minimum(x, _CAP)
+    return x if is_numpy(xp) else xp.minimum(x, _CAP)
 
 
-def bounded_inverse(xp: Any, x: Any) -> Any:
+def bounded_inverse(xp: Namespace, x: Array) -> Array:
     """`inverse` of a divisor its caller has bounded below (so 1 / x is bounded)."""
     return bounded_fence(xp, _ONE / x)
 
 
-def circle_entry(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> Any:
+def circle_entry(xp: Namespace, ax: Array, ay: Array, vx: Array, vy: Array, g: Array) -> Array:
     """First lam >= 0 at which a + lam * v comes strictly within g of the origin.
 
     a (offset from the circle's centre), v and g are integers; a point touching the circle
@@ -93,7 +95,9 @@ def circle_entry(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> Any:
     return xp.where(closing & (near | touching) & (bb > 0), lam, NO_HIT)
 
 
-def circle_span(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> tuple[Any, Any]:
+def circle_span(
+    xp: Namespace, ax: Array, ay: Array, vx: Array, vy: Array, g: Array
+) -> tuple[Array, Array]:
     """The open interval of lam over which a + lam * v lies strictly within g of the origin
     (integers in; (NO_HIT, NO_HIT), an empty interval, when the line passes at g or more)."""
     ab = ax * vx + ay * vy
@@ -109,7 +113,9 @@ def circle_span(xp: Any, ax: Any, ay: Any, vx: Any, vy: Any, g: Any) -> tuple[An
     return xp.where(crosses, mid - spread, NO_HIT), xp.where(crosses, mid + spread, NO_HIT)
 
 
-def float_circle_entry(xp: Any, ax: Any, ay: Any, ux: Any, uy: Any, radii: tuple) -> list:
+def float_circle_entry(
+    xp: Namespace, ax: Array, ay: Array, ux: Array, uy: Array, radii: tuple
+) -> list:
     """`circle_entry` for float offsets and motions (the relative paths of two bodies), for
     each radius in `radii` (the products are shared).
 
@@ -138,7 +144,9 @@ def float_circle_entry(xp: Any, ax: Any, ay: Any, ux: Any, uy: Any, radii: tuple
     return out
 
 
-def face_entry(xp: Any, dist: Any, speed: Any, along: Any, drift: Any, length: Any) -> Any:
+def face_entry(
+    xp: Namespace, dist: Array, speed: Array, along: Array, drift: Array, length: Array
+) -> Array:
     """First lam >= 0 at which a point reaches a straight face ahead of it.
 
     `dist` (>= 0 on the outer side) is its distance to the face's line and `speed` how fast
@@ -153,7 +161,7 @@ def face_entry(xp: Any, dist: Any, speed: Any, along: Any, drift: Any, length: A
     return xp.where((speed > 0) & (dist >= 0) & on_face, lam, NO_HIT)
 
 
-def arena_entries(xp: Any, p: Any, v: Any) -> Any:
+def arena_entries(xp: Namespace, p: Array, v: Array) -> Array:
     """(..., 4) lam at which the body reaches the left, right, bottom and top edges."""
     x, y = p[..., 0], p[..., 1]
     vx, vy = v[..., 0], v[..., 1]
@@ -163,7 +171,7 @@ def arena_entries(xp: Any, p: Any, v: Any) -> Any:
     return face_entry(xp, dist, speed, whole, whole, whole + 1)  # one call: NumPy's cost
 
 
-def _poly_edge(xp: Any, px, py, vx, vy, ax, ay, bx, by) -> Any:
+def _poly_edge(xp: Namespace, px, py, vx, vy, ax, ay, bx, by) -> Array:
     """First contact with edge a -> b of a turned wall (counter-clockwise), offset by a body."""
     ex, ey = bx - ax, by - ay
     outer = ey * (px - ax) - ex * (py - ay)  # |e| times the distance outside the edge
@@ -188,22 +196,22 @@ class _MapPieces(NamedTuple):
     closes at vx * -dist_x + vy * -dist_y, and so on: one `face_entry` call for them all.
     """
 
-    centres: Any  # (C, 2) every circle piece: pillars, then square and turned walls' corners
-    reach: Any  # (C,) their radii, grown by a body
-    dist_x: Any  # (S + 1, 4) each of these int32
-    dist_y: Any
-    dist_c: Any
-    speed_x: Any  # -dist_x
-    speed_y: Any  # -dist_y
-    along_x: Any  # where along its face a position lies: along_x * x + along_y * y + along_c
-    along_y: Any
-    along_c: Any
-    length: Any  # each face's length (1 for an arena edge: its whole line)
-    poly_a: Any  # (P, 4, 2) turned walls' edges: from these corners
-    poly_b: Any  # (P, 4, 2) to these
+    centres: Array  # (C, 2) every circle piece: pillars, then square and turned walls' corners
+    reach: Array  # (C,) their radii, grown by a body
+    dist_x: Array  # (S + 1, 4) each of these int32
+    dist_y: Array
+    dist_c: Array
+    speed_x: Array  # -dist_x
+    speed_y: Array  # -dist_y
+    along_x: Array  # where along its face a position lies: along_x * x + along_y * y + along_c
+    along_y: Array
+    along_c: Array
+    length: Array  # each face's length (1 for an arena edge: its whole line)
+    poly_a: Array  # (P, 4, 2) turned walls' edges: from these corners
+    poly_b: Array  # (P, 4, 2) to these
 
 
-def _map_pieces(xp: Any, m: MapArrays) -> _MapPieces:
+def _map_pieces(xp: Namespace, m: MapArrays) -> _MapPieces:
     """The pieces of a map (`map_pieces` keeps them per NumPy map)."""
     lo, hi = m.rect_lo, m.rect_hi
     rect_corners = xp.stack(
@@ -221,7 +229,7 @@ def _map_pieces(xp: Any, m: MapArrays) -> _MapPieces:
     g, s = BODY, lo.shape[0]
     w, h = hi[:, 0] - lo[:, 0], hi[:, 1] - lo[:, 1]
 
-    def rows(per_wall: list, arena: list) -> Any:
+    def rows(per_wall: list, arena: list) -> Array:
         walls = xp.stack([xp.broadcast_to(xp.asarray(c, I32), (s,)) for c in per_wall], -1)
         return xp.concatenate([walls, xp.asarray([arena], I32)]).astype(I32)
 
@@ -245,7 +253,7 @@ def _map_pieces(xp: Any, m: MapArrays) -> _MapPieces:
 map_pieces = per_numpy_map(_map_pieces)
 
 
-def _faces(xp: Any, px, py, vx, vy, pieces: _MapPieces) -> Any:
+def _faces(xp: Namespace, px, py, vx, vy, pieces: _MapPieces) -> Array:
     """(..., S + 1, 4) first contact with the faces of `pieces`: each square wall's four
     (grown by a body), then the four arena edges (`arena_entries`' values)."""
     x, y, u, w = (a[..., None] for a in (px, py, vx, vy))  # (..., 1, 1)
@@ -256,7 +264,7 @@ def _faces(xp: Any, px, py, vx, vy, pieces: _MapPieces) -> Any:
     return face_entry(xp, dist, speed, along, drift, pieces.length)
 
 
-def obstacle_entries(xp: Any, p: Any, v: Any, m: MapArrays) -> Any:
+def obstacle_entries(xp: Namespace, p: Array, v: Array, m: MapArrays) -> Array:
     """(..., 4 + Q + S + P) lam of first contact with each arena edge (left, right, bottom,
     top), then each pillar, square wall and turned wall; NO_HIT for none.
 
@@ -267,12 +275,12 @@ def obstacle_entries(xp: Any, p: Any, v: Any, m: MapArrays) -> Any:
     and wide elementwise work that XLA compiles quickly and vectorises well. NumPy with
     bodies on one axis takes `_numpy_entries`, the same steps in fewer calls.
     """
-    if xp is np and p.ndim == 2:
+    if is_numpy(xp) and p.ndim == 2:
         return _numpy_entries(p, v, numpy_pieces(np, m))
     return _entries(xp, p, v, m)
 
 
-def _entries(xp: Any, p: Any, v: Any, m: MapArrays) -> Any:
+def _entries(xp: Namespace, p: Array, v: Array, m: MapArrays) -> Array:
     """`obstacle_entries` as written for both engines."""
     px, py, vx, vy = (a[..., None] for a in (p[..., 0], p[..., 1], v[..., 0], v[..., 1]))
     pieces = map_pieces(xp, m)
@@ -312,33 +320,33 @@ class _NumpyPieces(NamedTuple):
     costs several times a same-shape operation), and the least over a wall's four pieces is
     taken over the leading axis (a reduction over a short last axis is several times dearer)."""
 
-    cx: Any  # (C,) int32 the circle pieces' centres
-    cy: Any
-    reach_f: Any  # (C,) float32 their radii grown by a body
-    reach_sq: Any  # (C,) int32 those radii squared
-    dist_x: Any  # (F,) int32 the faces' linear forms, `_MapPieces`' (S + 1, 4) transposed
-    dist_y: Any
-    dist_c: Any
-    speed_x: Any
-    speed_y: Any
-    along_x: Any
-    along_y: Any
-    along_c: Any
-    length: Any
-    ax: Any  # (E,) int32 the turned walls' edges, (P, 4) transposed: from a, along e = b - a
-    ay: Any
-    ex: Any
-    ey: Any
-    ee_f: Any  # (E,) float32 |e|^2
-    offset: Any  # (E,) float32 |e| times a body's radius, as `_poly_edge` computes it
-    slack: Any  # (E,) float32 minus its touching slack, as `_poly_edge` computes it
-    pillar_valid: Any  # (Q,) bool
-    rect_valid: Any  # (S,) bool
-    poly_valid: Any  # (P,) bool
+    cx: Array  # (C,) int32 the circle pieces' centres
+    cy: Array
+    reach_f: Array  # (C,) float32 their radii grown by a body
+    reach_sq: Array  # (C,) int32 those radii squared
+    dist_x: Array  # (F,) int32 the faces' linear forms, `_MapPieces`' (S + 1, 4) transposed
+    dist_y: Array
+    dist_c: Array
+    speed_x: Array
+    speed_y: Array
+    along_x: Array
+    along_y: Array
+    along_c: Array
+    length: Array
+    ax: Array  # (E,) int32 the turned walls' edges, (P, 4) transposed: from a, along e = b - a
+    ay: Array
+    ex: Array
+    ey: Array
+    ee_f: Array  # (E,) float32 |e|^2
+    offset: Array  # (E,) float32 |e| times a body's radius, as `_poly_edge` computes it
+    slack: Array  # (E,) float32 minus its touching slack, as `_poly_edge` computes it
+    pillar_valid: Array  # (Q,) bool
+    rect_valid: Array  # (S,) bool
+    poly_valid: Array  # (P,) bool
     tiles: dict  # number of bodies n -> every field above, (pieces, n) each
 
 
-def _numpy_pieces(xp: Any, m: MapArrays) -> _NumpyPieces:
+def _numpy_pieces(xp: Namespace, m: MapArrays) -> _NumpyPieces:
     """The map's parts of `obstacle_entries`, computed by its own expressions."""
     pieces = map_pieces(np, m)
     nq, ns, npoly = m.pillar_centre.shape[0], m.rect_lo.shape[0], m.poly_corners.shape[0]
@@ -371,7 +379,7 @@ numpy_pieces = per_numpy_map(_numpy_pieces)
 _ZERO_I, _ONE_I = np.asarray(0, I32), np.asarray(1, I32)
 
 
-def _numpy_entries(p: Any, v: Any, k: _NumpyPieces) -> Any:
+def _numpy_entries(p: Array, v: Array, k: _NumpyPieces) -> Array:
     """`obstacle_entries` for NumPy bodies (N, 2): the same integer and float steps as
     `_faces` with `face_entry`, `circle_entry` and `_poly_edge`, elementwise on
     (pieces, N) arrays of one shape (each body's coordinates repeated along the pieces once,

@@ -18,7 +18,7 @@ def agent_name(slot: int) -> str:
     return f"{'ab'[slot // TEAM_SIZE]}{slot % TEAM_SIZE}"
 
 
-def _r(milli: Any) -> float:
+def _from_milli(milli: Any) -> float:
     """Thousandths (milli-units, milli-HP) as a plain number."""
     return int(milli) / 1000
 
@@ -38,19 +38,21 @@ def tick_events(before: State, info: Any, after: State) -> list[dict]:
         if dmg > 0:
             events.append(
                 {"kind": "damage", "source": agent_name(src), "target": agent_name(dst),
-                 "ability": ability, "amount": _r(dmg)}
+                 "ability": ability, "amount": _from_milli(dmg)}
             )  # fmt: skip
         if heal > 0:
             events.append(
                 {"kind": "heal", "source": agent_name(src), "target": agent_name(dst),
-                 "ability": ability, "amount": _r(heal)}
+                 "ability": ability, "amount": _from_milli(heal)}
             )  # fmt: skip
     # Per-slot flags and amounts as Python lists, read in one call each (a scalar read of
     # an array costs about what a whole small array operation does).
     excess = np.asarray(info.excess).tolist()
     for dst, amount in enumerate(excess):
         if amount > 0:
-            events.append({"kind": "excess_heal", "target": agent_name(dst), "amount": _r(amount)})
+            events.append(
+                {"kind": "excess_heal", "target": agent_name(dst), "amount": _from_milli(amount)}
+            )
     for src, dst, e in np.argwhere(np.asarray(info.effects)).tolist():
         events.append(
             {"kind": "effect", "source": agent_name(src), "target": agent_name(dst),
@@ -74,8 +76,8 @@ def tick_events(before: State, info: Any, after: State) -> list[dict]:
             target = int(np.flatnonzero(info.effects[src, :, C.SLOW_CHARGE])[0])
             events.append(
                 {"kind": "charge", "source": agent_name(src), "target": agent_name(target),
-                 "from": [_r(v) for v in start[src].tolist()],
-                 "to": [_r(v) for v in charged_to[src].tolist()]}
+                 "from": [_from_milli(v) for v in start[src].tolist()],
+                 "to": [_from_milli(v) for v in charged_to[src].tolist()]}
             )  # fmt: skip
     points = np.asarray(info.points).tolist()
     for dst, dead in enumerate(np.asarray(info.killed).tolist()):
@@ -93,11 +95,17 @@ def tick_events(before: State, info: Any, after: State) -> list[dict]:
             if flag:
                 where = np.asarray(after.pos).tolist() if where is None else where
                 events.append(
-                    {"kind": kind, "target": agent_name(dst), key: [_r(v) for v in where[dst]]}
+                    {
+                        "kind": kind,
+                        "target": agent_name(dst),
+                        key: [_from_milli(v) for v in where[dst]],
+                    }
                 )
     for dst, amount in enumerate(np.asarray(info.rest_heal).tolist()):
         if amount > 0:
-            events.append({"kind": "rest_heal", "target": agent_name(dst), "amount": _r(amount)})
+            events.append(
+                {"kind": "rest_heal", "target": agent_name(dst), "amount": _from_milli(amount)}
+            )
     if int(after.result) != RESULT_OPEN:
         events.append(
             {"kind": "game_end", "result": RESULT_NAMES[int(after.result)],

@@ -14,12 +14,15 @@ turned walls as convex polygons.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
+from .backend import is_numpy
 from .map_cache import per_numpy_map
-from .state import MILLI, MapArrays
+from .ops import rint
+from .state import ARENA_HEIGHT_MILLI, ARENA_WIDTH_MILLI, MapArrays
+from .types import Array, Namespace
 
 I32 = np.int32
 F32 = np.float32
@@ -27,10 +30,10 @@ BODY = 500  # body radius in milli-units
 CONTACT = 2 * BODY  # centre distance of two touching bodies
 CONTACT_SQ = CONTACT * CONTACT  # squared centre distance at which two bodies touch
 ARENA_LO = (BODY, BODY)
-ARENA_HI = (20 * MILLI - BODY, 10 * MILLI - BODY)
+ARENA_HI = (ARENA_WIDTH_MILLI - BODY, ARENA_HEIGHT_MILLI - BODY)
 
 
-def sq(xp: Any, dx: Any, dy: Any) -> Any:
+def sq(xp: Namespace, dx: Array, dy: Array) -> Array:
     return dx * dx + dy * dy
 
 
@@ -39,7 +42,7 @@ def orient(ax, ay, bx, by, px, py):
     return (bx - ax) * (py - ay) - (by - ay) * (px - ax)
 
 
-def near_segment(xp: Any, px, py, ax, ay, bx, by, r: Any, strict: bool) -> Any:
+def near_segment(xp: Namespace, px, py, ax, ay, bx, by, r: Array, strict: bool) -> Array:
     """Whether point p lies within r of segment a-b (closer than r if `strict`)."""
     ux, uy = bx - ax, by - ay
     wx, wy = px - ax, py - ay
@@ -57,7 +60,7 @@ def near_segment(xp: Any, px, py, ax, ay, bx, by, r: Any, strict: bool) -> Any:
     return xp.where(dot <= 0, ends_a, xp.where(dot >= uu, ends_b, side))
 
 
-def spread(xp: Any, values: Any, index: np.ndarray) -> Any:
+def spread(xp: Namespace, values: Array, index: np.ndarray) -> Array:
     """`values[..., index]` for a boolean vector and a constant integer `index` table.
 
     Under JAX the lookup is a product with a constant 0/1 matrix (exact for 0/1 values).
@@ -66,7 +69,7 @@ def spread(xp: Any, values: Any, index: np.ndarray) -> Any:
     each line more than twice, inside one fusion that took half of every tick. A dot is
     never fused with its operands, so each line is tested once. NumPy just indexes.
     """
-    if xp is np:
+    if is_numpy(xp):
         return values[..., index]
     picks = np.zeros((values.shape[-1], index.size), np.float32)
     picks[index.ravel(), np.arange(index.size)] = 1.0
@@ -74,14 +77,14 @@ def spread(xp: Any, values: Any, index: np.ndarray) -> Any:
     return (counts > 0.5).reshape(values.shape[:-1] + index.shape)
 
 
-def first_index(xp: Any, mask: Any, axis: int = -1) -> Any:
+def first_index(xp: Namespace, mask: Array, axis: int = -1) -> Array:
     """Index of the first True along `axis`, or the axis length where there is none.
 
     Under XLA on the CPU an argmax is a two-value reduction that does not vectorise; a min
     over indices (kept where the mask holds) gives the same index several times faster.
     """
     n = mask.shape[axis]
-    if xp is np:
+    if is_numpy(xp):
         return np.where(mask.any(axis=axis), mask.argmax(axis=axis), n).astype(I32)
     shape = [1] * mask.ndim
     shape[axis] = n
@@ -89,7 +92,7 @@ def first_index(xp: Any, mask: Any, axis: int = -1) -> Any:
     return xp.where(mask, index, n).min(axis=axis)
 
 
-def _wall_edges(xp: Any, m: MapArrays):
+def _wall_edges(xp: Namespace, m: MapArrays):
     """Each turned wall's edges as (P, 4) start and end coordinates."""
     a = m.poly_corners
     b = m.poly_corners[:, [1, 2, 3, 0], :]
@@ -106,10 +109,10 @@ _edges = per_numpy_map(_wall_edges)
 # evaluate the same integer expressions, so they agree exactly.
 
 
-def _any_of(xp: Any, pts: tuple, columns: tuple, valid: Any, test) -> Any:
+def _any_of(xp: Namespace, pts: tuple, columns: tuple, valid: Array, test) -> Array:
     """Whether `test(pts, *column values)` holds for any valid obstacle of a group whose
     values are given as columns, (K,) arrays each."""
-    if xp is np:
+    if is_numpy(xp):
         hit = test(tuple(c[..., None] for c in pts), *columns)
         return (hit & valid).any(axis=-1)
     out = xp.zeros(pts[0].shape, bool)
@@ -118,18 +121,18 @@ def _any_of(xp: Any, pts: tuple, columns: tuple, valid: Any, test) -> Any:
     return out
 
 
-def _boxes_any(xp: Any, m: MapArrays, pts: tuple, test) -> Any:
+def _boxes_any(xp: Namespace, m: MapArrays, pts: tuple, test) -> Array:
     """Whether `test(pts, lo_x, lo_y, hi_x, hi_y, r)` holds for any valid box."""
     lo, hi = m.box_lo, m.box_hi
     columns = (lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1], m.box_radius)
     return _any_of(xp, pts, columns, m.box_valid, test)
 
 
-def _walls_any(xp: Any, m: MapArrays, pts: tuple, test) -> Any:
+def _walls_any(xp: Namespace, m: MapArrays, pts: tuple, test) -> Array:
     """Whether a valid turned wall is hit: `test(pts, ax, ay, bx, by)` gives, per edge, a
     term that hits if it holds for any edge and terms that hit if each holds for all edges."""
     ax, ay, bx, by = _edges(xp, m)
-    if xp is np:
+    if is_numpy(xp):
         some, alls = test(tuple(c[..., None, None] for c in pts), ax, ay, bx, by)
         hit = np.any(some, axis=-1)
         for term in alls:
@@ -149,13 +152,13 @@ def _walls_any(xp: Any, m: MapArrays, pts: tuple, test) -> Any:
     return out
 
 
-def _segment_meets_pillar(xp: Any, seg: tuple, cx, cy, r) -> Any:
+def _segment_meets_pillar(xp: Namespace, seg: tuple, cx, cy, r) -> Array:
     """Segment (x0, y0, x1, y1) comes within r of a pillar's centre (closed disc)."""
     x0, y0, x1, y1 = seg
     return near_segment(xp, cx, cy, x0, y0, x1, y1, r, strict=False)
 
 
-def _segment_meets_rect(xp: Any, seg: tuple, lo_x, lo_y, hi_x, hi_y) -> Any:
+def _segment_meets_rect(xp: Namespace, seg: tuple, lo_x, lo_y, hi_x, hi_y) -> Array:
     """Segment touches a wall square to the axes (closed rectangle): their bounding boxes
     meet and the rectangle's corners are not all strictly on one side of the segment."""
     x0, y0, x1, y1 = seg
@@ -175,7 +178,7 @@ def _segment_meets_rect(xp: Any, seg: tuple, lo_x, lo_y, hi_x, hi_y) -> Any:
     return overlap & (low <= 0) & (high >= 0)
 
 
-def _segment_meets_wall(xp: Any, seg: tuple, corners: tuple) -> Any:
+def _segment_meets_wall(xp: Namespace, seg: tuple, corners: tuple) -> Array:
     """Segment touches a turned wall (closed convex quadrilateral, corners counter-clockwise).
 
     Two convex shapes are apart exactly when a line parallel to one of their edges separates
@@ -198,9 +201,9 @@ def _segment_meets_wall(xp: Any, seg: tuple, corners: tuple) -> Any:
     return ~(outside_one_edge | left | right)
 
 
-def _walls_meet(xp: Any, m: MapArrays, seg: tuple) -> Any:
+def _walls_meet(xp: Namespace, m: MapArrays, seg: tuple) -> Array:
     """Whether the segment touches any valid turned wall."""
-    if xp is np:  # the four edges on one more axis: a third of the calls of the loop
+    if is_numpy(xp):  # the four edges on one more axis: a third of the calls of the loop
         x0, y0, x1, y1 = (c[..., None, None] for c in seg)
         ax, ay, bx, by = _edges(np, m)  # (P, 4) each
         ex, ey = bx - ax, by - ay
@@ -217,7 +220,7 @@ def _walls_meet(xp: Any, m: MapArrays, seg: tuple) -> Any:
     return _any_of(xp, seg, columns, m.poly_valid, test)
 
 
-def sight_blocked(xp: Any, p0: Any, p1: Any, m: MapArrays) -> Any:
+def sight_blocked(xp: Namespace, p0: Array, p1: Array, m: MapArrays) -> Array:
     """Whether segment p0 -> p1 (int arrays (..., 2)) touches any obstacle (closed shapes)."""
     seg = (p0[..., 0], p0[..., 1], p1[..., 0], p1[..., 1])
     c = m.pillar_centre
@@ -237,7 +240,7 @@ _HELD_TILES = 16
 _TILED_UP_TO = 1024
 
 
-def piece_tiles(k: Any, n: int) -> tuple:
+def piece_tiles(k: Array, n: int) -> tuple:
     """The per-piece fields of `k` (a NamedTuple whose last field is its `tiles` dict)
     repeated for n points or lines, (pieces, n) each, contiguous (kept in `k.tiles`)."""
     held = k.tiles.get(n)
@@ -259,26 +262,26 @@ class _SightParts(NamedTuple):
     that every elementwise step is between arrays of one shape and every reduction runs
     over the leading axis."""
 
-    cx: Any  # (Q,) int32 the pillars' centres and radii
-    cy: Any
-    r: Any
-    r2: Any  # (Q,) int32 r * r, as `near_segment` computes it
-    r_f: Any  # (Q,) float32 r, as `near_segment` converts it
-    lo_x: Any  # (S,) int32 the square walls' corners
-    lo_y: Any
-    hi_x: Any
-    hi_y: Any
-    ax: Any  # (E,) int32 each turned wall's edges: from a to b
-    ay: Any
-    ex: Any  # (E,) int32 b - a
-    ey: Any
-    pillar_valid: Any  # (Q,) bool
-    rect_valid: Any  # (S,) bool
-    poly_valid: Any  # (P,) bool
+    cx: Array  # (Q,) int32 the pillars' centres and radii
+    cy: Array
+    r: Array
+    r2: Array  # (Q,) int32 r * r, as `near_segment` computes it
+    r_f: Array  # (Q,) float32 r, as `near_segment` converts it
+    lo_x: Array  # (S,) int32 the square walls' corners
+    lo_y: Array
+    hi_x: Array
+    hi_y: Array
+    ax: Array  # (E,) int32 each turned wall's edges: from a to b
+    ay: Array
+    ex: Array  # (E,) int32 b - a
+    ey: Array
+    pillar_valid: Array  # (Q,) bool
+    rect_valid: Array  # (S,) bool
+    poly_valid: Array  # (P,) bool
     tiles: dict  # number of lines n -> every field above, (pieces, n) each
 
 
-def _build_sight(xp: Any, m: MapArrays) -> _SightParts:
+def _build_sight(xp: Namespace, m: MapArrays) -> _SightParts:
     c, r, lo, hi = m.pillar_centre, m.pillar_radius, m.rect_lo, m.rect_hi
     ax, ay, bx, by = _wall_edges(xp, m)
     columns = [c[:, 0], c[:, 1], r, r * r, np.asarray(r).astype(F32), lo[:, 0], lo[:, 1]]
@@ -291,7 +294,7 @@ def _build_sight(xp: Any, m: MapArrays) -> _SightParts:
 _sight = per_numpy_map(_build_sight)
 
 
-def numpy_lines_blocked(p0: Any, p1: Any, m: MapArrays) -> Any:
+def numpy_lines_blocked(p0: Array, p1: Array, m: MapArrays) -> Array:
     """`sight_blocked(np, p0, p1, m)` for lines (n, 2) -> (n, 2): the same integer and float
     steps (`_segment_meets_pillar`, `_segment_meets_rect`, `_walls_meet`) elementwise on
     (obstacles, lines) arrays of one shape: each line's ends repeated along the obstacles
@@ -333,7 +336,7 @@ def numpy_lines_blocked(p0: Any, p1: Any, m: MapArrays) -> Any:
     return out
 
 
-def _box_holds_body(xp: Any, pt: tuple, lo_x, lo_y, hi_x, hi_y, r) -> Any:
+def _box_holds_body(xp: Namespace, pt: tuple, lo_x, lo_y, hi_x, hi_y, r) -> Array:
     """A body centred at pt sinks into the box (closer than r + BODY to its rectangle)."""
     x, y = pt
     gx = xp.maximum(xp.maximum(lo_x - x, x - hi_x), 0)
@@ -342,7 +345,7 @@ def _box_holds_body(xp: Any, pt: tuple, lo_x, lo_y, hi_x, hi_y, r) -> Any:
     return sq(xp, gx, gy) < grown * grown
 
 
-def _edge_holds_body(xp: Any, pt: tuple, ax, ay, bx, by) -> tuple[Any, tuple]:
+def _edge_holds_body(xp: Namespace, pt: tuple, ax, ay, bx, by) -> tuple[Array, tuple]:
     """A body centred at pt against one edge of a turned wall: closer than BODY to the edge
     (any edge), or on its inner side (all edges: the centre is inside)."""
     x, y = pt
@@ -350,15 +353,15 @@ def _edge_holds_body(xp: Any, pt: tuple, ax, ay, bx, by) -> tuple[Any, tuple]:
     return near, (orient(ax, ay, bx, by, x, y) >= 0,)
 
 
-def _off_arena(p: Any) -> tuple[Any, Any]:
+def _off_arena(p: Array) -> tuple[Array, Array]:
     x, y = p[..., 0], p[..., 1]
     return (x < ARENA_LO[0]) | (x > ARENA_HI[0]), (y < ARENA_LO[1]) | (y > ARENA_HI[1])
 
 
-def body_blocked(xp: Any, p: Any, m: MapArrays) -> Any:
+def body_blocked(xp: Namespace, p: Array, m: MapArrays) -> Array:
     """Whether a body centred at p (int (..., 2)) cannot stand there: `body_overlap(...).any`,
     computed without the per-obstacle detail (the form the sweeps and searches need)."""
-    if xp is np:
+    if is_numpy(xp):
         return _numpy_blocked(p, _blockers(np, m))
     pt = (p[..., 0], p[..., 1])
     edge_x, edge_y = _off_arena(p)
@@ -375,22 +378,22 @@ class _Blockers(NamedTuple):
     shape (NumPy sets up a broadcast per call, which costs several times more) and every
     reduction runs over the leading axis (one over a short last axis costs several times more)."""
 
-    lo_x: Any  # (B,) int32 each: the boxes' lower and upper corners
-    lo_y: Any
-    hi_x: Any
-    hi_y: Any
-    box_reach_sq: Any  # (B,) int32 (radius + BODY) squared; 0 for padding (no square is < 0)
-    ax: Any  # (E,) int32 each turned wall's edges: from (ax, ay)
-    ay: Any
-    ux: Any  # (E,) int32 along the edge: b - a
-    uy: Any
-    uu: Any  # (E,) int32 |u|^2
-    reach: Any  # (E,) float32 BODY * sqrt(|u|^2), as `near_segment` computes it
-    poly_valid: Any  # (P,) bool
+    lo_x: Array  # (B,) int32 each: the boxes' lower and upper corners
+    lo_y: Array
+    hi_x: Array
+    hi_y: Array
+    box_reach_sq: Array  # (B,) int32 (radius + BODY) squared; 0 for padding (no square is < 0)
+    ax: Array  # (E,) int32 each turned wall's edges: from (ax, ay)
+    ay: Array
+    ux: Array  # (E,) int32 along the edge: b - a
+    uy: Array
+    uu: Array  # (E,) int32 |u|^2
+    reach: Array  # (E,) float32 BODY * sqrt(|u|^2), as `near_segment` computes it
+    poly_valid: Array  # (P,) bool
     tiles: dict  # number of points n -> every field above, (pieces, n) each
 
 
-def _build_blockers(xp: Any, m: MapArrays) -> _Blockers:
+def _build_blockers(xp: Namespace, m: MapArrays) -> _Blockers:
     """The parts of one NumPy map (kept per map by `_blockers`)."""
     ax, ay, bx, by = _wall_edges(xp, m)
     ux, uy = bx - ax, by - ay
@@ -410,7 +413,7 @@ _ZERO_I = np.asarray(0, I32)
 _BODY_SQ = np.asarray(BODY * BODY, I32)
 
 
-def _numpy_blocked(p: Any, b: _Blockers) -> Any:
+def _numpy_blocked(p: Array, b: _Blockers) -> Array:
     """`body_overlap(np, p, m).any` in fewer NumPy calls, the same integer and float steps,
     elementwise on (pieces, points) arrays of one shape (each point's coordinates repeated
     along the pieces once, the map's parts tiled per number of points: `piece_tiles`):
@@ -454,13 +457,13 @@ def _numpy_blocked(p: Any, b: _Blockers) -> Any:
 class Overlap(NamedTuple):
     """Why a body centred at a point cannot stand there."""
 
-    any: Any  # (...,) bool
-    obstacle: Any  # (..., B + P) the body overlaps box b, then turned wall p
-    edge_x: Any  # (...,) beyond the left or right arena edge
-    edge_y: Any  # (...,) beyond the bottom or top arena edge
+    any: Array  # (...,) bool
+    obstacle: Array  # (..., B + P) the body overlaps box b, then turned wall p
+    edge_x: Array  # (...,) beyond the left or right arena edge
+    edge_y: Array  # (...,) beyond the bottom or top arena edge
 
 
-def body_overlap(xp: Any, p: Any, m: MapArrays) -> Overlap:
+def body_overlap(xp: Namespace, p: Array, m: MapArrays) -> Overlap:
     """Whether a body centred at p (int (..., 2)) sinks into an obstacle or leaves the arena.
 
     Touching is allowed: only a centre closer than the body radius counts. An empty group
@@ -484,12 +487,12 @@ def body_overlap(xp: Any, p: Any, m: MapArrays) -> Overlap:
     return Overlap(obstacle.any(axis=-1) | edge_x | edge_y, obstacle, edge_x, edge_y)
 
 
-def scaled(xp: Any, v: Any, num: Any, den: int) -> Any:
+def scaled(xp: Namespace, v: Array, num: Array, den: int) -> Array:
     """round(v * num / den) exactly (den a power of two, |v * num| < 2**24)."""
     product = v.astype(F32) * xp.asarray(num).astype(F32) / F32(den)
-    return (np.rint(product) if xp is np else xp.round(product)).astype(I32)
+    return rint(xp, product).astype(I32)
 
 
-def pair_sq_distances(xp: Any, a: Any, b: Any) -> Any:
+def pair_sq_distances(xp: Namespace, a: Array, b: Array) -> Array:
     """Squared distances between every point of a (N, 2) and b (M, 2), exact integers."""
     return sq(xp, a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])

@@ -7,7 +7,9 @@ importable as `marl_bgs.systems.TeamInputs`.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
+
+from .types import Array
 
 
 class TeamInputs(NamedTuple):
@@ -26,9 +28,9 @@ class TeamInputs(NamedTuple):
         new_game: bool `()`, the first decision of a game (reset recurrent memory).
     """
 
-    obs: Any  # (5, OBS_WIDTH) float32, each agent's own observation
-    avail: Any  # (5, 198) bool, exact legal joint actions in each agent's own frame
-    present: Any  # (5,) bool, slot used by the roster
-    alive: Any  # (5,) bool
-    classes: Any  # (5,) int32 class ids (the team's own roster is public to it)
-    new_game: Any  # () bool, the first decision of a game (reset recurrent memory)
+    obs: Array  # (5, OBS_WIDTH) float32, each agent's own observation
+    avail: Array  # (5, 198) bool, exact legal joint actions in each agent's own frame
+    present: Array  # (5,) bool, slot used by the roster
+    alive: Array  # (5,) bool
+    classes: Array  # (5,) int32 class ids (the team's own roster is public to it)
+    new_game: Array  # () bool, the first decision of a game (reset recurrent memory)

@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .backend import is_numpy, known_none
 from .batching import every_game, with_batch_rule
 from .body_contacts import QUANTA, Paths
 from .contact import NO_HIT, arena_entries, f32, obstacle_entries
@@ -34,6 +35,7 @@ from .obstacle_rows import (
 )
 from .ops import dot2, pick, rint, stack
 from .state import LEFT, NUM_SLOTS
+from .types import Array, Namespace
 
 # How far (in quanta) a stop backs off when rounding to the grid would put the body into
 # what stopped it; the first candidate that stands free is taken.
@@ -57,13 +59,13 @@ class Rows(NamedTuple):
     in its game's `Obstacles` list and whether the row counts, all groups end to end; then
     per group its kind and its rows' obstacles."""
 
-    body: Any  # (R,) int32
-    column: Any  # (R,) int32
-    valid: Any  # (R,) bool
+    body: Array  # (R,) int32
+    column: Array  # (R,) int32
+    valid: Array  # (R,) bool
     groups: tuple  # ((kind, Obstacles (R_g, ...)), ...) in row order
 
 
-def make_rows(xp: Any, obstacles: Obstacles, parts: list) -> Rows:
+def make_rows(xp: Namespace, obstacles: Obstacles, parts: list) -> Rows:
     """Rows from per-group (kind, body, column, valid) of games whose lists are `obstacles`
     ((G, K, ...)); a body's game is its index // NUM_SLOTS."""
     body = xp.concatenate([b for _, b, _, _ in parts]).astype(I32)
@@ -73,19 +75,19 @@ def make_rows(xp: Any, obstacles: Obstacles, parts: list) -> Rows:
     return Rows(body, column, valid, per_group)
 
 
-def _gather(obstacles: Obstacles, game: Any, column: Any) -> Obstacles:
+def _gather(obstacles: Obstacles, game: Array, column: Array) -> Obstacles:
     """Fields of `obstacles` ((G, K, ...) for G games) at (game, column) per row."""
     return Obstacles(*(a[game, column] for a in obstacles))
 
 
-def _by_group(xp: Any, rows: Rows, fn, *per_row: Any) -> Any:
+def _by_group(xp: Namespace, rows: Rows, fn, *per_row: Any) -> Array:
     """`fn(kind, obstacles, *row slices)` for each group, joined end to end (each computed
     whole first: XLA on the CPU does not vectorise a join fused with what it joins). NumPy
     skips groups without rows (it pays per call, not per row)."""
     out, begin = [], 0
     for kind, ob in rows.groups:
         size = ob.radius.shape[0]
-        if size or xp is not np:
+        if size or not is_numpy(xp):
             part = fn(kind, ob, *(a[begin : begin + size] for a in per_row))
             out.append(materialised(xp, part))
         begin += size
@@ -95,12 +97,12 @@ def _by_group(xp: Any, rows: Rows, fn, *per_row: Any) -> Any:
     return xp.concatenate(out) if len(out) > 1 else out[0]
 
 
-def _stop_quanta(xp: Any, p: Any, v: Any, lam: Any, surfaces: Any) -> Any:
+def _stop_quanta(xp: Namespace, p: Array, v: Array, lam: Array, surfaces: Any) -> Array:
     """Quanta of v a body travels before a contact at lam (QUANTA if none): the quantum
     before it, backed off (BACKOFF) until the body stands free on the grid (in the arena
     and sunk into no obstacle: `surfaces.sunk_at`)."""
     q = xp.where(lam < 1, xp.floor(lam * _QUANTA_F), _QUANTA_F).astype(I32)
-    if xp is np:  # NumPy pays per call: the first candidate alone, which mostly stands free
+    if is_numpy(xp):  # NumPy pays per call: the first candidate alone, which mostly stands free
         at = p + scaled(np, v, q[:, None], QUANTA)
         if not np.any(_blocked_at(np, at[:, None, :], surfaces)[:, 0]):
             return q
@@ -111,7 +113,7 @@ def _stop_quanta(xp: Any, p: Any, v: Any, lam: Any, surfaces: Any) -> Any:
     return xp.where(free.any(axis=1), chosen, 0).astype(I32)
 
 
-def _blocked_at(xp: Any, pts: Any, surfaces: Any) -> Any:
+def _blocked_at(xp: Namespace, pts: Array, surfaces: Any) -> Array:
     """Whether a body at each point ((N, S, 2)) is off the arena or sinks into an obstacle
     (`surfaces.sunk_at`, which may count the arena already, as `geometry.body_blocked`)."""
     sunk = surfaces.sunk_at(pts)
@@ -131,13 +133,13 @@ class _Surfaces(NamedTuple):
     (and, where `sunk_counts_arena`, whether it is off the arena as well).
     """
 
-    first_two: Any
-    least: Any
-    sunk_at: Any
+    first_two: Array
+    least: Array
+    sunk_at: Array
     sunk_counts_arena: bool = False
 
 
-def _row_surfaces(xp: Any, rows: Rows, n: int) -> _Surfaces:
+def _row_surfaces(xp: Namespace, rows: Rows, n: int) -> _Surfaces:
     def first_two(p, v):
         return _two_smallest(xp, *_entries(xp, p, v, rows), rows)
 
@@ -153,7 +155,7 @@ def _row_surfaces(xp: Any, rows: Rows, n: int) -> _Surfaces:
     return _Surfaces(first_two, least, sunk_at)
 
 
-def _dense_surfaces(m: Any, near: Any) -> _Surfaces:
+def _dense_surfaces(m: Any, near: Array) -> _Surfaces:
     """NumPy, one game: every obstacle in one call per kind of piece (NumPy pays per call,
     not per element), each body's obstacles out of reach (`near` False) masked as its rows
     leave them. `obstacle_entries` evaluates the rows' expressions: the same bits."""
@@ -188,7 +190,7 @@ def _dense_surfaces(m: Any, near: Any) -> _Surfaces:
     return _Surfaces(first_two, least, sunk_at, sunk_counts_arena=True)
 
 
-def _entries(xp: Any, p: Any, v: Any, rows: Rows) -> tuple[Any, Any]:
+def _entries(xp: Namespace, p: Array, v: Array, rows: Rows) -> tuple[Array, Array]:
     """(N, 4) first contacts with the arena edges and (R,) with each row's obstacle."""
     p, v = materialised(xp, (p, v))
     lam = _by_group(
@@ -197,7 +199,9 @@ def _entries(xp: Any, p: Any, v: Any, rows: Rows) -> tuple[Any, Any]:
     return arena_entries(xp, p, v), xp.where(rows.valid, lam, NO_HIT)
 
 
-def _two_smallest(xp: Any, arena: Any, lam: Any, rows: Rows) -> tuple[Any, Any, Any, Any]:
+def _two_smallest(
+    xp: Namespace, arena: Array, lam: Array, rows: Rows
+) -> tuple[Array, Array, Array, Array]:
     """Per body: the least first contact and its surface (0-3 the arena edges, 4 + k the
     obstacle in column k), then the same over the other surfaces; ties go to the lower
     surface, as a first index over all `obstacle_entries` columns would."""
@@ -223,7 +227,7 @@ def _two_smallest(xp: Any, arena: Any, lam: Any, rows: Rows) -> tuple[Any, Any, 
     return xp.min(values, axis=1), pick(first), xp.min(others, axis=1), pick(other)
 
 
-def _surface_normal(xp: Any, at: Any, which: Any, obstacle: Obstacles) -> Any:
+def _surface_normal(xp: Namespace, at: Array, which: Array, obstacle: Obstacles) -> Array:
     """Outward normal (int (N, 2), not unit length) at a point `at` on or just outside
     surface `which` (0-3 an arena edge, else the obstacle given per body in `obstacle`).
 
@@ -237,7 +241,7 @@ def _surface_normal(xp: Any, at: Any, which: Any, obstacle: Obstacles) -> Any:
     near = xp.minimum(xp.maximum(at, lo), hi)  # the nearest point of the box (clip)
     box_n = at - near  # a pillar's lo and hi are its centre: the offset from it
     turned = (obstacle.kind == TURNED) & (which >= 4)
-    if xp is np and not turned.any():  # NumPy pays per call: no turned wall, no wall normals
+    if known_none(xp, turned):  # NumPy pays per call: no turned wall, no wall normals
         return np.where((which >= 4)[:, None], box_n, n).astype(I32)
     ax, ay = corners[:, :, 0], corners[:, :, 1]
     bx, by = xp.roll(ax, -1, axis=1), xp.roll(ay, -1, axis=1)
@@ -255,7 +259,7 @@ def _surface_normal(xp: Any, at: Any, which: Any, obstacle: Obstacles) -> Any:
     return xp.where((which >= 4)[:, None], piece_n, n).astype(I32)
 
 
-def _slide(xp: Any, rest: Any, n: Any) -> Any:
+def _slide(xp: Namespace, rest: Array, n: Array) -> Array:
     """The part of `rest` along the tangent of a surface with outward normal n, rounded to
     the grid so that it never points into the surface (n . slide >= 0)."""
     t = stack(xp, [-n[:, 1], n[:, 0]], -1)
@@ -273,7 +277,7 @@ def _slide(xp: Any, rest: Any, n: Any) -> Any:
 
 
 def legs_on_rows(
-    xp: Any, start: Any, stride: Any, end: Any, obstacles: Obstacles, rows: Rows
+    xp: Namespace, start: Array, stride: Array, end: Array, obstacles: Obstacles, rows: Rows
 ) -> Paths:
     """`plan_legs` for N bodies (of G games, NUM_SLOTS each, in order) given their rows;
     `obstacles` holds each game's list, (G, K, ...)."""
@@ -281,7 +285,12 @@ def legs_on_rows(
 
 
 def _legs(
-    xp: Any, start: Any, stride: Any, end: Any, obstacles: Obstacles, surfaces: _Surfaces
+    xp: Namespace,
+    start: Array,
+    stride: Array,
+    end: Array,
+    obstacles: Obstacles,
+    surfaces: _Surfaces,
 ) -> Paths:
     """`plan_legs` for N bodies (of G games, NUM_SLOTS each, in order); `obstacles` holds
     each game's list, (G, K, ...), and `surfaces` answers the questions about them."""
@@ -292,14 +301,14 @@ def _legs(
     contact = start + scaled(xp, stride, reach1[:, None], QUANTA)
     met = lam1 < 1
     t1 = f32(reach1) / _QUANTA_F
-    if xp is np and not met.any():  # nothing met: every body ends at its first leg's end
+    if known_none(xp, met):  # nothing met: every body ends at its first leg's end
         return Paths(stack(np, [0 * t1, t1, t1], -1), stack(np, [start, contact, contact], 1))
     game = xp.arange(n) // NUM_SLOTS
     k_max = obstacles.kind.shape[-1] - 1
 
-    def normal(which: Any) -> Any:
+    def normal(which: Array) -> Array:
         column = xp.minimum(xp.maximum(which - 4, 0), k_max)
-        if xp is np and obstacles.kind.shape[0] == 1:
+        if is_numpy(xp) and obstacles.kind.shape[0] == 1:
             # One NumPy game: its list indexed by column alone, and only the two fields
             # `_surface_normal` reads (a gather by two index arrays costs several times more).
             corners, kind = obstacles.corners[0], obstacles.kind[0]
@@ -312,7 +321,7 @@ def _legs(
     n1 = normal(first)
     w1 = _slide(xp, rest, n1)
     both = met & (lam2 < lam1 + _QUANTUM_F)
-    if xp is np and not both.any():  # the second surface only matters to `both`
+    if known_none(xp, both):  # the second surface only matters to `both`
         n2, w2 = n1, w1
     else:
         n2 = normal(second)
@@ -335,7 +344,7 @@ def _legs(
     return Paths(times, stack(xp, [start, contact, finish], 1))
 
 
-def plan_legs(xp: Any, start: Any, stride: Any, end: Any, m: Any) -> Paths:
+def plan_legs(xp: Namespace, start: Array, stride: Array, end: Array, m: Any) -> Paths:
     """Each body of one game against the obstacles alone: to its first contact, then one
     slide.
 
@@ -344,7 +353,7 @@ def plan_legs(xp: Any, start: Any, stride: Any, end: Any, m: Any) -> Paths:
     meeting two surfaces within one quantum slides along one that does not lead into the
     other (the longer; on a tie toward its own spawn end, then south), or stops.
     """
-    if xp is np:
+    if is_numpy(xp):
         obstacles = obstacle_list(np, m)
         near = reachable(np, obstacles, start, stride, _grown_boxes(np, m))
         lists = Obstacles(*(a[None] for a in obstacles))
@@ -356,7 +365,7 @@ def plan_legs(xp: Any, start: Any, stride: Any, end: Any, m: Any) -> Paths:
 _grown_boxes = per_numpy_map(lambda xp, m: grown_boxes(obstacle_list(xp, m)))
 
 
-def _one_game(start: Any, stride: Any, end: Any, m: Any) -> tuple[Any, Any]:
+def _one_game(start: Array, stride: Array, end: Array, m: Any) -> tuple[Array, Array]:
     import jax.numpy as jnp
 
     obstacles = obstacle_list(jnp, m)
@@ -372,7 +381,7 @@ def _one_game(start: Any, stride: Any, end: Any, m: Any) -> tuple[Any, Any]:
     return legs.times, legs.points
 
 
-def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Any, Any]:
+def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Array, Array]:
     """`vmap` of `_one_game`: every game's reachable rows in one list of the batch's bodies
     per group (OBSTACLE_ROWS_PER_GAME of each kind per game on average).
 

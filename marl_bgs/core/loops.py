@@ -12,18 +12,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
+from .backend import is_numpy
+from .types import Namespace
 
 
 def settle(
-    xp: Any, update: Callable[[Any], tuple[Any, Any]], value: Any, passes: int, first: Any = True
+    xp: Namespace,
+    update: Callable[[Any], tuple[Any, Any]],
+    value: Any,
+    passes: int,
+    first: Any = True,
 ) -> Any:
     """Apply `update` until it reports no change, at most `passes` times.
 
     `first` says whether a first pass can change anything at all (a cheap exact pre-test):
     under `vmap` a batch where no game needs the pass then skips it entirely.
     """
-    if xp is np:
+    if is_numpy(xp):
         if not first:
             return value
         for _ in range(passes):

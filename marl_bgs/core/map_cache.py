@@ -13,6 +13,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from .backend import is_numpy
+from .types import Namespace
+
 T = TypeVar("T")
 _HELD_MAPS = 16  # maps kept per builder (a season or a test suite cycles through many)
 
@@ -23,8 +26,8 @@ def per_numpy_map(build: Callable[[Any, Any], T]) -> Callable[[Any, Any], T]:
     changed in place (every rule treats them as values)."""
     held: dict[int, tuple[Any, T]] = {}
 
-    def get(xp: Any, m: Any) -> T:
-        if xp is not np:
+    def get(xp: Namespace, m: Any) -> T:
+        if not is_numpy(xp):
             return build(xp, m)
         hit = held.get(id(m))
         if hit is None or hit[0] is not m:

@@ -10,11 +10,12 @@ in another order permutes the result and nothing else.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from . import classes as C
+from .backend import is_numpy, known_none
 from .body_contacts import Paths, body_stops, numpy_cuts, on_grid, truncate
 from .contact import NO_HIT, circle_span, f32, fence, inverse, obstacle_entries
 from .geometry import (
@@ -31,6 +32,7 @@ from .legs import plan_legs
 from .loops import settle
 from .sight import stunned
 from .state import MILLI, NUM_SLOTS, MapArrays, State
+from .types import Array, Namespace
 
 EYE = np.eye(NUM_SLOTS, dtype=bool)
 
@@ -43,13 +45,13 @@ MOVE_DIRECTIONS = np.asarray(
 )  # fmt: skip
 
 
-def overlapping_pairs(xp: Any, pos: Any, bodies: Any) -> Any:
+def overlapping_pairs(xp: Namespace, pos: Array, bodies: Array) -> Array:
     """(10, 10) pairs of distinct blocking bodies closer than touching."""
     close = pair_sq_distances(xp, pos, pos) < CONTACT_SQ
     return close & bodies[:, None] & bodies[None, :] & ~xp.asarray(EYE)
 
 
-def _free_of_bodies(xp: Any, pts: Any, pos: Any, others: Any) -> Any:
+def _free_of_bodies(xp: Namespace, pts: Array, pos: Array, others: Array) -> Array:
     """Whether points (S, 2) keep a body's width from every body in `others` at pos (10, 2)."""
     gap = sq(xp, pts[:, None, 0] - pos[None, :, 0], pts[:, None, 1] - pos[None, :, 1])
     return ~xp.any((gap < CONTACT_SQ) & others[None, :], axis=1)
@@ -58,7 +60,9 @@ def _free_of_bodies(xp: Any, pts: Any, pos: Any, others: Any) -> Any:
 CHARGE_BACKOFF = np.asarray([0, 1, 2, 3, 4], np.int32)  # milli-units back along the line
 
 
-def charge_landing(xp: Any, start: Any, goal: Any, charging: Any, bodies: Any, m: MapArrays) -> Any:
+def charge_landing(
+    xp: Namespace, start: Array, goal: Array, charging: Array, bodies: Array, m: MapArrays
+) -> Array:
     """Where each charging Warrior lands on its straight line toward `goal`.
 
     The exact farthest point, up to touching the target, where its body overlaps no
@@ -70,14 +74,14 @@ def charge_landing(xp: Any, start: Any, goal: Any, charging: Any, bodies: Any, m
     overlap. Landings depend only on start-of-tick bodies, so Warriors are handled one at a
     time (a tick rarely has more than one Charge) in any order with the same result.
     """
-    if xp is np and not charging.any():  # the common tick: nobody charges
+    if known_none(xp, charging):  # the common tick: nobody charges
         return start
     line = goal - start
     slots = xp.arange(NUM_SLOTS)
 
     def land_one(carry):
         landing, pending = carry
-        if xp is np and not pending.any():
+        if known_none(xp, pending):
             return (landing, pending), False
         k = xp.argmax(pending)
         p, v, g = start[k], line[k], goal[k]
@@ -119,10 +123,12 @@ class Moves(NamedTuple):
     """A tick of ordinary movement: the motion, and where it leaves each body."""
 
     paths: Paths  # times (N, 3); points: float32 offsets (N, 3, 2) from each body's start
-    end: Any  # (N, 2) int32 the last point of each path, rounded to the grid
+    end: Array  # (N, 2) int32 the last point of each path, rounded to the grid
 
 
-def plan_moves(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, end: Any) -> Moves:
+def plan_moves(
+    xp: Namespace, start: Array, stride: Array, blocking: Array, m: MapArrays, end: Array
+) -> Moves:
     """Ordinary movement: obstacles and edges slide (`plan_legs`), blocking bodies stop
     (`body_contacts.body_stops`, earliest contact first on the actual paths).
 
@@ -133,14 +139,16 @@ def plan_moves(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, en
     rounding) returns to where both started.
     """
     legs = plan_legs(xp, start, stride, end, m)
-    if xp is np:
+    if is_numpy(xp):
         _, paths, ends = numpy_cuts(legs, start, blocking, m)
         return Moves(paths, ends)
     paths = truncate(xp, legs, body_stops(xp, legs, start, blocking, m))
     return Moves(paths, on_grid(xp, start, paths).points[:, 2])
 
 
-def move_bodies(xp: Any, start: Any, stride: Any, blocking: Any, m: MapArrays, end: Any) -> Any:
+def move_bodies(
+    xp: Namespace, start: Array, stride: Array, blocking: Array, m: MapArrays, end: Array
+) -> Array:
     """End positions of `plan_moves`."""
     return plan_moves(xp, start, stride, blocking, m, end).end
 
@@ -170,7 +178,9 @@ STRIDES = stride_table()
 SHIELD_SPEED_INDEX = STRIDES.shape[0] - 1
 
 
-def speed_index(xp: Any, cls: Any, slow_bits: Any, blessed: Any, shielded: Any) -> Any:
+def speed_index(
+    xp: Namespace, cls: Array, slow_bits: Array, blessed: Array, shielded: Array
+) -> Array:
     idx = (cls * 8 + slow_bits) * 2 + blessed.astype(I32)
     return xp.where(shielded, SHIELD_SPEED_INDEX, idx).astype(I32)
 
@@ -179,7 +189,7 @@ def speed_index(xp: Any, cls: Any, slow_bits: Any, blessed: Any, shielded: Any) 
 SLOW_EFFECTS = (C.SLOW_HUNTER, C.SLOW_CHARGE, C.SLOW_POISON)
 
 
-def planned_strides(xp: Any, state: State, move: Any = None) -> Any:
+def planned_strides(xp: Namespace, state: State, move: Array = None) -> Array:
     """Each agent's planned stride this tick, in milli-units, before bodies or obstacles block it.
 
     The one statement of which start-of-tick statuses set an agent's speed: its class, the

@@ -26,6 +26,8 @@ from . import classes as C
 from .actions import NUM_MOVES, compass_move
 from .sight import CODE_TO_SLOT, TEAM, Sight
 from .state import (
+    ARENA_HEIGHT_MILLI,
+    ARENA_WIDTH_MILLI,
     LEFT,
     MAX_OBSTACLES,
     MAX_TURNED_WALLS,
@@ -35,6 +37,7 @@ from .state import (
     MapArrays,
     State,
 )
+from .types import Array, Namespace
 
 # Declared bounds of every observation number. The features lie in about [-1, 1.12] (offsets
 # from self reach -1, distances sqrt(1.25)); the margin leaves room for obstacles authored
@@ -43,7 +46,8 @@ OBS_LOW, OBS_HIGH = -2.0, 2.0
 HORIZON_HALF = 1000  # the horizon whose feature is 0.5
 WINNING_SCORE_HALF = 100  # the winning score whose feature is 0.5
 F32 = np.float32
-SCALE_X, SCALE_Y = F32(1.0 / (20 * MILLI)), F32(1.0 / (10 * MILLI))  # map units to [0, 1]
+# Positions in state units to [0, 1].
+SCALE_X, SCALE_Y = F32(1.0 / ARENA_WIDTH_MILLI), F32(1.0 / ARENA_HEIGHT_MILLI)
 
 
 def _rows() -> tuple[np.ndarray, np.ndarray]:
@@ -65,7 +69,7 @@ ROW_SLOT, SLOT_ROW = _rows()
 # the observer's rows (`u`, see `observations`) or from the game (`g`). The builder
 # concatenates the pieces in this order; widths, offsets, the docs page and the readers
 # (`systems.percept`, `llm.view`) all come from these tables.
-def _col(values: Any) -> tuple[Any, ...]:
+def _col(values: Array) -> tuple[Array, ...]:
     return (values.astype(F32),)
 
 
@@ -104,7 +108,7 @@ GLOBAL_TABLE: tuple[tuple[str, int, Callable[[Any], Any]], ...] = (
     ("own_team_size", 1, lambda g: g.sizes[g.own].astype(F32) * F32(1.0 / TEAM_SIZE)),
     ("enemy_team_size", 1, lambda g: g.sizes[g.other].astype(F32) * F32(1.0 / TEAM_SIZE)),
     ("red_zone_depth", 1, lambda g: g.every(
-        g.state.red_zone_depth.astype(F32) * F32(1.0 / (10 * MILLI))
+        g.state.red_zone_depth.astype(F32) * F32(1.0 / ARENA_HEIGHT_MILLI)
     )),
     ("own_wave_clock", 1, lambda g: g.state.wave_clock[g.own].astype(F32)
      * F32(1.0 / C.RESPAWN_PERIOD)),
@@ -172,16 +176,27 @@ def obs_layout() -> list[dict]:
     return blocks
 
 
-def frame_x(xp: Any, x: Any, end: Any) -> Any:
+def frame_x(xp: Namespace, x: Array, end: Array) -> Array:
     """x in the frame of an agent whose spawn end is `end` (mirrored for the right end)."""
-    return xp.where(end == LEFT, x, 20 * MILLI - x)
+    return xp.where(end == LEFT, x, ARENA_WIDTH_MILLI - x)
 
 
-def observations(xp: Any, state: State, m: MapArrays, sight: Sight) -> Any:
+def observations(xp: Namespace, state: State, m: MapArrays, sight: Sight) -> Array:
     """Every slot's observation, shape (10, OBS_WIDTH) float32, each number in
-    [OBS_LOW, OBS_HIGH] (absent slots see the game too)."""
+    [OBS_LOW, OBS_HIGH] (absent slots see the game too): the unit rows, the game block and
+    the map, in each observer's frame."""
     team = xp.asarray(TEAM)
     end = state.spawn_end[team]  # (10,) each observer's spawn end
+    unit = unit_block(xp, state, sight, team, end)
+    game = game_block(xp, state, team)
+    return xp.concatenate([unit, game, map_view(xp, m, end)], axis=-1)
+
+
+def unit_rows(
+    xp: Namespace, state: State, sight: Sight, team: Array, end: Array
+) -> SimpleNamespace:
+    """What `UNIT_TABLE` reads, per (observer, row): row r of observer i shows slot
+    ROW_SLOT[i, r] (itself, its allies, its enemies), x in the observer's frame."""
     rows = xp.asarray(ROW_SLOT)  # (10 observers, 10 rows) -> slot
     living = state.present & state.alive
     same = team[:, None] == team[None, :]
@@ -191,7 +206,6 @@ def observations(xp: Any, state: State, m: MapArrays, sight: Sight) -> Any:
     def per_row(values):  # (10, ...) per slot -> (obs, row, ...)
         return values[rows]
 
-    zero = F32(0.0)
     ox = frame_x(xp, state.pos[:, 0][None, :], end[:, None])  # (obs, slot)
     ox_r = xp.take_along_axis(ox, rows, axis=1)
     y_r = per_row(state.pos[:, 1])
@@ -203,8 +217,7 @@ def observations(xp: Any, state: State, m: MapArrays, sight: Sight) -> Any:
     own_side = per_row(team) == team[:, None]
     last = per_row(state.last_action)  # (obs, row, 3)
     target_slot = xp.asarray(CODE_TO_SLOT)[rows, xp.maximum(last[..., 1], 0)]
-    # What the unit table reads, per (observer, row).
-    u = SimpleNamespace(
+    return SimpleNamespace(
         xp=xp,
         state=state,
         per_row=per_row,
@@ -220,7 +233,7 @@ def observations(xp: Any, state: State, m: MapArrays, sight: Sight) -> Any:
         max_hp=xp.asarray(C.MAX_HEALTH_MILLI)[cls],
         durations=xp.asarray(np.asarray(C.EFFECT_DURATION, np.float32)),
         cooldown=per_row(state.ultimate_cooldown),
-        home=xp.where(own_side, ox_r <= depth, ox_r >= 20 * MILLI - depth),
+        home=xp.where(own_side, ox_r <= depth, ox_r >= ARENA_WIDTH_MILLI - depth),
         own_sight=xp.take_along_axis(
             sight.own_sight | xp.asarray(np.eye(NUM_SLOTS, dtype=bool)), rows, axis=1
         ),
@@ -234,15 +247,25 @@ def observations(xp: Any, state: State, m: MapArrays, sight: Sight) -> Any:
         ),
         onehot=lambda v, n: (v[..., None] == xp.arange(n)).astype(F32),
     )
+
+
+def unit_block(xp: Namespace, state: State, sight: Sight, team: Array, end: Array) -> Array:
+    """(10, NUM_SLOTS * UNIT_WIDTH): each observer's rows, `UNIT_TABLE` field by field; a
+    row its team does not know is zero but for the `present` column."""
+    u = unit_rows(xp, state, sight, team, end)
     pieces = []
     for name, width, compute in UNIT_TABLE:
         parts = [p[..., None] if p.ndim == 2 else p for p in compute(u)]
         assert sum(p.shape[-1] for p in parts) == width, name
         pieces += parts
     unit = xp.concatenate(pieces, axis=-1)
-    unit = xp.where(known_r[..., None] | (xp.arange(UNIT_WIDTH) < 1), unit, zero)
-    unit = unit.reshape(NUM_SLOTS, NUM_SLOTS * UNIT_WIDTH)
+    unit = xp.where(u.known[..., None] | (xp.arange(UNIT_WIDTH) < 1), unit, F32(0.0))
+    return unit.reshape(NUM_SLOTS, NUM_SLOTS * UNIT_WIDTH)
 
+
+def game_block(xp: Namespace, state: State, team: Array) -> Array:
+    """(10, GLOBAL_WIDTH): the public facts of the game, `GLOBAL_TABLE` field by field, with
+    own and enemy read from each observer's team."""
     horizon = state.horizon.astype(F32)
     win = state.winning_score.astype(F32)
     g = SimpleNamespace(
@@ -256,16 +279,15 @@ def observations(xp: Any, state: State, m: MapArrays, sight: Sight) -> Any:
         other=1 - team,
         every=lambda value: xp.broadcast_to(value, (NUM_SLOTS,)),
     )
-    game = xp.stack([compute(g) for _, _, compute in GLOBAL_TABLE], axis=-1)
-    return xp.concatenate([unit, game, map_view(xp, m, end)], axis=-1)
+    return xp.stack([compute(g) for _, _, compute in GLOBAL_TABLE], axis=-1)
 
 
-def map_view(xp: Any, m: MapArrays, end: Any) -> Any:
+def map_view(xp: Namespace, m: MapArrays, end: Array) -> Array:
     """The obstacles in each observer's frame, (10, boxes and turned walls), padded."""
     mirrored = (end != LEFT)[:, None]
-    lo_x = xp.where(mirrored, 20 * MILLI - m.box_hi[None, :, 0], m.box_lo[None, :, 0])
-    hi_x = xp.where(mirrored, 20 * MILLI - m.box_lo[None, :, 0], m.box_hi[None, :, 0])
-    sx, sy = F32(1.0 / (20 * MILLI)), F32(1.0 / (10 * MILLI))
+    lo_x = xp.where(mirrored, ARENA_WIDTH_MILLI - m.box_hi[None, :, 0], m.box_lo[None, :, 0])
+    hi_x = xp.where(mirrored, ARENA_WIDTH_MILLI - m.box_lo[None, :, 0], m.box_hi[None, :, 0])
+    sx, sy = SCALE_X, SCALE_Y
     valid = xp.broadcast_to(m.box_valid[None, :], lo_x.shape)
     box = xp.stack(
         [
@@ -283,7 +305,7 @@ def map_view(xp: Any, m: MapArrays, end: Any) -> Any:
     box = xp.concatenate([box, xp.zeros((NUM_SLOTS, pad_b, BOX_WIDTH), F32)], axis=1)
     cx = xp.where(
         mirrored[..., None],
-        20 * MILLI - m.poly_corners[None, :, :, 0],
+        ARENA_WIDTH_MILLI - m.poly_corners[None, :, :, 0],
         m.poly_corners[None, :, :, 0],
     )
     cy = xp.broadcast_to(m.poly_corners[None, :, :, 1], cx.shape)

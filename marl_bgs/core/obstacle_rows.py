@@ -18,9 +18,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .backend import is_numpy, min_at
 from .contact import NO_HIT, _poly_edge, circle_entry, face_entry
 from .geometry import BODY, I32, _box_holds_body, _edge_holds_body
 from .map_cache import per_numpy_map
+from .types import Array, Namespace
 
 PILLAR, SQUARE, TURNED = 0, 1, 2
 # How far beyond its stride's length (milli-units, summed over x and y) a body's path and
@@ -36,14 +38,14 @@ class Obstacles(NamedTuple):
 
     Leading axes (games, rows) come before the obstacle fields' own."""
 
-    corners: Any  # (..., 4, 2) int32: a pillar's centre four times; a square wall's corners
+    corners: Array  # (..., 4, 2) int32: a pillar's centre four times; a square wall's corners
     #                counter-clockwise from its lower left; a turned wall's corners
-    radius: Any  # (...,) int32 the circles about the corners, grown by a body
-    kind: Any  # (...,) int32 PILLAR, SQUARE or TURNED
-    valid: Any  # (...,) bool
+    radius: Array  # (...,) int32 the circles about the corners, grown by a body
+    kind: Array  # (...,) int32 PILLAR, SQUARE or TURNED
+    valid: Array  # (...,) bool
 
 
-def _obstacle_list(xp: Any, m: Any) -> Obstacles:
+def _obstacle_list(xp: Namespace, m: Any) -> Obstacles:
     """A map's obstacles (`MapArrays`) as one `Obstacles` list."""
     c = m.pillar_centre
     lo, hi = m.rect_lo, m.rect_hi
@@ -66,13 +68,15 @@ def _obstacle_list(xp: Any, m: Any) -> Obstacles:
 obstacle_list = per_numpy_map(_obstacle_list)
 
 
-def grown_boxes(obstacles: Obstacles) -> tuple[Any, Any]:
+def grown_boxes(obstacles: Obstacles) -> tuple[Array, Array]:
     """(K, 2) lower and upper corners of each obstacle's bounding box, grown by a body."""
     lo = obstacles.corners.min(axis=-2) - obstacles.radius[:, None]
     return lo, obstacles.corners.max(axis=-2) + obstacles.radius[:, None]
 
 
-def reachable(xp: Any, obstacles: Obstacles, start: Any, stride: Any, boxes=None) -> Any:
+def reachable(
+    xp: Namespace, obstacles: Obstacles, start: Array, stride: Array, boxes=None
+) -> Array:
     """(N, K) whether each of N bodies (start, stride (N, 2)) may meet or sink into each of
     the K obstacles this tick: the grown bounding boxes (`grown_boxes`, computed here unless
     given) meet the square that holds the body's whole path."""
@@ -84,10 +88,10 @@ def reachable(xp: Any, obstacles: Obstacles, start: Any, stride: Any, boxes=None
     return meets[..., 0] & meets[..., 1] & obstacles.valid[None, :]
 
 
-def _corner_min(xp: Any, test, corners: Any) -> Any:
+def _corner_min(xp: Namespace, test, corners: Array) -> Array:
     """The least of `test(cx, cy, k)` over the four corners (R, 4, 2): NumPy in one call,
     XLA corner by corner (it does not vectorise short reductions along the last axis)."""
-    if xp is np:
+    if is_numpy(xp):
         return test(corners[..., 0], corners[..., 1], slice(None)).min(-1)
     out = None
     for k in range(4):
@@ -103,10 +107,10 @@ def groups(m: Any) -> tuple[tuple[int, int, int], ...]:
     return ((PILLAR, 0, q), (SQUARE, q, q + s), (TURNED, q + s, q + s + p))
 
 
-def row_entries(xp: Any, p: Any, v: Any, ob: Obstacles, kind: int) -> Any:
+def row_entries(xp: Namespace, p: Array, v: Array, ob: Obstacles, kind: int) -> Array:
     """(R,) first contact lam of a body at p moving by v (R, 2) with the obstacle of its row,
     all of one kind: `contact.obstacle_entries`' value for it (NO_HIT for none)."""
-    col = (lambda a: a[:, None]) if xp is np else (lambda a: a)
+    col = (lambda a: a[:, None]) if is_numpy(xp) else (lambda a: a)
     px, py, vx, vy = col(p[:, 0]), col(p[:, 1]), col(v[:, 0]), col(v[:, 1])
     c = ob.corners
     with np.errstate(all="ignore"):  # padding rows divide by zero
@@ -130,7 +134,7 @@ def row_entries(xp: Any, p: Any, v: Any, ob: Obstacles, kind: int) -> Any:
     return xp.where(ob.valid, xp.minimum(flat, circles), NO_HIT)
 
 
-def _square_faces(xp: Any, p: Any, v: Any, lo: Any, hi: Any) -> Any:
+def _square_faces(xp: Namespace, p: Array, v: Array, lo: Array, hi: Array) -> Array:
     """(R,) first contact with the four faces of a square wall lo..hi grown by a body
     (`contact._faces` for one wall per row)."""
     px, py, vx, vy = p[:, 0], p[:, 1], v[:, 0], v[:, 1]
@@ -143,7 +147,7 @@ def _square_faces(xp: Any, p: Any, v: Any, lo: Any, hi: Any) -> Any:
         (lo[:, 1] - g - py, vy, dy, vx, w),
         (py - hi[:, 1] - g, -vy, dy, vx, w),
     )
-    if xp is np:
+    if is_numpy(xp):
         return face_entry(xp, *(np.stack(a, -1) for a in zip(*parts, strict=True))).min(-1)
     out = None
     for part in parts:
@@ -152,7 +156,7 @@ def _square_faces(xp: Any, p: Any, v: Any, lo: Any, hi: Any) -> Any:
     return out
 
 
-def row_blocked(xp: Any, pts: Any, ob: Obstacles, kind: int) -> Any:
+def row_blocked(xp: Namespace, pts: Array, ob: Obstacles, kind: int) -> Array:
     """(R, S) whether a body centred at each of S points (R, S, 2) sinks into the obstacle of
     its row (all of one kind; touching allowed): `geometry.body_blocked`'s test for it."""
     x, y = pts[..., 0], pts[..., 1]
@@ -172,29 +176,25 @@ def row_blocked(xp: Any, pts: Any, ob: Obstacles, kind: int) -> Any:
     return (near | inner) & ob.valid[:, None]
 
 
-def per_body_min(xp: Any, n: int, body: Any, values: Any, fill: Any) -> Any:
+def per_body_min(xp: Namespace, n: int, body: Array, values: Array, fill: Array) -> Array:
     """(n,) the least value of each body's rows (`fill` for a body with none)."""
-    if xp is np:
-        out = np.full((n,), fill, dtype=values.dtype)
-        np.minimum.at(out, body, values)
-        return out
-    return xp.full((n,), fill, dtype=values.dtype).at[body].min(materialised(xp, values))
+    return min_at(xp, xp.full((n,), fill, dtype=values.dtype), body, materialised(xp, values))
 
 
-def per_body_any(xp: Any, n: int, body: Any, hits: Any) -> Any:
+def per_body_any(xp: Namespace, n: int, body: Array, hits: Array) -> Array:
     """(n, S) whether any of each body's rows holds, per point (hits (R, S))."""
-    if xp is np:
+    if is_numpy(xp):
         out = np.zeros((n,) + hits.shape[1:], bool)
         np.logical_or.at(out, body, hits)
         return out
     return xp.zeros((n,) + hits.shape[1:], I32).at[body].max(materialised(xp, hits.astype(I32))) > 0
 
 
-def materialised(xp: Any, values: Any) -> Any:
+def materialised(xp: Namespace, values: Array) -> Array:
     """`values`, computed whole before a gather or scatter reads them. XLA on the CPU fuses
     the work that feeds a gather into it (and repeats that work for every element read)
     and the work that feeds a scatter into its element loop, which runs one at a time."""
-    if xp is np:
+    if is_numpy(xp):
         return values
     import jax
 

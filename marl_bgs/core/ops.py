@@ -10,16 +10,17 @@ route on NumPy and call the usual function under JAX, where tracing cost is paid
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+
+from .backend import is_numpy
+from .types import Array, Namespace
 
 _PERMUTATIONS: dict[tuple[int, int], tuple[int, ...]] = {}
 
 
-def stack(xp: Any, arrays: list, axis: int = 0) -> Any:
+def stack(xp: Namespace, arrays: list, axis: int = 0) -> Array:
     """`xp.stack(arrays, axis)` for arrays of one shape and dtype."""
-    if xp is not np:
+    if not is_numpy(xp):
         return xp.stack(arrays, axis)
     out = np.array(arrays)  # a new leading axis, in one call
     ndim = out.ndim
@@ -32,7 +33,7 @@ def stack(xp: Any, arrays: list, axis: int = 0) -> Any:
     return np.ascontiguousarray(out.transpose(perm))
 
 
-def dot2(xp: Any, a: Any, b: Any) -> Any:
+def dot2(xp: Namespace, a: Array, b: Array) -> Array:
     """`(a * b).sum(axis=-1)` for integer vectors on a last axis of length 2.
 
     On NumPy two products and one sum of the halves, in the operands' dtype: a reduction
@@ -40,18 +41,18 @@ def dot2(xp: Any, a: Any, b: Any) -> Any:
     sum int32 in int64. Callers keep each value below 2**31 in size (JAX, whose sum is
     int32, computes it in int32 as well), so the values are the same.
     """
-    if xp is np:
+    if is_numpy(xp):
         return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1]
     return (a * b).sum(axis=-1)
 
 
-def rint(xp: Any, x: Any) -> Any:
+def rint(xp: Namespace, x: Array) -> Array:
     """Floats rounded to the nearest integer, halves to even (what `xp.round` does)."""
-    return np.rint(x) if xp is np else xp.round(x)
+    return np.rint(x) if is_numpy(xp) else xp.round(x)
 
 
-def pick(xp: Any, values: Any, index: Any) -> Any:
+def pick(xp: Namespace, values: Array, index: Array) -> Array:
     """values[i, index[i]] for each row i of a 2-D array."""
-    if xp is np:
+    if is_numpy(xp):
         return values[np.arange(values.shape[0]), index]
     return xp.take_along_axis(values, index[:, None], 1)[:, 0]

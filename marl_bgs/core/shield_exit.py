@@ -71,10 +71,9 @@ always a legal point with a clear line, or the leaver stays):
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
+from .backend import is_numpy, known_none
 from .contact import fence
 from .geometry import (
     ARENA_HI,
@@ -90,7 +89,8 @@ from .geometry import (
     sq,
 )
 from .loops import settle
-from .state import LEFT, NUM_SLOTS, MapArrays
+from .state import ARENA_WIDTH_MILLI, LEFT, NUM_SLOTS, MapArrays
+from .types import Array, Namespace
 
 K_BODIES_NEAR = 6  # nearest other bodies crossed with each other, arena edges, pillars
 K_BODIES = 2  # nearest other bodies crossed with the nearby walls (square and turned)
@@ -108,26 +108,27 @@ BOX_HI = (21000, 11000)
 SPAN = 16000  # centre offsets are clipped to this before squaring (no int32 overflow)
 
 
-def _f(xp: Any, x: Any) -> Any:
+def _f32(xp: Namespace, x: Array) -> Array:
+    """`x` (whole milli-units, int32) as a float32 array."""
     return xp.asarray(x).astype(F32)
 
 
-def _floor_sqrt(xp: Any, n: Any) -> Any:
+def _floor_sqrt(xp: Namespace, n: Array) -> Array:
     """floor(sqrt(n)) for a non-negative int32, to within one (float32 rounding)."""
-    return xp.floor(xp.sqrt(_f(xp, n))).astype(I32)
+    return xp.floor(xp.sqrt(_f32(xp, n))).astype(I32)
 
 
-def _inverse(xp: Any, r: Any) -> Any:
+def _inverse(xp: Namespace, r: Array) -> Array:
     """1 / r as a float32. XLA turns a division by a constant into a product with its
     reciprocal, so every division by a radius is written that way on both engines."""
-    return F32(1.0) / _f(xp, r)
+    return F32(1.0) / _f32(xp, r)
 
 
-def _scale(xp: Any, x: Any, inv: Any) -> Any:
+def _scale(xp: Namespace, x: Array, inv: Array) -> Array:
     return fence(xp, x * inv)
 
 
-def _nearest(xp: Any, keys: Any, count: int) -> tuple[Any, Any]:
+def _nearest(xp: Namespace, keys: Array, count: int) -> tuple[Array, Array]:
     """Indices of the `count` smallest keys, and the next smallest key (BIG if none).
 
     The cut-off value does not depend on how equal keys are ordered, and neither does any
@@ -153,7 +154,7 @@ def _nearest(xp: Any, keys: Any, count: int) -> tuple[Any, Any]:
 # crossing functions give both crossings of each pair, on a last axis of length 2.
 
 
-def _circle_pair(xp: Any, c1: tuple, r1: Any, c2: tuple, r2: Any) -> tuple:
+def _circle_pair(xp: Namespace, c1: tuple, r1: Array, c2: tuple, r2: Array) -> tuple:
     """The two crossings of circles (c1, r1) and (c2, r2): symmetric in the two circles."""
     vx = xp.clip(c2[0] - c1[0], -SPAN, SPAN)
     vy = xp.clip(c2[1] - c1[1], -SPAN, SPAN)
@@ -161,30 +162,30 @@ def _circle_pair(xp: Any, c1: tuple, r1: Any, c2: tuple, r2: Any) -> tuple:
     outer = (r1 + r2) * (r1 + r2) - d
     inner = d - (r1 - r2) * (r1 - r2)
     ok = (d > 0) & (outer >= 0) & (inner >= 0)
-    two_d = _f(xp, 2 * xp.maximum(d, 1))
-    e = _f(xp, r1 * r1 - r2 * r2) / two_d
-    k = xp.sqrt(fence(xp, _f(xp, xp.maximum(outer, 0)) * _f(xp, xp.maximum(inner, 0)))) / two_d
-    fx, fy = _f(xp, vx), _f(xp, vy)
-    bx = _f(xp, c1[0] + c2[0]) * F32(0.5) + fence(xp, e * fx)
-    by = _f(xp, c1[1] + c2[1]) * F32(0.5) + fence(xp, e * fy)
+    two_d = _f32(xp, 2 * xp.maximum(d, 1))
+    e = _f32(xp, r1 * r1 - r2 * r2) / two_d
+    k = xp.sqrt(fence(xp, _f32(xp, xp.maximum(outer, 0)) * _f32(xp, xp.maximum(inner, 0)))) / two_d
+    fx, fy = _f32(xp, vx), _f32(xp, vy)
+    bx = _f32(xp, c1[0] + c2[0]) * F32(0.5) + fence(xp, e * fx)
+    by = _f32(xp, c1[1] + c2[1]) * F32(0.5) + fence(xp, e * fy)
     kx, ky = fence(xp, k * fx), fence(xp, k * fy)
     i1, i2 = _inverse(xp, r1), _inverse(xp, r2)
     out = []
     for px, py in ((bx - ky, by + kx), (bx + ky, by - kx)):
-        sx = _scale(xp, px - _f(xp, c1[0]), i1) + _scale(xp, px - _f(xp, c2[0]), i2)
-        sy = _scale(xp, py - _f(xp, c1[1]), i1) + _scale(xp, py - _f(xp, c2[1]), i2)
+        sx = _scale(xp, px - _f32(xp, c1[0]), i1) + _scale(xp, px - _f32(xp, c2[0]), i2)
+        sy = _scale(xp, py - _f32(xp, c1[1]), i1) + _scale(xp, py - _f32(xp, c2[1]), i2)
         out.append((px, py, sx, sy, ok))
     return _paired(xp, out)
 
 
-def _paired(xp: Any, out: list[tuple]) -> tuple:
+def _paired(xp: Namespace, out: list[tuple]) -> tuple:
     """Two candidates of the same shape as one, on a new last axis: XLA computes what they
     share once (two separate pieces would each repeat it)."""
     shape = np.broadcast_shapes(*(np.shape(q) for c in out for q in c))
     return tuple(xp.stack([xp.broadcast_to(c[i], shape) for c in out], -1) for i in range(5))
 
 
-def _flat(xp: Any, values: tuple) -> tuple:
+def _flat(xp: Namespace, values: tuple) -> tuple:
     """Broadcast values to one shape and flatten them."""
     shape = np.broadcast_shapes(*(np.shape(v) for v in values))
     typed = [
@@ -193,12 +194,14 @@ def _flat(xp: Any, values: tuple) -> tuple:
     return tuple(xp.broadcast_to(xp.asarray(v), shape).reshape(-1) for v in typed)
 
 
-def _join(xp: Any, groups: list[tuple]) -> tuple:
+def _join(xp: Namespace, groups: list[tuple]) -> tuple:
     """Concatenate flat groups of the same layout, value by value."""
     return tuple(xp.concatenate(col) for col in zip(*groups, strict=True))
 
 
-def _circle_axis_line(xp: Any, c: tuple, r: Any, at: Any, vertical: Any, side: Any) -> tuple:
+def _circle_axis_line(
+    xp: Namespace, c: tuple, r: Array, at: Array, vertical: Array, side: Array
+) -> tuple:
     """Crossings of circle (c, r) with the line x = at (`vertical`) or y = at, whose free
     side is toward `side` (+1 or -1) across it."""
     across = xp.where(vertical, c[0], c[1])
@@ -206,12 +209,12 @@ def _circle_axis_line(xp: Any, c: tuple, r: Any, at: Any, vertical: Any, side: A
     gap = xp.clip(at - across, -SPAN, SPAN)
     rest = r * r - gap * gap
     ok = rest >= 0
-    t = xp.sqrt(_f(xp, xp.maximum(rest, 0)))
+    t = xp.sqrt(_f32(xp, xp.maximum(rest, 0)))
     inv = _inverse(xp, r)
     out = []
     for sign in (1, -1):
-        p_across, p_along = _f(xp, at), _f(xp, along) + sign * t
-        n_across = _scale(xp, _f(xp, gap), inv) + _f(xp, side)
+        p_across, p_along = _f32(xp, at), _f32(xp, along) + sign * t
+        n_across = _scale(xp, _f32(xp, gap), inv) + _f32(xp, side)
         n_along = _scale(xp, sign * t, inv)
         out.append((
             xp.where(vertical, p_across, p_along), xp.where(vertical, p_along, p_across),
@@ -220,20 +223,20 @@ def _circle_axis_line(xp: Any, c: tuple, r: Any, at: Any, vertical: Any, side: A
     return _paired(xp, out)
 
 
-def _edges(xp: Any, corners: Any) -> tuple:
+def _edges(xp: Namespace, corners: Array) -> tuple:
     """Each turned wall's edges: start (ax, ay), direction (ex, ey) ints, unit direction and
     unit outward normal (float), all (W, 4)."""
     ax, ay = corners[..., 0], corners[..., 1]
     bx = xp.concatenate([ax[..., 1:], ax[..., :1]], axis=-1)
     by = xp.concatenate([ay[..., 1:], ay[..., :1]], axis=-1)
     ex, ey = bx - ax, by - ay
-    length = fence(xp, xp.sqrt(_f(xp, xp.maximum(sq(xp, ex, ey), 1))))
-    ux, uy = _f(xp, ex) / length, _f(xp, ey) / length
-    nx, ny = _f(xp, ey) / length, _f(xp, -ex) / length  # corners run counter-clockwise
+    length = fence(xp, xp.sqrt(_f32(xp, xp.maximum(sq(xp, ex, ey), 1))))
+    ux, uy = _f32(xp, ex) / length, _f32(xp, ey) / length
+    nx, ny = _f32(xp, ey) / length, _f32(xp, -ex) / length  # corners run counter-clockwise
     return ax, ay, ex, ey, length, ux, uy, nx, ny
 
 
-def _circle_face(xp: Any, c: tuple, r: Any, edge: tuple) -> tuple:
+def _circle_face(xp: Namespace, c: tuple, r: Array, edge: tuple) -> tuple:
     """Crossings of circle (c, r) with a turned wall's edge line pushed out by BODY.
 
     The signed distance comes from an exact integer cross product, the same from either end
@@ -243,37 +246,37 @@ def _circle_face(xp: Any, c: tuple, r: Any, edge: tuple) -> tuple:
     wx = xp.clip(c[0] - ax, -SPAN, SPAN)
     wy = xp.clip(c[1] - ay, -SPAN, SPAN)
     cross = wx * ey - wy * ex
-    dist = _f(xp, cross) / length - F32(BODY)
-    rest = _f(xp, r * r) - fence(xp, dist * dist)
+    dist = _f32(xp, cross) / length - F32(BODY)
+    rest = _f32(xp, r * r) - fence(xp, dist * dist)
     ok = rest >= 0
     t = xp.sqrt(xp.maximum(rest, F32(0)))
-    fx = _f(xp, c[0]) - fence(xp, dist * nx)
-    fy = _f(xp, c[1]) - fence(xp, dist * ny)
+    fx = _f32(xp, c[0]) - fence(xp, dist * nx)
+    fy = _f32(xp, c[1]) - fence(xp, dist * ny)
     tx, ty = fence(xp, t * ux), fence(xp, t * uy)
     inv = _inverse(xp, r)
     out = []
     for px, py in ((fx + tx, fy + ty), (fx - tx, fy - ty)):
-        sx = _scale(xp, px - _f(xp, c[0]), inv) + nx
-        sy = _scale(xp, py - _f(xp, c[1]), inv) + ny
+        sx = _scale(xp, px - _f32(xp, c[0]), inv) + nx
+        sy = _scale(xp, py - _f32(xp, c[1]), inv) + ny
         out.append((px, py, sx, sy, ok))
     return _paired(xp, out)
 
 
-def _projection(xp: Any, c: tuple, r: Any, toward_end: Any) -> tuple:
+def _projection(xp: Namespace, c: tuple, r: Array, toward_end: Array) -> tuple:
     """Nearest point to h (the origin) on the circle (c, r); from the centre itself, the point
     toward the leaver's own end (`toward_end` is -1 or +1 along x)."""
     length2 = sq(xp, xp.clip(c[0], -SPAN, SPAN), xp.clip(c[1], -SPAN, SPAN))
-    length = fence(xp, xp.sqrt(_f(xp, xp.maximum(length2, 1))))
+    length = fence(xp, xp.sqrt(_f32(xp, xp.maximum(length2, 1))))
     at_centre = length2 == 0
-    nx = xp.where(at_centre, _f(xp, toward_end), _f(xp, -c[0]) / length)
-    ny = xp.where(at_centre, F32(0), _f(xp, -c[1]) / length)
-    fr = _f(xp, r)
-    px = _f(xp, c[0]) + fence(xp, fr * nx)
-    py = _f(xp, c[1]) + fence(xp, fr * ny)
+    nx = xp.where(at_centre, _f32(xp, toward_end), _f32(xp, -c[0]) / length)
+    ny = xp.where(at_centre, F32(0), _f32(xp, -c[1]) / length)
+    fr = _f32(xp, r)
+    px = _f32(xp, c[0]) + fence(xp, fr * nx)
+    py = _f32(xp, c[1]) + fence(xp, fr * ny)
     return px, py, nx + nx, ny + ny
 
 
-def _edge_projection(xp: Any, edge: tuple, toward_end: Any) -> tuple:
+def _edge_projection(xp: Namespace, edge: tuple, toward_end: Array) -> tuple:
     """Nearest point to h on each turned-wall edge grown by BODY (a capsule's boundary)."""
     ax, ay, ex, ey, length, ux, uy, nx, ny = edge
     dot = -(ax * ex + ay * ey)
@@ -283,7 +286,7 @@ def _edge_projection(xp: Any, edge: tuple, toward_end: Any) -> tuple:
     cpx, cpy, csx, csy = _projection(xp, (corner_x, corner_y), BODY, toward_end)
     # Inside the edge's span: straight out along the normal, on h's side of the line.
     side = -(ax * ey - ay * ex)  # h's cross product: > 0 outside
-    dist = _f(xp, side) / length
+    dist = _f32(xp, side) / length
     sgn = xp.where(side >= 0, F32(1), F32(-1))
     qx, qy = -fence(xp, dist * nx), -fence(xp, dist * ny)
     fpx = qx + fence(xp, F32(BODY) * sgn * nx)
@@ -293,7 +296,7 @@ def _edge_projection(xp: Any, edge: tuple, toward_end: Any) -> tuple:
     return pick(fpx, cpx), pick(fpy, cpy), pick(2 * sgn * nx, csx), pick(2 * sgn * ny, csy)
 
 
-def _snap(xp: Any, cand: tuple) -> tuple[Any, Any]:
+def _snap(xp: Namespace, cand: tuple) -> tuple[Array, Array]:
     """Nudge each candidate to the free side of its boundaries and round to the grid."""
     px, py, sx, sy, ok = cand
     ss = fence(xp, sx * sx) + fence(xp, sy * sy)
@@ -307,12 +310,14 @@ def _snap(xp: Any, cand: tuple) -> tuple[Any, Any]:
     return xp.stack([xp.round(x), xp.round(y)], -1).astype(I32), ok
 
 
-def _snap_all(xp: Any, parts: list[tuple]) -> tuple[Any, Any]:
+def _snap_all(xp: Namespace, parts: list[tuple]) -> tuple[Array, Array]:
     """Snap all candidates at once: (C, 2) int32 spots and (C,) whether each exists."""
     return _snap(xp, _join(xp, [tuple(q.reshape(-1) for q in p) for p in parts]))
 
 
-def _leaver_spot(xp: Any, pos: Any, bodies: Any, k: Any, end_k: Any, m: MapArrays) -> tuple:
+def _leaver_spot(
+    xp: Namespace, pos: Array, bodies: Array, k: Array, end_k: Array, m: MapArrays
+) -> tuple:
     """The spot leaver k moves to, and whether it found one (see the module docstring)."""
     slots = xp.arange(NUM_SLOTS)
     h = pos[k]
@@ -337,7 +342,7 @@ def _leaver_spot(xp: Any, pos: Any, bodies: Any, k: Any, end_k: Any, m: MapArray
     ax, ay, ex, ey, length = _edges(xp, m.poly_corners - h)[:5]
     # A turned wall is a rectangle (to within the rounding of its corners): its distance
     # from h follows from how far h lies beyond each pair of opposite edge lines.
-    outside = _f(xp, -(ax * ey - ay * ex)) / length
+    outside = _f32(xp, -(ax * ey - ay * ex)) / length
     gx = xp.maximum(xp.maximum(outside[:, 0], outside[:, 2]), F32(0))
     gy = xp.maximum(xp.maximum(outside[:, 1], outside[:, 3]), F32(0))
     gap = xp.sqrt(fence(xp, gx * gx) + fence(xp, gy * gy))
@@ -365,7 +370,7 @@ def _leaver_spot(xp: Any, pos: Any, bodies: Any, k: Any, end_k: Any, m: MapArray
 
     # Candidates, in a few large groups (each group is one vectorised computation).
     parts = []
-    zero = F32(0) * _f(xp, hx)
+    zero = F32(0) * _f32(xp, hx)
     truth = xp.asarray(True)
     parts.append(_flat(xp, (zero, zero, zero, zero, truth)))  # h itself
     # Projections onto circles: every other body, the nearby pillars, and each nearby square
@@ -383,7 +388,7 @@ def _leaver_spot(xp: Any, pos: Any, bodies: Any, k: Any, end_k: Any, m: MapArray
     parts.append(_flat(xp, _projection(xp, circles[:2], circles[2], toward_end) + circles[3:]))
     parts.append(_flat(xp, _edge_projection(xp, edge, toward_end) + (vw[:, None],)))
     for at, vertical, side in lines:  # straight onto each arena edge
-        p = (_f(xp, at), zero) if vertical else (zero, _f(xp, at))
+        p = (_f32(xp, at), zero) if vertical else (zero, _f32(xp, at))
         n = (F32(2 * side) + zero, zero) if vertical else (zero, F32(2 * side) + zero)
         parts.append(_flat(xp, p + n + (truth,)))
 
@@ -480,17 +485,17 @@ def _leaver_spot(xp: Any, pos: Any, bodies: Any, k: Any, end_k: Any, m: MapArray
     return shortlist[xp.minimum(first, SHORTLIST - 1)], first < SHORTLIST
 
 
-def _materialise(xp: Any, mask: Any) -> Any:
+def _materialise(xp: Namespace, mask: Array) -> Array:
     """The same mask, computed once. Under XLA on the CPU, cheap element-wise work is fused
     into every reader and repeated there (the shortlist reads the candidates' mask half a
     dozen times, which made the filter three times as dear); a reduction is not fused into
     its readers, so the mask goes through one (checked in the compiled HLO: one fusion)."""
-    if xp is np:
+    if is_numpy(xp):
         return mask
     return xp.any(xp.stack([mask, xp.zeros_like(mask)], -1), -1)
 
 
-def _surely_blocked(xp: Any, p: Any, m: MapArrays, pillars, rects, walls) -> Any:
+def _surely_blocked(xp: Namespace, p: Array, m: MapArrays, pillars, rects, walls) -> Array:
     """A first, cheap pass of `body_blocked` over the arena edges and the nearby obstacles:
     True only where a body at p (int (N, 2)) certainly leaves the arena or sinks into one of
     them. Exact for the edges, pillars and square walls. A turned wall is a rectangle (up to the rounding of its corners to the grid): p
@@ -510,7 +515,7 @@ def _surely_blocked(xp: Any, p: Any, m: MapArrays, pillars, rects, walls) -> Any
         gy = xp.maximum(xp.maximum(lo[i, 1] - y, y - hi[i, 1]), 0)
         out = out | ((sq(xp, gx, gy) < BODY * BODY) & vr[i])
     corners = m.poly_corners[iw]
-    inv = _inverse(xp, fence(xp, xp.sqrt(_f(xp, xp.maximum(sq(xp, *_sides(xp, corners)), 1)))))
+    inv = _inverse(xp, fence(xp, xp.sqrt(_f32(xp, xp.maximum(sq(xp, *_sides(xp, corners)), 1)))))
     reach = F32((BODY - 2) * (BODY - 2))
     for w in range(iw.shape[0]):
         out_by = []  # how far beyond each edge's line p lies (negative inside)
@@ -518,14 +523,14 @@ def _surely_blocked(xp: Any, p: Any, m: MapArrays, pillars, rects, walls) -> Any
             ax, ay = corners[w, e, 0], corners[w, e, 1]
             ex = corners[w, (e + 1) % 4, 0] - ax
             ey = corners[w, (e + 1) % 4, 1] - ay
-            out_by.append(_scale(xp, _f(xp, (x - ax) * ey - (y - ay) * ex), inv[w, e]))
+            out_by.append(_scale(xp, _f32(xp, (x - ax) * ey - (y - ay) * ex), inv[w, e]))
         gx = xp.maximum(xp.maximum(out_by[0], out_by[2]), F32(0))
         gy = xp.maximum(xp.maximum(out_by[1], out_by[3]), F32(0))
         out = out | ((fence(xp, gx * gx) + fence(xp, gy * gy) < reach) & vw[w])
     return out
 
 
-def _sides(xp: Any, corners: Any) -> tuple[Any, Any]:
+def _sides(xp: Namespace, corners: Array) -> tuple[Array, Array]:
     """Each quadrilateral's edge vectors (..., 4), corner k to corner k + 1."""
     ax, ay = corners[..., 0], corners[..., 1]
     bx = xp.concatenate([ax[..., 1:], ax[..., :1]], axis=-1)
@@ -533,7 +538,7 @@ def _sides(xp: Any, corners: Any) -> tuple[Any, Any]:
     return bx - ax, by - ay
 
 
-def _overlapping(xp: Any, pos: Any, bodies: Any) -> Any:
+def _overlapping(xp: Namespace, pos: Array, bodies: Array) -> Array:
     """Whether each agent is a blocking body closer than touching to another one."""
     out = xp.zeros(NUM_SLOTS, bool)
     for j in range(NUM_SLOTS):
@@ -542,7 +547,9 @@ def _overlapping(xp: Any, pos: Any, bodies: Any) -> Any:
     return out & bodies
 
 
-def clear_of_bodies(xp: Any, pos: Any, leaving: Any, others: Any, end: Any, m: MapArrays) -> Any:
+def clear_of_bodies(
+    xp: Namespace, pos: Array, leaving: Array, others: Array, end: Array, m: MapArrays
+) -> Array:
     """Move each agent whose shield ends (`leaving`) off any body it overlaps.
 
     Bodies of `others | leaving` block. Each overlapping leaver goes to the nearest point
@@ -551,7 +558,7 @@ def clear_of_bodies(xp: Any, pos: Any, leaving: Any, others: Any, end: Any, m: M
     leaver per pass, nearest its own spawn edge first, then southmost; later leavers see the
     earlier ones where they landed. A leaver with no such point stays.
     """
-    if xp is np and not leaving.any():  # no shield ends: nobody to move (NumPy pays per call)
+    if known_none(xp, leaving):  # no shield ends: nobody to move (NumPy pays per call)
         return pos
     bodies = others | leaving
     slots = xp.arange(NUM_SLOTS)
@@ -562,9 +569,9 @@ def clear_of_bodies(xp: Any, pos: Any, leaving: Any, others: Any, end: Any, m: M
     def clear_one(carry):
         pos, tried = carry
         needs = needing(pos, tried)
-        if xp is np and not needs.any():
+        if known_none(xp, needs):
             return (pos, tried), False
-        from_edge = xp.where(end == LEFT, pos[:, 0], 20000 - pos[:, 0])
+        from_edge = xp.where(end == LEFT, pos[:, 0], ARENA_WIDTH_MILLI - pos[:, 0])
         k = xp.argmin(xp.where(needs, from_edge * 16384 + pos[:, 1], BIG))
         best, moved = _leaver_spot(xp, pos, bodies, k, end[k], m)
         here = (slots == k) & needs[k]

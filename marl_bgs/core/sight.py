@@ -6,7 +6,7 @@ slots 0-4. `CODE_TO_SLOT[i, c]` turns actor i's code c into a global slot (-1 fo
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -16,6 +16,7 @@ from .geometry import pair_sq_distances, spread
 from .ops import stack
 from .sight_pairs import PAIR_I, PAIR_J, blocked_pairs
 from .state import NUM_SLOTS, TEAM_SIZE, MapArrays, State, team_of_slot
+from .types import Array, Namespace
 
 _STAY = np.arange(NUM_MOVES)[None, :] == 0  # (1, 9): move 0, stay
 
@@ -48,17 +49,17 @@ PAIR_INDEX[PAIR_J, PAIR_I] = np.arange(len(PAIR_I))
 class Sight(NamedTuple):
     """Start-of-tick geometry shared by masks, combat and observations."""
 
-    dist_sq: Any  # (10, 10) squared centre distances, milli-units squared
-    clear: Any  # (10, 10) line between centres touches no obstacle (pairs within sight range)
-    own_sight: Any  # (10, 10) i itself sees j (radius and line), i and j alive
-    team_sees: Any  # (10, 10) j is visible to i's team (teammates always; enemies if seen)
+    dist_sq: Array  # (10, 10) squared centre distances, milli-units squared
+    clear: Array  # (10, 10) line between centres touches no obstacle (pairs within sight range)
+    own_sight: Array  # (10, 10) i itself sees j (radius and line), i and j alive
+    team_sees: Array  # (10, 10) j is visible to i's team (teammates always; enemies if seen)
 
 
-def stunned(state: State) -> Any:
+def stunned(state: State) -> Array:
     return (state.effects[:, C.STUN] > 0) | (state.effects[:, C.TRAP] > 0)
 
 
-def sight_lines(xp: Any, pos: Any, m: MapArrays) -> Any:
+def sight_lines(xp: Namespace, pos: Array, m: MapArrays) -> Array:
     """(10, 10) whether the straight line between two centres touches no obstacle, for
     bodies close enough for some class to see the other (farther pairs: False)."""
     # Sight lines are symmetric: test each of the 45 pairs once, then spread to (10, 10).
@@ -66,7 +67,7 @@ def sight_lines(xp: Any, pos: Any, m: MapArrays) -> Any:
     return ~spread(xp, xp.concatenate([blocked, xp.zeros(1, bool)]), PAIR_INDEX)
 
 
-def compute_sight(xp: Any, state: State, m: MapArrays, clear: Any = None) -> Sight:
+def compute_sight(xp: Namespace, state: State, m: MapArrays, clear: Array = None) -> Sight:
     """Who sees whom. `clear` may pass `sight_lines` of these positions if already known
     (a fresh game on its spawn pads looks them up instead of testing 45 lines again)."""
     pos = state.pos
@@ -83,11 +84,11 @@ def compute_sight(xp: Any, state: State, m: MapArrays, clear: Any = None) -> Sig
 
 
 class Masks(NamedTuple):
-    move: Any  # (10, 9)
-    pair: Any  # (10, 11, 2) legal (target, ultimate) pairs
+    move: Array  # (10, 9)
+    pair: Array  # (10, 11, 2) legal (target, ultimate) pairs
 
 
-def legal_masks(xp: Any, state: State, sight: Sight) -> Masks:
+def legal_masks(xp: Namespace, state: State, sight: Sight) -> Masks:
     """Exact legality of each head combination for every slot (RULES.md, Actions)."""
     cls = state.cls
     living = state.present & state.alive
@@ -122,12 +123,12 @@ def legal_masks(xp: Any, state: State, sight: Sight) -> Masks:
     return Masks(move, pair)
 
 
-def joint_mask(masks: Masks) -> Any:
+def joint_mask(masks: Masks) -> Array:
     """Legal flat actions (10, 198), flat index (move * 11 + target) * 2 + ultimate."""
     joint = masks.move[:, :, None, None] & masks.pair[:, None, :, :]
     return joint.reshape(NUM_SLOTS, NUM_JOINT)
 
 
-def head_masks(masks: Masks) -> tuple[Any, Any, Any]:
+def head_masks(masks: Masks) -> tuple[Array, Array, Array]:
     """Per-head masks: a choice is legal if some legal joint action uses it."""
     return masks.move, masks.pair.any(axis=2), masks.pair.any(axis=1)

@@ -14,9 +14,11 @@ from typing import Any
 import numpy as np
 
 from . import classes as C
+from .backend import is_numpy
 from .batching import every_game, with_batch_rule
 from .geometry import numpy_lines_blocked, sight_blocked, sq
 from .state import NUM_SLOTS
+from .types import Array, Namespace
 
 PAIR_I, PAIR_J = np.triu_indices(NUM_SLOTS, k=1)
 MAX_SIGHT_SQ = int(np.max(C.SIGHT_SQ))
@@ -25,15 +27,15 @@ MAX_SIGHT_SQ = int(np.max(C.SIGHT_SQ))
 SIGHT_PAIRS_PER_GAME = 20
 
 
-def _near(xp: Any, pos: Any) -> Any:
+def _near(xp: Namespace, pos: Array) -> Array:
     d = pos[..., PAIR_I, :] - pos[..., PAIR_J, :]
     return sq(xp, d[..., 0], d[..., 1]) <= MAX_SIGHT_SQ
 
 
-def blocked_pairs(xp: Any, pos: Any, m: Any) -> Any:
+def blocked_pairs(xp: Namespace, pos: Array, m: Any) -> Array:
     """(45,) for pairs (PAIR_I, PAIR_J) of one game: the line between the centres touches an
     obstacle, or the two stand farther apart than any class can see."""
-    if xp is np:
+    if is_numpy(xp):
         near = np.flatnonzero(_near(np, pos))
         blocked = np.ones(len(PAIR_I), bool)
         blocked[near] = numpy_lines_blocked(pos[PAIR_I[near]], pos[PAIR_J[near]], m)
@@ -41,13 +43,13 @@ def blocked_pairs(xp: Any, pos: Any, m: Any) -> Any:
     return _blocked_pairs_jax(pos, m)
 
 
-def _one_game(pos: Any, m: Any) -> Any:
+def _one_game(pos: Array, m: Any) -> Array:
     import jax.numpy as jnp
 
     return sight_blocked(jnp, pos[PAIR_I], pos[PAIR_J], m) | ~_near(jnp, pos)
 
 
-def _many_games(axis_size: int, in_batched: Any, pos: Any, m: Any) -> tuple[Any, bool]:
+def _many_games(axis_size: int, in_batched: Any, pos: Array, m: Any) -> tuple[Array, bool]:
     """`vmap` of `_one_game`: the near pairs of every game in one list. A batch with more
     than the list holds tests all 45 pairs of every game; the result is the same."""
     import jax

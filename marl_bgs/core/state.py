@@ -11,11 +11,12 @@ drifted position eventually flips a rule. With integers both engines play the sa
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from . import classes as C
+from .types import Array, Namespace
 
 NUM_TEAMS = 2
 TEAM_SIZE = 5
@@ -27,6 +28,9 @@ MAX_TURNED_WALLS = 8  # turned walls (not square to the axes) per map, and the r
 MILLI = 1000  # state units per map unit and per health point
 ARENA_WIDTH = 20.0
 ARENA_HEIGHT = 10.0
+# The arena in state units: x runs over [0, ARENA_WIDTH_MILLI], y over [0, ARENA_HEIGHT_MILLI].
+ARENA_WIDTH_MILLI = round(ARENA_WIDTH * MILLI)
+ARENA_HEIGHT_MILLI = round(ARENA_HEIGHT * MILLI)
 PAD_X = (0.5, 19.5)  # spawn pad x for the left and right ends
 PAD_Y = (1.0, 3.0, 5.0, 7.0, 9.0)
 LEFT, RIGHT = 0, 1
@@ -35,8 +39,6 @@ SPAWN_END_NAMES = ("left", "right")
 
 RESULT_OPEN, RESULT_A, RESULT_B, RESULT_DRAW = -1, 0, 1, 2
 RESULT_NAMES = {RESULT_OPEN: None, RESULT_A: "a", RESULT_B: "b", RESULT_DRAW: "draw"}
-
-Array = Any  # a NumPy or JAX array
 
 
 class MapArrays(NamedTuple):
@@ -182,20 +184,20 @@ PAD_MILLI = np.asarray(
 )  # (end, pad, 2)
 
 
-def pad_positions(spawn_end: Array, xp: Any = np) -> Array:
+def pad_positions(spawn_end: Array, xp: Namespace = np) -> Array:
     """Spawn pad of every slot given each team's spawn end, shape (10, 2) milli-units."""
     pads = xp.asarray(PAD_MILLI)[spawn_end]  # (2, 5, 2)
     return pads.reshape(NUM_SLOTS, 2)
 
 
 def fresh_state(
-    xp: Any,
+    xp: Namespace,
     cls: Array,
     present: Array,
     spawn_end: Array,
-    horizon: Any,
-    winning_score: Any,
-    red_zone_depth: Any,
+    horizon: Array,
+    winning_score: Array,
+    red_zone_depth: Array,
 ) -> State:
     """A game before its first tick: every present agent alive on its slot's spawn pad at
     full health, Ultimate ready, no shield or effects; tick 0, score 0-0, both wave clocks

@@ -4,6 +4,11 @@
 map; it returns the next state and a `TickInfo` of everything that happened, from which
 events, metrics and replays are read. All arithmetic is on integers (milli-units, milli-HP),
 so NumPy and XLA agree bit for bit.
+
+`step` reads like the rule list: one function per phase (`legal_orders`, `resolve_combat`,
+`charge_relocation`, `ordinary_movement`, `update_statuses`, `deaths_and_points`,
+`respawn_wave`, `rest_healing`, then `game_result`), each returning a small record of what
+the later phases read. `start_of_tick` gathers the per-slot facts several phases share.
 """
 
 from __future__ import annotations
@@ -18,8 +23,8 @@ from .ops import stack
 from .shield_exit import clear_of_bodies
 from .sight import CODE_TO_SLOT, SAME_TEAM, TEAM, Sight, compute_sight, legal_masks
 from .state import (
+    ARENA_WIDTH_MILLI,
     LEFT,
-    MILLI,
     NUM_SLOTS,
     RESULT_A,
     RESULT_B,
@@ -29,6 +34,7 @@ from .state import (
     State,
     pad_positions,
 )
+from .types import Array, Namespace
 
 _SELF = np.eye(NUM_SLOTS, dtype=bool)  # (source, recipient): an agent's effects on itself
 _TRAP = np.arange(C.NUM_EFFECTS) == C.TRAP
@@ -42,21 +48,21 @@ _I0, _I1, _I2, _I_NONE = (np.asarray(v, np.int32) for v in (0, 1, 2, -1))
 class TickInfo(NamedTuple):
     """What happened in one tick; arrays indexed by global slot."""
 
-    actions: Any  # (10, 3) accepted actions
-    damage: Any  # (10, 10) damage dealt in milli-HP [source, recipient]
-    healing: Any  # (10, 10) ability healing given [source, recipient], after Poison's cut
-    excess: Any  # (10,) ability healing above max health, per recipient
-    effects: Any  # (10, 10, 8) effects applied [source, recipient, effect]
-    trap_broken: Any  # (10,) a Trap from an earlier tick broken by damage
-    killed: Any  # (10,) died this tick
-    points: Any  # (10,) points the death gave the other team (0 if no death)
-    charged_to: Any  # (10, 2) where each Warrior's Charge landed (its start if none)
-    respawned: Any  # (10,) returned in this tick's wave
-    rest_heal: Any  # (10,) out-of-combat healing received
-    shield_cleared: Any  # (10,) moved off a body as its shield ended
+    actions: Array  # (10, 3) accepted actions
+    damage: Array  # (10, 10) damage dealt in milli-HP [source, recipient]
+    healing: Array  # (10, 10) ability healing given [source, recipient], after Poison's cut
+    excess: Array  # (10,) ability healing above max health, per recipient
+    effects: Array  # (10, 10, 8) effects applied [source, recipient, effect]
+    trap_broken: Array  # (10,) a Trap from an earlier tick broken by damage
+    killed: Array  # (10,) died this tick
+    points: Array  # (10,) points the death gave the other team (0 if no death)
+    charged_to: Array  # (10, 2) where each Warrior's Charge landed (its start if none)
+    respawned: Array  # (10,) returned in this tick's wave
+    rest_heal: Array  # (10,) out-of-combat healing received
+    shield_cleared: Array  # (10,) moved off a body as its shield ended
 
 
-def legalise(xp: Any, actions: Any, state: State, sight, masks: Any = None) -> Any:
+def legalise(xp: Namespace, actions: Array, state: State, sight, masks: Any = None) -> Array:
     """Illegal moves become stay; illegal (target, Ultimate) pairs become none. `masks`
     may pass `legal_masks` of this state and sight if the caller already has them."""
     masks = legal_masks(xp, state, sight) if masks is None else masks
@@ -76,56 +82,143 @@ def legalise(xp: Any, actions: Any, state: State, sight, masks: Any = None) -> A
     ).astype(np.int32)
 
 
-def step(
-    xp: Any,
-    state: State,
-    actions: Any,
-    m: MapArrays,
-    sight: Sight | None = None,
-    masks: Any = None,
-) -> tuple[State, TickInfo]:
-    """One tick. `sight` may pass the start-of-tick sight, and `masks` the legal masks of
-    this state and sight, if the caller already has them."""
-    cls = state.cls
-    max_hp = xp.asarray(C.MAX_HEALTH_MILLI)[cls]
-    team = xp.asarray(TEAM)
-    same_team = xp.asarray(SAME_TEAM)  # team[:, None] == team[None, :]
-    living = state.present & state.alive
-    unshielded = state.shield == 0
+class StartOfTick(NamedTuple):
+    """Per-slot facts of the start of the tick that several phases read."""
 
-    # 1. Legalise, from start-of-tick sight.
-    sight = compute_sight(xp, state, m) if sight is None else sight
+    cls: Array  # (10,) class ids
+    max_hp: Array  # (10,) milli-HP
+    team: Array  # (10,) 0 or 1
+    living: Array  # (10,) present and alive
+    unshielded: Array  # (10,) no spawn shield
+    end_of_slot: Array  # (10,) the spawn end of each slot's team
+
+
+class Orders(NamedTuple):
+    """Rule 1: the accepted actions."""
+
+    acts: Array  # (10, 3) legal (move, target code, Ultimate)
+    move: Array  # (10,) compass move
+    used_ult: Array  # (10,) uses its Ultimate
+    used_basic: Array  # (10,) uses its Basic
+    aims: Array  # (10, 10) [source, recipient]: the ability's target
+
+
+class Combat(NamedTuple):
+    """Rule 2: what combat dealt, who survived it, and who is in combat."""
+
+    damage: Array  # (10, 10) milli-HP [source, recipient]
+    healing: Array  # (10, 10) milli-HP [source, recipient], after Poison's cut
+    excess: Array  # (10,) healing above max health, per recipient
+    health: Array  # (10,) after combat (0 for the dead and the absent)
+    killed: Array  # (10,) died this tick
+    alive: Array  # (10,) alive after combat
+    survivors: Array  # (10,) present and alive after combat
+    takes: Array  # (10,) took damage
+    in_combat: Array  # (10,) dealt or took damage, or healed or was healed in combat
+    cut: Array  # (10,) int32 1 under Poison's healing cut
+    delay: Array  # (10,) ticks out of combat before resting heals
+
+
+class Statuses(NamedTuple):
+    """Rule 5: effects, shields and cooldowns for the next decision."""
+
+    effects: Array  # (10, 8) ticks left of each effect
+    effect_from: Array  # (10, 10, 8) effects applied [source, recipient, effect]
+    trap_broken: Array  # (10,) a Trap from an earlier tick broken by damage
+    shield: Array  # (10,) shield ticks left
+    cooldown: Array  # (10,) Ultimate cooldown left
+    pos: Array  # (10, 2) after agents whose shield ended moved clear of bodies
+    shield_cleared: Array  # (10,) moved off a body as its shield ended
+
+
+class Points(NamedTuple):
+    """Rule 6: the points of this tick's deaths."""
+
+    points: Array  # (10,) points each death gave the other team
+    score: Array  # (2,) both teams' scores after this tick
+
+
+class Wave(NamedTuple):
+    """Rule 7: who returned in this tick's wave, and the state that changes with it."""
+
+    wave_clock: Array  # (2,) ticks to each team's next wave
+    respawned: Array  # (10,) returned in this tick's wave
+    pos: Array  # (10, 2)
+    health: Array  # (10,)
+    alive: Array  # (10,)
+    shield: Array  # (10,)
+
+
+class Rest(NamedTuple):
+    """Rule 8: out-of-combat healing."""
+
+    rest_heal: Array  # (10,) healing received
+    health: Array  # (10,)
+    out_of_combat: Array  # (10,) ticks out of combat
+
+
+def start_of_tick(xp: Namespace, state: State) -> StartOfTick:
+    """The start-of-tick facts that several phases read (computed once)."""
+    cls = state.cls
+    team = xp.asarray(TEAM)
+    return StartOfTick(
+        cls=cls,
+        max_hp=xp.asarray(C.MAX_HEALTH_MILLI)[cls],
+        team=team,
+        living=state.present & state.alive,
+        unshielded=state.shield == 0,
+        end_of_slot=state.spawn_end[team],
+    )
+
+
+def legal_orders(
+    xp: Namespace, state: State, actions: Array, sight: Sight, masks: Any = None
+) -> Orders:
+    """Rule 1, legalise actions from start-of-tick sight: an illegal move becomes stay, an
+    illegal (target, Ultimate) pair becomes no target and no Ultimate (`legalise`)."""
     acts = legalise(xp, xp.asarray(actions, dtype=np.int32), state, sight, masks)
     move, tcode, ult = acts[:, 0], acts[:, 1], acts[:, 2]
     used_ult = ult == 1
-    used_basic = (tcode > 0) & ~used_ult
     tslot = xp.asarray(CODE_TO_SLOT)[_SLOTS, tcode]
-    aims = tslot[:, None] == xp.arange(NUM_SLOTS)[None, :]  # (source, recipient)
+    return Orders(
+        acts=acts,
+        move=move,
+        used_ult=used_ult,
+        used_basic=(tcode > 0) & ~used_ult,
+        aims=tslot[:, None] == xp.arange(NUM_SLOTS)[None, :],  # (source, recipient)
+    )
 
-    # 2. Combat from start-of-tick positions and statuses, looked up in integer tables.
-    emitter = living & unshielded
+
+def resolve_combat(
+    xp: Namespace, state: State, start: StartOfTick, sight: Sight, orders: Orders
+) -> Combat:
+    """Rule 2, combat from start-of-tick positions, sight and statuses, looked up in integer
+    tables: damage = base x attacker's Mage auras x attacker's Burst x target's Warrior
+    auras, healing = base x target's Poison cut; new health is capped at max health (the
+    rest is excess) and an agent dies at 0 or less. Also who is in combat (rule 8's test)."""
+    cls, same_team = start.cls, xp.asarray(SAME_TEAM)  # team[:, None] == team[None, :]
+    emitter = start.living & start.unshielded
     near = (sight.dist_sq <= C.AURA_RADIUS_SQ) & same_team
     mages = (near & (emitter & (cls == C.MAGE))[None, :]).sum(axis=1)
     warriors = (near & (emitter & (cls == C.WARRIOR))[None, :]).sum(axis=1)
     mages = xp.minimum(mages, C.AURA_MAX_EMITTERS).astype(np.int32)
     warriors = xp.minimum(warriors, C.AURA_MAX_EMITTERS).astype(np.int32)
     burst = (state.effects[:, C.BURST] > 0).astype(np.int32)
-    u = used_ult.astype(np.int32)
+    u = orders.used_ult.astype(np.int32)
     table = xp.asarray(C.DAMAGE_MILLI)
     dealt = table[cls[:, None], u[:, None], mages[:, None], burst[:, None], warriors[None, :]]
-    damage = xp.where(aims, dealt, _I0).astype(np.int32)
+    damage = xp.where(orders.aims, dealt, _I0).astype(np.int32)
     cut = (state.effects[:, C.HEALING_CUT] > 0).astype(np.int32)
     given = xp.asarray(C.HEAL_MILLI)[cls[:, None], u[:, None], cut[None, :]]
-    healing = xp.where(aims, given, _I0).astype(np.int32)
+    healing = xp.where(orders.aims, given, _I0).astype(np.int32)
     taken = damage.sum(axis=0)
     healed = healing.sum(axis=0)
     raw = state.health - taken + healed
-    excess = xp.minimum(healed, xp.maximum(raw - max_hp, 0))
-    health = xp.minimum(max_hp, raw)
-    killed = living & (health <= 0)
-    health = xp.where(killed | ~living, _I0, health)
+    excess = xp.minimum(healed, xp.maximum(raw - start.max_hp, 0))
+    health = xp.minimum(start.max_hp, raw)
+    killed = start.living & (health <= 0)
+    health = xp.where(killed | ~start.living, _I0, health)
     alive = state.alive & ~killed
-    survivors = state.present & alive
 
     deals = (damage > 0).any(axis=1)
     takes = taken > 0
@@ -134,120 +227,215 @@ def step(
     hot = fighting | (state.out_of_combat < delay)
     heals = healing > 0
     in_combat = fighting | (heals.any(axis=0) & hot) | (heals & hot[None, :]).any(axis=1)
+    return Combat(
+        damage=damage,
+        healing=healing,
+        excess=excess,
+        health=health,
+        killed=killed,
+        alive=alive,
+        survivors=state.present & alive,
+        takes=takes,
+        in_combat=in_combat,
+        cut=cut,
+        delay=delay,
+    )
 
-    # 3. Charge relocation, with start-of-tick bodies of everyone who survived combat.
-    charging = used_ult & (cls == C.WARRIOR) & survivors
-    goal = xp.where(aims[:, :, None], state.pos[None, :, :], _I0).sum(axis=1)
-    bodies = survivors & unshielded
-    after_charge = charge_landing(xp, state.pos, goal, charging, bodies, m)
 
-    # 4. Ordinary movement with start-of-tick statuses: each agent's planned stride (speeds
-    # from an integer table; stunned agents plan none), and none for those combat killed.
-    stride = xp.where(survivors[:, None], planned_strides(xp, state, move), _I0)
-    end_of_slot = state.spawn_end[team]
-    pos = move_bodies(xp, after_charge, stride, bodies, m, end_of_slot)
-    pos = xp.where(survivors[:, None], pos, state.pos)
+def charge_relocation(
+    xp: Namespace, state: State, start: StartOfTick, orders: Orders, fight: Combat, m: MapArrays
+) -> tuple[Array, Array]:
+    """Rule 3, Charge relocation: each surviving Warrior that used its Ultimate moves toward
+    its target and stops touching it, among start-of-tick bodies of everyone who survived
+    combat (`charge_landing`). Returns where each agent stands after it, and those bodies."""
+    charging = orders.used_ult & (start.cls == C.WARRIOR) & fight.survivors
+    goal = xp.where(orders.aims[:, :, None], state.pos[None, :, :], _I0).sum(axis=1)
+    bodies = fight.survivors & start.unshielded
+    return charge_landing(xp, state.pos, goal, charging, bodies, m), bodies
 
-    # 5. Statuses: break Traps hit on a later tick, age, then apply this tick's effects.
+
+def ordinary_movement(
+    xp: Namespace,
+    state: State,
+    start: StartOfTick,
+    orders: Orders,
+    fight: Combat,
+    after_charge: Array,
+    bodies: Array,
+    m: MapArrays,
+) -> Array:
+    """Rule 4, ordinary movement with start-of-tick statuses: each agent's planned stride
+    (speeds from an integer table; stunned agents plan none, and those combat killed none),
+    blocked by bodies and obstacles (`move_bodies`). Returns (10, 2) positions."""
+    stride = xp.where(fight.survivors[:, None], planned_strides(xp, state, orders.move), _I0)
+    pos = move_bodies(xp, after_charge, stride, bodies, m, start.end_of_slot)
+    return xp.where(fight.survivors[:, None], pos, state.pos)
+
+
+def update_statuses(
+    xp: Namespace,
+    state: State,
+    start: StartOfTick,
+    orders: Orders,
+    fight: Combat,
+    pos: Array,
+    m: MapArrays,
+) -> Statuses:
+    """Rule 5, statuses: break Traps hit on a later tick, age every effect, then apply this
+    tick's (re-application refreshes the duration); shields run down, and an agent whose
+    shield ends moves clear of every body (`clear_of_bodies`); Ultimate cooldowns."""
+    cls, used_ult = start.cls, orders.used_ult
     source_cls_effects = xp.where(
         used_ult[:, None], xp.asarray(C.ULTIMATE_EFFECTS)[cls], xp.asarray(C.BASIC_EFFECTS)[cls]
     )
-    source_cls_effects = source_cls_effects & (used_ult | used_basic)[:, None]
-    effect_from = aims[:, :, None] & source_cls_effects[:, None, :]
+    source_cls_effects = source_cls_effects & (used_ult | orders.used_basic)[:, None]
+    effect_from = orders.aims[:, :, None] & source_cls_effects[:, None, :]
     self_effects = xp.asarray(C.SELF_EFFECTS_ON_ULTIMATE)[cls] & used_ult[:, None]
     effect_from = effect_from | (xp.asarray(_SELF)[:, :, None] & self_effects[:, None, :])
     applied = effect_from.any(axis=0)
-    trap_broken = (state.effects[:, C.TRAP] > 0) & takes
+    trap_broken = (state.effects[:, C.TRAP] > 0) & fight.takes
     effects = xp.where(xp.asarray(_TRAP)[None, :] & trap_broken[:, None], _I0, state.effects)
     effects = xp.maximum(effects - 1, 0)
     duration = xp.asarray(_DURATION)
     effects = xp.where(applied, xp.maximum(effects, duration[None, :]), effects)
-    effects = xp.where(alive[:, None], effects, _I0).astype(np.int32)
-    shield = xp.where(alive, xp.maximum(state.shield - 1, 0), _I0).astype(np.int32)
-    leaving = survivors & (state.shield == 1)
-    settled = survivors & (state.shield == 0)
-    cleared_pos = clear_of_bodies(xp, pos, leaving, settled, end_of_slot, m)
-    shield_cleared = (cleared_pos != pos).any(axis=1)
-    pos = cleared_pos
+    effects = xp.where(fight.alive[:, None], effects, _I0).astype(np.int32)
+    shield = xp.where(fight.alive, xp.maximum(state.shield - 1, 0), _I0).astype(np.int32)
+    leaving = fight.survivors & (state.shield == 1)
+    settled = fight.survivors & (state.shield == 0)
+    cleared_pos = clear_of_bodies(xp, pos, leaving, settled, start.end_of_slot, m)
     cooldown = xp.where(
         used_ult, np.int32(C.ULTIMATE_COOLDOWN - 1), xp.maximum(state.ultimate_cooldown - 1, 0)
     ).astype(np.int32)
+    return Statuses(
+        effects=effects,
+        effect_from=effect_from,
+        trap_broken=trap_broken,
+        shield=shield,
+        cooldown=cooldown,
+        pos=cleared_pos,
+        shield_cleared=(cleared_pos != pos).any(axis=1),
+    )
 
-    # 6. Deaths and points; the Red Zone is judged from start-of-tick positions.
+
+def deaths_and_points(xp: Namespace, state: State, start: StartOfTick, fight: Combat) -> Points:
+    """Rule 6, deaths and points: each death gives the other team 1 point, 2 if the victim
+    started the tick in its own Red Zone (judged from start-of-tick positions)."""
     x = state.pos[:, 0]
     depth = state.red_zone_depth
-    in_red = xp.where(end_of_slot == LEFT, x <= depth, x >= 20 * MILLI - depth)
-    points = xp.where(killed, xp.where(in_red, _I2, _I1), _I0).astype(np.int32)
+    in_red = xp.where(start.end_of_slot == LEFT, x <= depth, x >= ARENA_WIDTH_MILLI - depth)
+    points = xp.where(fight.killed, xp.where(in_red, _I2, _I1), _I0).astype(np.int32)
+    team = start.team
     gained = stack(
         xp, [xp.where(team == 1, points, _I0).sum(), xp.where(team == 0, points, _I0).sum()]
     )
-    score = (state.score + gained).astype(np.int32)
-    tick = state.tick + 1
+    return Points(points=points, score=(state.score + gained).astype(np.int32))
 
-    # 7. Respawn waves.
+
+def respawn_wave(
+    xp: Namespace, state: State, start: StartOfTick, fight: Combat, status: Statuses
+) -> Wave:
+    """Rule 7, respawn waves: each team's wave clock counts down (period 5); at a wave its
+    dead agents return to their spawn pads at full health with a spawn shield."""
     clock = state.wave_clock - 1
     fires = clock <= 0
-    wave_clock = xp.where(fires, C.RESPAWN_PERIOD, clock).astype(np.int32)
-    respawned = state.present & ~state.alive & fires[team]
+    respawned = state.present & ~state.alive & fires[start.team]
     pads = pad_positions(state.spawn_end, xp)
-    pos = xp.where(respawned[:, None], pads, pos).astype(np.int32)
-    health = xp.where(respawned, max_hp, health)
-    alive = alive | respawned
-    shield = xp.where(respawned, C.SHIELD_TICKS, shield).astype(np.int32)
+    return Wave(
+        wave_clock=xp.where(fires, C.RESPAWN_PERIOD, clock).astype(np.int32),
+        respawned=respawned,
+        pos=xp.where(respawned[:, None], pads, status.pos).astype(np.int32),
+        health=xp.where(respawned, start.max_hp, fight.health),
+        alive=fight.alive | respawned,
+        shield=xp.where(respawned, C.SHIELD_TICKS, status.shield).astype(np.int32),
+    )
 
-    # 8. Out-of-combat healing for survivors that took no part in combat.
-    rests = survivors & ~in_combat & (state.out_of_combat >= delay)
-    rest_heal = xp.asarray(C.REST_HEAL_MILLI)[cls, cut]
-    rest_heal = xp.where(rests, xp.minimum(rest_heal, max_hp - health), _I0).astype(np.int32)
-    health = (health + rest_heal).astype(np.int32)
-    ooc = xp.where(survivors & ~in_combat, state.out_of_combat + 1, _I0).astype(np.int32)
 
-    # Result: the ending tick is completed in full before the game is marked done.
-    win = state.winning_score
+def rest_healing(
+    xp: Namespace, state: State, start: StartOfTick, fight: Combat, health: Array
+) -> Rest:
+    """Rule 8, out-of-combat healing: a survivor that took no part in combat and has been
+    out of combat for its class's delay heals (up to max health); the others' clocks reset."""
+    resting = fight.survivors & ~fight.in_combat
+    rests = resting & (state.out_of_combat >= fight.delay)
+    rest_heal = xp.asarray(C.REST_HEAL_MILLI)[start.cls, fight.cut]
+    rest_heal = xp.where(rests, xp.minimum(rest_heal, start.max_hp - health), _I0).astype(np.int32)
+    return Rest(
+        rest_heal=rest_heal,
+        health=(health + rest_heal).astype(np.int32),
+        out_of_combat=xp.where(resting, state.out_of_combat + 1, _I0).astype(np.int32),
+    )
+
+
+def game_result(xp: Namespace, state: State, score: Array, tick: Array) -> Array:
+    """The game's result after this tick (rule 6): a team wins on reaching the winning score
+    with more points than the other, equal at or above it is a draw, and so is reaching the
+    horizon. The ending tick is completed in full before the game is marked done."""
     top = xp.maximum(score[0], score[1])
-    decided = top >= win
-    result = xp.where(
+    decided = top >= state.winning_score
+    return xp.where(
         decided,
         xp.where(
             score[0] > score[1], RESULT_A, xp.where(score[1] > score[0], RESULT_B, RESULT_DRAW)
         ),
         xp.where(tick >= state.horizon, RESULT_DRAW, RESULT_OPEN),
     ).astype(np.int32)
-    last_action = xp.where(state.present[:, None], acts, _I_NONE).astype(np.int32)
 
+
+def step(
+    xp: Namespace,
+    state: State,
+    actions: Array,
+    m: MapArrays,
+    sight: Sight | None = None,
+    masks: Any = None,
+) -> tuple[State, TickInfo]:
+    """One tick, phase by phase in the order of the rules. `sight` may pass the
+    start-of-tick sight, and `masks` the legal masks of this state and sight, if the caller
+    already has them."""
+    start = start_of_tick(xp, state)
+    sight = compute_sight(xp, state, m) if sight is None else sight
+    orders = legal_orders(xp, state, actions, sight, masks)  # 1
+    fight = resolve_combat(xp, state, start, sight, orders)  # 2
+    charged_to, bodies = charge_relocation(xp, state, start, orders, fight, m)  # 3
+    moved = ordinary_movement(xp, state, start, orders, fight, charged_to, bodies, m)  # 4
+    status = update_statuses(xp, state, start, orders, fight, moved, m)  # 5
+    scored = deaths_and_points(xp, state, start, fight)  # 6
+    tick = state.tick + 1
+    wave = respawn_wave(xp, state, start, fight, status)  # 7
+    rested = rest_healing(xp, state, start, fight, wave.health)  # 8
     new_state = State(
         tick=xp.asarray(tick, dtype=np.int32),
         horizon=state.horizon,
         winning_score=state.winning_score,
         red_zone_depth=state.red_zone_depth,
-        score=score,
+        score=scored.score,
         spawn_end=state.spawn_end,
-        wave_clock=wave_clock,
-        result=result,
+        wave_clock=wave.wave_clock,
+        result=game_result(xp, state, scored.score, tick),
         present=state.present,
-        alive=alive,
+        alive=wave.alive,
         cls=state.cls,
-        pos=pos,
-        health=health,
-        ultimate_cooldown=cooldown,
-        shield=shield,
-        out_of_combat=ooc,
-        effects=effects,
-        last_action=last_action,
+        pos=wave.pos,
+        health=rested.health,
+        ultimate_cooldown=status.cooldown,
+        shield=wave.shield,
+        out_of_combat=rested.out_of_combat,
+        effects=status.effects,
+        last_action=xp.where(state.present[:, None], orders.acts, _I_NONE).astype(np.int32),
     )
     info = TickInfo(
-        actions=acts,
-        damage=damage,
-        healing=healing,
-        excess=excess,
-        effects=effect_from,
-        trap_broken=trap_broken,
-        killed=killed,
-        points=points,
-        charged_to=after_charge,
-        respawned=respawned,
-        rest_heal=rest_heal,
-        shield_cleared=shield_cleared,
+        actions=orders.acts,
+        damage=fight.damage,
+        healing=fight.healing,
+        excess=fight.excess,
+        effects=status.effect_from,
+        trap_broken=status.trap_broken,
+        killed=fight.killed,
+        points=scored.points,
+        charged_to=charged_to,
+        respawned=wave.respawned,
+        rest_heal=rested.rest_heal,
+        shield_cleared=status.shield_cleared,
     )
     return new_state, info
 

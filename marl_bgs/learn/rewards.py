@@ -34,7 +34,16 @@ import numpy as np
 
 from ..core import classes as C
 from ..core.sight import TEAM
-from ..core.state import LEFT, MILLI, RESULT_A, RESULT_B, RESULT_OPEN, TEAM_SIZE, State
+from ..core.state import (
+    ARENA_WIDTH_MILLI,
+    LEFT,
+    MILLI,
+    RESULT_A,
+    RESULT_B,
+    RESULT_OPEN,
+    TEAM_SIZE,
+    State,
+)
 from .config import TrainConfig
 
 RewardFn = Callable[[Any, Any, dict], Any]
@@ -49,7 +58,7 @@ def in_own_red_zone(game: State) -> Any:
     end = game.spawn_end[jnp.asarray(TEAM)]
     x = game.pos[:, 0]
     depth = game.red_zone_depth
-    return jnp.where(end == LEFT, x <= depth, x >= 20 * MILLI - depth)
+    return jnp.where(end == LEFT, x <= depth, x >= ARENA_WIDTH_MILLI - depth)
 
 
 def _share(part: Any, whole: Any) -> Any:

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..core import classes as C
 from ..core.sight import CODE_TO_SLOT, TEAM
-from ..core.state import LEFT, MILLI, NUM_SLOTS, TEAM_SIZE, State
+from ..core.state import ARENA_WIDTH_MILLI, LEFT, NUM_SLOTS, TEAM_SIZE, State
 from .priority import METRIC_DESCRIPTIONS, PRIORITY_NAMES, priority_vector
 
 SLOT_NAMES = tuple(f"{'ab'[s // TEAM_SIZE]}{s % TEAM_SIZE}" for s in range(NUM_SLOTS))
@@ -242,7 +242,7 @@ def _in_own_red_zone(f: Facts) -> Any:
     xp = f.xp
     end = f.before.spawn_end[xp.asarray(TEAM)]
     x, depth = f.before.pos[:, 0], f.before.red_zone_depth
-    return xp.where(end == LEFT, x <= depth, x >= 20 * MILLI - depth) & f.living
+    return xp.where(end == LEFT, x <= depth, x >= ARENA_WIDTH_MILLI - depth) & f.living
 
 
 def _red_zone(f: Facts) -> Any:

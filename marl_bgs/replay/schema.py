@@ -22,14 +22,22 @@ from ..core import classes as C
 from ..core.actions import HEAD_LIMITS
 from ..core.checks import FieldTypeError
 from ..core.position import MAX_HORIZON, MAX_WINNING_SCORE
-from ..core.state import AGENT_NAMES, MILLI, NUM_SLOTS, TEAM_SIZE, State
+from ..core.state import (
+    AGENT_NAMES,
+    ARENA_HEIGHT_MILLI,
+    ARENA_WIDTH_MILLI,
+    MILLI,
+    NUM_SLOTS,
+    TEAM_SIZE,
+    State,
+)
 
 REPLAY_FORMAT = "marl-bgs/replay"
 REPLAY_VERSION = 1
 MAX_BYTES = 50_000_000  # uncompressed; bigger files are refused while reading
 MAX_TEXT = 200  # characters in a title or a system name
 HIDDEN_ACTION = -1  # an action the point of view did not see
-ARENA_X, ARENA_Y = 20 * MILLI, 10 * MILLI
+ARENA_X, ARENA_Y = ARENA_WIDTH_MILLI, ARENA_HEIGHT_MILLI
 
 # Every State field: its shape per tick and its allowed range (booleans are 0/1).
 FRAME_FIELDS: dict[str, tuple[tuple[int, ...], int, int]] = {
