@@ -117,6 +117,7 @@ def main() -> int:
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     env = {**os.environ, "PYTHONPATH": path}
     env.setdefault("TQDM_MININTERVAL", "30")  # a progress line every 30 s in a log file
+    failed: list[str] = []  # one method failing does not stop the others
     for i, algo in enumerate(args.algos, 1):
         name = f"{algo}-{args.steps // 1000}k"
         values = settings(algo, args.steps, args.seed) | {"out": f"runs/{name}"}
@@ -138,9 +139,10 @@ def main() -> int:
                 "--out", str(run), *resume]  # fmt: skip
         code = subprocess.run(argv, env=env).returncode
         print(f"{head}: exit {code} after {(time.time() - start) / 60:.1f} min", flush=True)
-        if code:
-            return code
-    return 0
+        failed += [name] if code else []
+    if failed:
+        print(f"failed: {', '.join(failed)} (run again to resume them)", flush=True)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
