@@ -17,8 +17,8 @@ default maps. The PPO learners also take that entrant's learning rates (actor 3e
 The Q learners' defaults are tuned for 40M game steps with 768 games; on a short budget
 their schedules are scaled to the budget instead (see `q_schedule`):
 - epsilon decays over the first half of the budget (default: 2M of 40M steps);
-- QMIX copies its target networks every 5% of its updates (about 12 copies a run, as the
-  default 128 of 1632 updates gives), starts learning once 5% of the budget's rollouts
+- QMIX copies its target networks every 5% of its updates (20 copies a run; the default's
+  128 of 1632 updates gives about 13), starts learning once 5% of the budget's rollouts
   are in the replay (at least one batch) and replays the newest quarter of the budget;
 - PQN-VDN keeps its 128-tick rollouts (64 games x 128 ticks per update; its learning rate
   already decays over the run).
