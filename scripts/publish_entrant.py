@@ -12,7 +12,7 @@ Writes into `--out` (next to the run's training config, which stays as it is):
 - `training.json`: the budget (updates, game steps, wall time of the updates and of the
   whole run, machine) and which check was kept;
 - `test_results.json` and `test_results.csv`: `--games` games (spawn-swapped pairs, sampled
-  actions, as the entrant plays in seasons) against each `--opponents` System on the test
+  actions, or the best legal Q-value for QMIX and PQN-VDN, as the entrant plays in seasons) against each `--opponents` System on the test
   maps 47-51, with wins, draws, losses, the decisive-win share and its 95% Wilson interval,
   and the mean point margin with its interval; `test_games.csv` holds every game;
 - `README.md`: the above as a short model card.
@@ -118,6 +118,13 @@ def test_table(policy: Path, opponents: list[str], games: int, seed: int, out: P
     return rows
 
 
+def actions_of(cfg: dict) -> str:
+    """How the entrant picks actions: Q-learners play their best legal Q-value."""
+    from marl_bgs.learn.config import Q_ALGOS
+
+    return "greedy (best legal Q-value)" if cfg["algo"] in Q_ALGOS else "sampled"
+
+
 def model_card(name: str, facts: dict, rows: list, cfg: dict) -> str:
     """A short README for the entrant folder, every number read from the files beside it."""
     sel = facts["selected"]
@@ -150,7 +157,7 @@ def model_card(name: str, facts: dict, rows: list, cfg: dict) -> str:
         ),
         "Learning curves: `plots/`; every update: `updates.csv`; every check: `validation.csv`.",
         "",
-        "## On the test maps 47-51 (sampled actions, spawn-swapped pairs)",
+        f"## On the test maps 47-51 ({actions_of(cfg)} actions, spawn-swapped pairs)",
         "",
         "| opponent | games | W-D-L | decisive wins (95% CI) | mean margin (95% CI) |",
         "|---|---|---|---|---|",
@@ -199,11 +206,12 @@ def main() -> None:
     facts = budget(run, selected)
     (out / "training.json").write_text(json.dumps(facts, indent=2) + "\n")
     rows = test_table(policy, args.opponents, args.games, args.seed, out)
-    doc = {"maps": "test (47-51)", "actions": "sampled", "seed": args.seed, "results": rows}
+    cfg = json.loads((run / "config.json").read_text())
+    doc = {"maps": "test (47-51)", "actions": actions_of(cfg), "seed": args.seed,
+           "results": rows}  # fmt: skip
     (out / "test_results.json").write_text(json.dumps(doc, indent=2) + "\n")
     flat = pd.DataFrame(rows).drop(columns=["decisive_win_share_95", "mean_margin_95"])
     flat.to_csv(out / "test_results.csv", index=False, lineterminator="\n")
-    cfg = json.loads((run / "config.json").read_text())
     card = model_card(args.name or out.name, facts, rows, cfg)
     (out / "README.md").write_text(card)
     print(f"wrote {out} ({policy.stat().st_size / 1024:.0f} KiB policy)")
