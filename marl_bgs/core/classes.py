@@ -90,6 +90,7 @@ CLASSES: tuple[ClassSpec, ...] = (
 
 CLASS_NAMES: tuple[str, ...] = tuple(c.name for c in CLASSES)
 CLASS_INDEX: dict[str, int] = {name: i for i, name in enumerate(CLASS_NAMES)}
+NUM_CLASSES = len(CLASSES)  # the width of a class one-hot (the learners' class input)
 
 # Rules shared by every class (RULES.md, "All").
 BODY_RADIUS = 0.5

@@ -19,9 +19,9 @@ import jax
 import jax.numpy as jnp
 
 from ..core.actions import NUM_JOINT
+from ..core.classes import NUM_CLASSES
 from ..core.observation import OBS_WIDTH
 from ..core.state import TEAM_SIZE
-from .policy import NUM_CLASSES
 
 # Illegal logits: the lowest float32, so exp() is exactly 0 and gumbel-argmax never picks
 # them, while staying finite (−inf would turn 0·log 0 into NaN in the entropy's gradient).

@@ -27,13 +27,12 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..core.actions import NUM_JOINT
-from ..core.classes import CLASS_NAMES
+from ..core.classes import NUM_CLASSES
 from ..core.observation import OBS_WIDTH
 from ..core.state import TEAM_SIZE
 
 NPZ_FORMAT = "marl-bgs/policy-npz"
 NPZ_VERSION = 2  # 2 added layer_norm and q_values; version 1 files (neither) still load
-NUM_CLASSES = len(CLASS_NAMES)  # the width of the class one-hot (networks.py uses this one)
 NEG = float(np.finfo(np.float32).min)  # networks.NEG: illegal logits
 META_FIELDS = ("format", "version", "hidden", "recurrent", "obs_width", "num_classes",
                "num_actions")  # fmt: skip
