@@ -32,6 +32,7 @@ from .core.geometry import body_overlap
 from .core.state import (
     ARENA_HEIGHT,
     ARENA_WIDTH,
+    ARENA_WIDTH_MILLI,
     MAX_OBSTACLES,
     MAX_TURNED_WALLS,
     MILLI,
@@ -76,7 +77,7 @@ HELD_OUT_MAPS = SPLITS["validation"] + SPLITS["test"]
 
 MAX_THETA = math.pi  # walls turn by at most half a circle either way
 MAX_NAME_LENGTH = 40
-MIRROR_X = to_milli(ARENA_WIDTH)  # x -> MIRROR_X - x mirrors about x = 10 in milli-units
+MIRROR_X = ARENA_WIDTH_MILLI  # x -> MIRROR_X - x mirrors about x = 10 in milli-units
 REACH_STEP = 50  # spacing of the body-centre grid used for reachability, milli-units
 POCKET_MIN_POINTS = 8  # smaller unreachable specks lie below the reachability grid's resolution
 TOLERANCE = 1e-9

@@ -89,7 +89,7 @@ from .geometry import (
     sq,
 )
 from .loops import settle
-from .state import ARENA_WIDTH_MILLI, LEFT, NUM_SLOTS, MapArrays
+from .state import ARENA_HEIGHT_MILLI, ARENA_WIDTH_MILLI, LEFT, NUM_SLOTS, MapArrays
 from .types import Array, Namespace
 
 K_BODIES_NEAR = 6  # nearest other bodies crossed with each other, arena edges, pillars
@@ -104,7 +104,7 @@ CLEAR_PASSES = NUM_SLOTS
 BIG = np.int32(2**30)
 LIMIT = 25000.0  # relative float coordinates are clipped to this before rounding
 BOX_LO = (-1000, -1000)  # candidates are clamped into this box (outside the arena stays out)
-BOX_HI = (21000, 11000)
+BOX_HI = (ARENA_WIDTH_MILLI + 1000, ARENA_HEIGHT_MILLI + 1000)
 SPAN = 16000  # centre offsets are clipped to this before squaring (no int32 overflow)
 
 
@@ -429,8 +429,9 @@ def _leaver_spot(
     # which keeps mirror images exact); the nearest bodies with the nearby square walls'
     # grown faces.
     arena = []
-    for (lo_at, vertical, _), (hi_at, _, _), mid in ((lines[0], lines[1], 10000),
-                                                     (lines[2], lines[3], 5000)):  # fmt: skip
+    halves = ((lines[0], lines[1], ARENA_WIDTH_MILLI // 2),
+              (lines[2], lines[3], ARENA_HEIGHT_MILLI // 2))  # fmt: skip
+    for (lo_at, vertical, _), (hi_at, _, _), mid in halves:
         here = hx if vertical else hy
         at = xp.where(here < mid, lo_at, hi_at)
         side = xp.where(here < mid, 1, -1)
