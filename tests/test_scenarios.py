@@ -166,10 +166,10 @@ def test_turn_a_doomed_fight_takes_the_trap_and_an_arrow_or_three_arrows():
         points = sum(e["points"] for tick in ticks for e in tick
                      if e["kind"] == "death" and e["target"].startswith("b"))  # fmt: skip
         assert points >= 2, f"line {i}"
-        hits = [(t, e["ability"]) for t, tick in enumerate(ticks) for e in tick
-                if e["kind"] == "damage" and e["target"] == "b0"]  # fmt: skip
-        assert all(e["source"] == "a2" for tick in ticks for e in tick
-                   if e["kind"] == "damage" and e["target"] == "b0"), f"line {i}"  # fmt: skip
+        damage = [(t, e) for t, tick in enumerate(ticks) for e in tick
+                  if e["kind"] == "damage" and e["target"] == "b0"]  # fmt: skip
+        assert all(e["source"] == "a2" for _, e in damage), f"line {i}"
+        hits = [(t, e["ability"]) for t, e in damage]
         arrows = [t for t, a in hits if a == "Serrated Arrows"]
         traps = [t for t, a in hits if a == "Freezing Trap"]
         assert len({t for t, _ in hits}) == len(hits), f"line {i}: two hits on one tick"
