@@ -6,6 +6,11 @@
     .venv/bin/python scripts/export_season.py --season season0 --resume   # refit saved games
     .venv/bin/python scripts/export_season.py --season season0 --check    # exit 1 if stale
 
+    # the same season over two processes (or machines sharing the folder), then publish:
+    .venv/bin/python scripts/export_season.py --season season0 --shard 0/2 &
+    .venv/bin/python scripts/export_season.py --season season0 --shard 1/2
+    .venv/bin/python scripts/export_season.py --season season0 --resume
+
 Reads the entrants file seasons/<season>.json, plays the round robin and any challengers
 through `marl_bgs.evaluate` (saving each fixture's games under
 exports/seasons/<season>/fixtures/, committed with the season, so `--resume` picks up where a
@@ -45,7 +50,12 @@ from marl_bgs.tournament.leaderboard import (  # noqa: E402
     read_record,
 )
 from marl_bgs.tournament.schedule import DEFAULT_GAMES_PER_MAP  # noqa: E402
-from marl_bgs.tournament.season import DEFAULT_BATCH_SIZE, run_season  # noqa: E402
+from marl_bgs.tournament.season import (  # noqa: E402
+    DEFAULT_BATCH_SIZE,
+    planned_fixtures,
+    play_shard,
+    run_season,
+)
 
 RATINGS_FORMAT = "marl-bgs/season-ratings"
 INDEX_FORMAT = "marl-bgs/season-index"
@@ -212,13 +222,68 @@ def main(argv: list[str] | None = None) -> int:
         "--force", action="store_true", help="replace a season published from another entrants file"
     )
     p.add_argument("--evaluate", help="module:function standing in for marl_bgs.evaluate")
+    p.add_argument(
+        "--shard",
+        type=_shard,
+        help="I/N: only play every N-th fixture known in advance (the round robin and the "
+        "first challenger's), from the I-th, into the store; publish nothing",
+    )
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
+    if args.shard and args.check:
+        raise SystemExit("--shard: a shard plays games; --check plays none")
     try:
+        if args.shard:
+            return _play_shard(args)
         return _check(args) if args.check else _run(args)
     except ValueError as err:  # a bad entrants file, entrant or option: one line, exit 2
         print(f"export_season: error: {err}", file=sys.stderr)
         return 2
+
+
+def _shard(text: str) -> tuple[int, int]:
+    """'I/N' with 0 <= I < N, for --shard."""
+    i, slash, n = text.partition("/")
+    try:
+        shard, shards = int(i), int(n)
+    except ValueError:
+        shard = shards = -1
+    if not slash or shards < 1 or not 0 <= shard < shards:
+        raise argparse.ArgumentTypeError(f"expected I/N with 0 <= I < N, like 0/2, got {text!r}")
+    return shard, shards
+
+
+def _play_shard(args: argparse.Namespace) -> int:
+    """Play this process's share of the season into the store; --resume publishes later."""
+    spec = load_entrants(args.entrants or ROOT / "seasons" / f"{args.season}.json")
+    if spec.season != args.season:
+        raise SystemExit(f"--season: {args.season!r} but the entrants file says {spec.season!r}")
+    maps = _maps(args.maps)
+    _refuse_other_season(args.out / spec.season, spec, args.force)
+    store = args.store or args.out / spec.season / "fixtures"
+    shard, shards = args.shard
+    started = time.perf_counter()
+    done = play_shard(
+        spec,
+        maps,
+        shard,
+        shards,
+        args.games_per_map,
+        args.seed,
+        store=store,
+        evaluate_fn=_import(args.evaluate) if args.evaluate else None,
+        batch_size=args.batch_size,
+        progress=not args.no_progress,
+        devices=args.devices,
+    )
+    planned = len(planned_fixtures(spec, maps, args.games_per_map))
+    counts = {how: sum(1 for v in done.values() if v == how) for how in sorted(set(done.values()))}
+    print(
+        f"{spec.season} shard {shard}/{shards}: fixtures {sorted(done)} of {planned} planned "
+        f"({counts}) in {store}, wall {time.perf_counter() - started:.1f}s; publish with "
+        f"scripts/export_season.py --season {spec.season} --resume"
+    )
+    return 0
 
 
 def _write_timing(out: Path, wall: float, playing: float, rating: float, result, extra) -> None:

@@ -21,7 +21,7 @@ import pytest
 from marl_bgs.systems.base import System
 from marl_bgs.tournament.entrants import build_system, load_entrants, parse_entrants
 from marl_bgs.tournament.schedule import challenge, round_robin, seed_base_after
-from marl_bgs.tournament.season import run_season
+from marl_bgs.tournament.season import planned_fixtures, play_shard, run_season
 
 ROOT = Path(__file__).resolve().parent.parent
 STRENGTH = {"weak": 1000.0, "mid": 1200.0, "strong": 1400.0, "star": 1600.0}
@@ -229,6 +229,81 @@ def test_resume_reads_saved_fixtures_and_replays_changed_ones(tmp_path):
         spec, [47], 4, seed=3, store=tmp_path, resume=True, evaluate_fn=counting, progress=False
     )
     assert len(calls) == 6  # a new root seed matches no saved fixture
+
+
+def test_shards_play_the_planned_fixtures_once_and_a_resume_plays_only_the_rest(tmp_path):
+    """Two shards fill one store with the round robin and the first challenger's fixtures;
+    the publishing run then plays only the later challenger, and its games equal a run
+    that played everything in one process."""
+    spec = parse_entrants(_spec(challengers=("Star", "Weak2"), size=3))
+    STRENGTH["weak2"] = 900.0
+    calls = []
+
+    def counting(*args, **kw):
+        calls.append((args[0].name, args[1].name, kw["first_seed"]))
+        return fake_evaluate(*args, **kw)
+
+    try:
+        plan = planned_fixtures(spec, [47], 4)
+        assert [f.index for f in plan] == list(range(6))  # 3 round-robin games + 3 for Star
+        assert {f.entrant_a for f in plan[3:]} == {"Star"}
+        store = tmp_path / "store"
+        kw = dict(games_per_map=4, seed=2, store=store, evaluate_fn=counting, progress=False)
+        first = play_shard(spec, [47], 0, 2, **kw)
+        second = play_shard(spec, [47], 1, 2, **kw)
+        assert sorted(first) == [0, 2, 4] and sorted(second) == [1, 3, 5]
+        assert set(first.values()) == set(second.values()) == {"played"}
+        assert len(calls) == 6 and len(set(calls)) == 6
+        assert play_shard(spec, [47], 1, 2, **kw) == {1: "resumed", 3: "resumed", 5: "resumed"}
+        assert len(calls) == 6
+        sharded = run_season(spec, [47], 4, seed=2, store=store, resume=True,
+                             evaluate_fn=counting, progress=False)  # fmt: skip
+        assert sharded.resumed == [0, 1, 2, 3, 4, 5]
+        assert {c[0] for c in calls[6:]} == {"weak2"} and len(calls) == 9
+        whole_run = run_season(spec, [47], 4, seed=2, store=tmp_path / "one",
+                               evaluate_fn=fake_evaluate, progress=False)  # fmt: skip
+    finally:
+        del STRENGTH["weak2"]
+    pd.testing.assert_frame_equal(sharded.games, whole_run.games)
+    assert sharded.admissions == whole_run.admissions and sharded.field == whole_run.field
+
+
+@pytest.mark.parametrize(
+    "shard, shards, store, field",
+    [(2, 2, "s", "shard"), (-1, 2, "s", "shard"), (0, 0, "s", "shards"), (0, 2, "", "store")],
+)
+def test_a_bad_shard_is_refused_naming_the_field(tmp_path, shard, shards, store, field):
+    spec = parse_entrants(_spec())
+    folder = tmp_path / store if store else ""
+    with pytest.raises(ValueError, match=field):
+        play_shard(spec, [47], shard, shards, 4, store=folder, evaluate_fn=fake_evaluate,
+                   progress=False)  # fmt: skip
+    assert not list(tmp_path.iterdir())  # refused before any game or folder
+
+
+def test_export_shards_then_resume_publishes_the_season(tmp_path, capsys):
+    entrants = tmp_path / "test-season.json"
+    entrants.write_text(json.dumps(_spec()))
+    argv = [
+        "--season", "test-season", "--entrants", str(entrants), "--games-per-map", "2",
+        "--maps", "47", "--refits", "50", "--seed", "3", "--out", str(tmp_path / "out"),
+        "--no-progress", "--evaluate", "tests.test_tournament:fake_evaluate",
+    ]  # fmt: skip
+    script = _script()
+    assert script.main([*argv, "--shard", "0/2"]) == 0
+    assert script.main([*argv, "--shard", "1/2"]) == 0
+    season = tmp_path / "out" / "test-season"
+    assert len(list((season / "fixtures").glob("*.parquet"))) == 3
+    assert not (season / "leaderboard.json").exists()  # a shard publishes nothing
+    assert "fixtures [1] of 3 planned" in capsys.readouterr().out
+    assert script.main([*argv, "--resume"]) == 0
+    timing = json.loads((season / "timing.json").read_text())
+    assert timing["resumed_fixtures"] == [0, 1, 2]
+    for bad in ("2/2", "1", "a/b", "0/0"):
+        with pytest.raises(SystemExit) as exit_info:
+            script.main([*argv, "--shard", bad])
+        assert exit_info.value.code == 2
+        assert "expected I/N" in capsys.readouterr().err
 
 
 def test_season_devices_reach_evaluate_and_bad_ones_are_refused(tmp_path):

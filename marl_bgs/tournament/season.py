@@ -239,6 +239,105 @@ def play_fixture(
     return pd.concat([lead, games], axis=1), dict(result.meta)
 
 
+def _load_or_play(
+    fx: Fixture,
+    by_name: dict[str, Entrant],
+    systems: dict[str, Any],
+    saved: _Store,
+    resume: bool,
+    seed: int,
+    evaluate_fn: EvaluateFn,
+    batch_size: int,
+    progress: bool,
+    devices: int,
+) -> tuple[pd.DataFrame, dict, float | None, str]:
+    """One fixture's games, read back when `resume` finds them saved, else played and saved.
+
+    Returns the games, evaluate's metadata, the play time (None for a saved fixture that has
+    none) and how they were got: "resumed", "repeated" (played again, equal to the saved
+    files byte for byte) or "played"."""
+    a, b = by_name[fx.entrant_a], by_name[fx.entrant_b]
+    key = _stored_key(fx, seed, a, b)
+    found = saved.load(fx, a, b, key) if resume else None
+    if found is not None:
+        games, meta, seconds = found
+        return games, meta, seconds, "resumed"
+    started = time.perf_counter()
+    pair = (systems[a.name], systems[b.name])
+    games, meta = play_fixture(fx, a, b, pair, seed, evaluate_fn, batch_size, progress, devices)
+    seconds = time.perf_counter() - started
+    repeated = saved.save(fx, a, b, key, games, meta, seconds)
+    return games, meta, seconds, "repeated" if repeated else "played"
+
+
+def planned_fixtures(
+    spec: SeasonSpec, maps: Sequence[int], games_per_map: int = DEFAULT_GAMES_PER_MAP
+) -> list[Fixture]:
+    """Every fixture known before any game: the round robin and the first challenger's.
+
+    The first challenger meets the seats in entrants-file order whatever the round robin's
+    results; later challengers' opponents depend on who was admitted before them."""
+    maps = tuple(int(m) for m in maps)
+    fixtures = round_robin([e.name for e in spec.entrants], maps, games_per_map)
+    if spec.challengers:
+        seats = [e.name for e in spec.entrants]
+        first = spec.challengers[0].name
+        fixtures += challenge(
+            first, seats, maps, games_per_map, len(fixtures), seed_base_after(fixtures)
+        )
+    return fixtures
+
+
+def play_shard(
+    spec: SeasonSpec,
+    maps: Sequence[int],
+    shard: int,
+    shards: int,
+    games_per_map: int = DEFAULT_GAMES_PER_MAP,
+    seed: int = 0,
+    store: str | Path = "",
+    evaluate_fn: EvaluateFn | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    progress: bool = True,
+    devices: int = 1,
+) -> dict[int, str]:
+    """Play one share of a season's planned fixtures into `store`, rating nothing.
+
+    Shard `shard` of `shards` takes `planned_fixtures(...)[shard::shards]`, so several
+    processes (or machines sharing the folder) fill one store side by side; a fixture already
+    saved with the same key is skipped. `run_season(..., resume=True)` then reads them all,
+    plays whatever is left (later challengers) and rates the season. Returns, per fixture
+    index of this shard, "resumed", "played" or "repeated".
+    """
+    from tqdm.auto import tqdm
+
+    from ..sharding import device_count
+
+    whole(seed, "seed", 0, 2**31 - 1)
+    whole(shards, "shards", 1, 10_000)
+    whole(shard, "shard", 0, shards - 1)
+    if not str(store):
+        raise ValueError("store: a shard saves its fixtures, so it needs a folder")
+    device_count(devices)
+    evaluate_fn = evaluate_fn or _evaluate_default()
+    mine = planned_fixtures(spec, maps, games_per_map)[shard::shards]
+    by_name = {e.name: e for e in list(spec.entrants) + list(spec.challengers)}
+    needed = {n for fx in mine for n in (fx.entrant_a, fx.entrant_b)}
+    systems = {n: build_system(by_name[n]) for n in sorted(needed)}  # fail before any game
+    saved = _Store(Path(store))
+    done: dict[int, str] = {}
+    bar = tqdm(total=sum(fx.games for fx in mine), disable=not progress, unit="game",
+               desc=f"{spec.season} shard {shard}/{shards}")  # fmt: skip
+    for fx in mine:
+        games, _, _, how = _load_or_play(
+            fx, by_name, systems, saved, True, seed, evaluate_fn, batch_size, progress, devices
+        )
+        done[fx.index] = how
+        bar.update(len(games))
+    bar.close()
+    return done
+
+
 def run_season(
     spec: SeasonSpec,
     maps: Sequence[int],
@@ -281,23 +380,15 @@ def run_season(
     frames: list[pd.DataFrame] = []
 
     def play(fx: Fixture) -> None:
-        a, b = by_name[fx.entrant_a], by_name[fx.entrant_b]
-        key = _stored_key(fx, seed, a, b)
-        found = saved.load(fx, a, b, key) if resume else None
-        if found is not None:
-            games, meta, seconds = found
+        games, meta, seconds, how = _load_or_play(
+            fx, by_name, systems, saved, resume, seed, evaluate_fn, batch_size, progress, devices
+        )
+        if how == "resumed":
             result.resumed.append(fx.index)
-            if seconds is not None:  # how long it took when it was played
-                result.seconds[fx.index] = seconds
-        else:
-            started = time.perf_counter()
-            pair = (systems[a.name], systems[b.name])
-            games, meta = play_fixture(
-                fx, a, b, pair, seed, evaluate_fn, batch_size, progress, devices
-            )
-            result.seconds[fx.index] = time.perf_counter() - started
-            if saved.save(fx, a, b, key, games, meta, result.seconds[fx.index]):
-                result.repeated.append(fx.index)
+        elif how == "repeated":
+            result.repeated.append(fx.index)
+        if seconds is not None:  # a resumed fixture: how long it took when it was played
+            result.seconds[fx.index] = seconds
         frames.append(games)
         result.fixtures.append(fx)
         result.metas[fx.index] = meta
