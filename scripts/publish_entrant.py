@@ -9,13 +9,17 @@ Writes into `--out` (next to the run's training config, which stays as it is):
   when the run never validated), in the `.npz` format `NumpyPolicy` reads;
 - `config.json` (the resolved config), `updates.csv` (one row per update), `validation.csv`
   and the learning-curve plots under `plots/`, copied from the run;
-- `training.json`: the budget (updates, game steps, wall time of the updates and of the
-  whole run, machine) and which check was kept;
+- `training.json`: the budget (updates, game steps, the logged wall time of the updates and
+  of the validation checks, which a resumed run still adds up right; machine) and which
+  check was kept;
 - `test_results.json` and `test_results.csv`: `--games` games (spawn-swapped pairs, sampled
   actions, or the best legal Q-value for QMIX and PQN-VDN, as the entrant plays in seasons) against each `--opponents` System on the test
   maps 47-51, with wins, draws, losses, the decisive-win share and its 95% Wilson interval,
   and the mean point margin with its interval; `test_games.csv` holds every game;
 - `README.md`: the above as a short model card.
+
+`--card-only` rewrites everything but the test games from the run, reusing `--out`'s
+`test_results.json` (for a card whose wording or budget changed; the games would not).
 
 The test maps are used here only to report; nothing in training or selection reads them.
 """
@@ -58,17 +62,20 @@ def budget(run: Path, selected: dict) -> dict:
 
     updates = pd.read_csv(run / "updates.csv")
     cfg = json.loads((run / "config.json").read_text())
-    start = (run / "config.json").stat().st_mtime
-    end = (run / "updates.csv").stat().st_mtime
+    # Logged times, not file dates: a resumed run rewrites config.json when it restarts.
+    checks = run / "validation.csv"
+    check_s = float(pd.read_csv(checks)["seconds"].sum()) if checks.exists() else 0.0
     out = {
         "algo": cfg["algo"],
         "seed": cfg["seed"],
         "updates": int(updates["update"].iloc[-1]),
         "game_steps": int(updates["steps"].iloc[-1]),
         "updates_wall_s": round(float(updates["seconds"].sum()), 1),
-        "run_wall_s": round(end - start, 1),
-        "run_wall_note": "config.json written to the last update logged: compiling, "
-        "validation checks and checkpoints included",
+        "validation_wall_s": round(check_s, 1),
+        "run_wall_s": round(float(updates["seconds"].sum()) + check_s, 1),
+        "run_wall_note": "every logged update (compiling after each start, and checkpoints, "
+        "included) plus every validation check; process start-up and any pause between a "
+        "stop and its resume left out",
         "median_steps_per_s": round(float(updates["steps_per_s"].median()), 1),
         "machine": {
             "cpu": cpu_model(),
@@ -135,7 +142,8 @@ def model_card(name: str, facts: dict, rows: list, cfg: dict) -> str:
         f"A `{facts['algo']}` policy trained by `marl-bgs train` on "
         f"{facts['machine']['cores']} CPU cores ({facts['machine']['cpu']}), seed "
         f"{facts['seed']}: {facts['game_steps']:,} game steps in {facts['updates']:,} updates, "
-        f"{hours:.2f} h of wall time in all (compiling, validation and checkpoints included; "
+        f"{hours:.2f} h of logged wall time (the updates, with their compiling and "
+        f"checkpoints, plus {facts['validation_wall_s'] / 3600:.2f} h of validation checks; "
         f"{facts['updates_wall_s'] / 3600:.2f} h in the updates themselves, median "
         f"{facts['median_steps_per_s']:,.0f} game steps/s).",
         "",
@@ -182,7 +190,25 @@ def model_card(name: str, facts: dict, rows: list, cfg: dict) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
+def saved_results(out: Path, seed: int, opponents: list[str], games: int) -> list[dict]:
+    """The test table already published in `out`, refused unless it is the one asked for."""
+    path = out / "test_results.json"
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError) as err:
+        raise SystemExit(f"--card-only: cannot read {path} ({err})") from None
+    rows = doc.get("results") if isinstance(doc, dict) else None
+    if not isinstance(rows, list) or doc.get("seed") != seed:
+        raise SystemExit(f"--card-only: {path} holds no results for --seed {seed}")
+    if [r.get("opponent") for r in rows] != opponents or any(r.get("games") != games for r in rows):
+        raise SystemExit(
+            f"--card-only: {path} holds other opponents or game counts than "
+            f"--opponents {' '.join(opponents)} --games {games}"
+        )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--run", type=Path, required=True, help="the training run folder")
     p.add_argument("--out", type=Path, required=True, help="the entrant's folder")
@@ -190,7 +216,13 @@ def main() -> None:
     p.add_argument("--games", type=int, default=200, help="games per opponent (even)")
     p.add_argument("--seed", type=int, default=0, help="root seed of the test games")
     p.add_argument("--name", default=None, help="the entrant's display name (README title)")
-    args = p.parse_args()
+    p.add_argument(
+        "--card-only",
+        action="store_true",
+        help="rewrite the policy, copies, training.json and README from the run, reusing the "
+        "test games already in --out (test_results.json) instead of playing them again",
+    )
+    args = p.parse_args(argv)
 
     from marl_bgs.learn.policy import export_npz
 
@@ -205,7 +237,10 @@ def main() -> None:
         shutil.copytree(run / "plots", out / "plots", dirs_exist_ok=True)
     facts = budget(run, selected)
     (out / "training.json").write_text(json.dumps(facts, indent=2) + "\n")
-    rows = test_table(policy, args.opponents, args.games, args.seed, out)
+    if args.card_only:
+        rows = saved_results(out, args.seed, args.opponents, args.games)
+    else:
+        rows = test_table(policy, args.opponents, args.games, args.seed, out)
     cfg = json.loads((run / "config.json").read_text())
     doc = {"maps": "test (47-51)", "actions": actions_of(cfg), "seed": args.seed,
            "results": rows}  # fmt: skip

@@ -1,0 +1,63 @@
+"""The entrant card's budget comes from the run's logs, so a resumed run adds up right."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location(
+        "publish_entrant", ROOT / "scripts/publish_entrant.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _run(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"algo": "ff-ippo", "seed": 3}))
+    pd.DataFrame(
+        {"update": [1, 2, 3], "steps": [100, 200, 300], "seconds": [30.0, 2.0, 4.0],
+         "steps_per_s": [3.3, 50.0, 25.0]}
+    ).to_csv(folder / "updates.csv", index=False)  # fmt: skip
+    pd.DataFrame({"update": [0, 2], "seconds": [10.0, 1.5], "best": [False, True]}).to_csv(
+        folder / "validation.csv", index=False
+    )
+    return folder
+
+
+def test_the_budget_adds_the_logged_update_and_check_times(tmp_path):
+    run = _run(tmp_path / "run")
+    facts = _script().budget(run, {"kind": "best validation margin"})
+    assert facts["updates"] == 3 and facts["game_steps"] == 300
+    assert facts["updates_wall_s"] == 36.0  # 30 + 2 + 4
+    assert facts["validation_wall_s"] == 11.5
+    assert facts["run_wall_s"] == 47.5
+    assert facts["median_steps_per_s"] == 25.0
+    (run / "validation.csv").unlink()  # a run that never validated
+    assert _script().budget(run, {})["run_wall_s"] == 36.0
+
+
+def test_card_only_refuses_results_of_another_test(tmp_path):
+    script = _script()
+    out = tmp_path / "entrant"
+    out.mkdir()
+    with pytest.raises(SystemExit, match="cannot read"):
+        script.saved_results(out, 0, ["random"], 200)
+    rows = [{"opponent": "random", "games": 200}]
+    (out / "test_results.json").write_text(json.dumps({"seed": 0, "results": rows}))
+    assert script.saved_results(out, 0, ["random"], 200) == rows
+    with pytest.raises(SystemExit, match="--seed 1"):
+        script.saved_results(out, 1, ["random"], 200)
+    with pytest.raises(SystemExit, match="--games 100"):
+        script.saved_results(out, 0, ["random"], 100)
+    with pytest.raises(SystemExit, match="other opponents"):
+        script.saved_results(out, 0, ["random", "tdm-alpha"], 200)
