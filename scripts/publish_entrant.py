@@ -53,7 +53,18 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
+    # At k = 0 or k = n a bound equals 0 or 1 exactly; rounding could print it as -0.0%.
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def decisive_share(wins: int, losses: int) -> dict:
+    """The share of decisive games won and its 95% Wilson interval (None without any)."""
+    decisive = wins + losses
+    lo, hi = wilson(wins, decisive)
+    return {
+        "decisive_win_share": round(wins / decisive, 4) if decisive else None,
+        "decisive_win_share_95": [round(lo, 4), round(hi, 4)] if decisive else None,
+    }
 
 
 def budget(run: Path, selected: dict) -> dict:
@@ -111,12 +122,9 @@ def test_table(policy: Path, opponents: list[str], games: int, seed: int, out: P
         g = result.games.assign(opponent=name)
         frames.append(g)
         wins, losses, draws = int(s["wins"]), int(s["losses"]), int(s["draws"])
-        decisive = wins + losses
-        lo, hi = wilson(wins, decisive)
         rows.append({
             "opponent": name, "games": games, "wins": wins, "draws": draws, "losses": losses,
-            "decisive_win_share": round(wins / decisive, 4) if decisive else None,
-            "decisive_win_share_95": [round(lo, 4), round(hi, 4)] if decisive else None,
+            **decisive_share(wins, losses),
             "mean_margin": round(s["margin_mean"], 3),
             "mean_margin_95": [round(float(x), 3) for x in s["margin_ci95"]],
         })  # fmt: skip
@@ -205,7 +213,8 @@ def saved_results(out: Path, seed: int, opponents: list[str], games: int) -> lis
             f"--card-only: {path} holds other opponents or game counts than "
             f"--opponents {' '.join(opponents)} --games {games}"
         )
-    return rows
+    # the interval is a function of the counts, so a fix to it reaches saved tables too
+    return [{**r, **decisive_share(r["wins"], r["losses"])} for r in rows]
 
 
 def main(argv: list[str] | None = None) -> None:

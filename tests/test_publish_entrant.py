@@ -52,12 +52,20 @@ def test_card_only_refuses_results_of_another_test(tmp_path):
     out.mkdir()
     with pytest.raises(SystemExit, match="cannot read"):
         script.saved_results(out, 0, ["random"], 200)
-    rows = [{"opponent": "random", "games": 200}]
+    rows = [{"opponent": "random", "games": 200, "wins": 0, "losses": 3}]
     (out / "test_results.json").write_text(json.dumps({"seed": 0, "results": rows}))
-    assert script.saved_results(out, 0, ["random"], 200) == rows
+    again = script.saved_results(out, 0, ["random"], 200)
+    assert again == [{**rows[0], "decisive_win_share": 0.0, "decisive_win_share_95": [0.0, 0.5615]}]
     with pytest.raises(SystemExit, match="--seed 1"):
         script.saved_results(out, 1, ["random"], 200)
     with pytest.raises(SystemExit, match="--games 100"):
         script.saved_results(out, 0, ["random"], 100)
     with pytest.raises(SystemExit, match="other opponents"):
         script.saved_results(out, 0, ["random", "tdm-alpha"], 200)
+
+
+@pytest.mark.parametrize("wins, losses", [(0, 160), (200, 0), (0, 1), (7, 3)])
+def test_wilson_bounds_stay_inside_zero_and_one(wins, losses):
+    lo, hi = _script().wilson(wins, wins + losses)
+    assert 0.0 <= lo <= wins / (wins + losses) <= hi <= 1.0
+    assert str(round(lo, 4)) != "-0.0"
