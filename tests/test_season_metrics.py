@@ -5,6 +5,7 @@ Explorer pages come from the code's table and the files, with file strings escap
 from __future__ import annotations
 
 import json
+import math
 import re
 import shutil
 import subprocess
@@ -48,7 +49,8 @@ def test_the_published_files_are_fresh():
 def test_the_full_metrics_are_the_seasons_games(season):
     provenance = json.loads((SEASON / "full_metrics.json").read_text())
     assert provenance["every_game_repeated"] is True
-    assert provenance["games"] == len(season.table) == 2000
+    games = json.loads((SEASON / "provenance.json").read_text())["counts"]["games"]
+    assert provenance["games"] == len(season.table) == games
     assert provenance["columns"] == len(FULL_NAMES)
     # Kills recorded per agent add up to the team's kills in every game.
     kills = season.table[[f"deaths.b{s}.deaths" for s in range(5)]].sum(axis=1)
@@ -72,8 +74,9 @@ def test_full_metrics_of_other_games_are_refused(tmp_path):
         ValueError, match=r"full_metrics.parquet: game 7 has episode_results.kills_b"
     ):
         load_season_full(folder)
+    n = len(full)
     full.drop(index=[3]).to_parquet(folder / "full_metrics.parquet", index=False)
-    with pytest.raises(ValueError, match="1999 games, the season has 2000"):
+    with pytest.raises(ValueError, match=f"{n - 1} games, the season has {n}"):
         load_season_full(folder)
     (folder / "full_metrics.parquet").unlink()
     with pytest.raises(FileNotFoundError, match="replay_season_full.py"):
@@ -111,12 +114,16 @@ def test_the_explorer_document_is_repeatable(season):
 def test_team_measures_file_lists_every_measure_and_entrant():
     doc = json.loads((SEASON / FOLDER / MEASURES_FILE).read_text())
     assert [m["measure"] for m in doc["measures"]] == [m.key for m in TEAM_MEASURES]
-    assert len(doc["entrants"]) == 5
+    ratings = json.loads((SEASON / "ratings.json").read_text())["table"]
+    members = [r["name"] for r in ratings if r["status"] == "member"]
+    assert [e["name"] for e in doc["entrants"]] == members  # the field, in rating order
+    orderings = math.factorial(len(members))
+    assert f"over all {orderings} orderings" in doc["test"]
     for m in doc["measures"]:
         if m["p"] is not None:
             assert 0 < m["p"] <= 1 and m["p"] <= m["holm"] <= 1
-            # With five entrants, p is a whole number of the 120 orderings.
-            assert m["p"] * 120 == pytest.approx(round(m["p"] * 120), abs=1e-3)
+            # p is a whole number of the orderings (to the 5 digits the file keeps)
+            assert m["p"] * orderings == pytest.approx(round(m["p"] * orderings), rel=1e-4)
 
 
 # ---- pages -------------------------------------------------------------------------------------

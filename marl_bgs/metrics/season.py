@@ -52,6 +52,7 @@ class SeasonFull:
     folder: Path
     table: pd.DataFrame  # games columns, then FULL_NAMES
     entrants: list[dict[str, Any]]  # name, type, elo, elo_low, elo_high (rating order)
+    members: tuple[str, ...] = ()  # the field at the season's end (status "member")
     sources: dict[str, str]  # file name -> sha256 of what was read
 
 
@@ -94,8 +95,9 @@ def load_season_full(folder: Path) -> SeasonFull:
         {k: row[k] for k in ("name", "type", "elo", "elo_low", "elo_high")}
         for row in board["table"]
     ]
+    members = tuple(row["name"] for row in board["table"] if row.get("status") == "member")
     table = pd.concat([games, full[list(FULL_NAMES)]], axis=1)
-    return SeasonFull(folder, table, entrants, {n: _sha(b) for n, b in raw.items()})
+    return SeasonFull(folder, table, entrants, {n: _sha(b) for n, b in raw.items()}, members)
 
 
 def _num(x: float, digits: int = 5) -> float | None:
@@ -168,8 +170,12 @@ def explorer_document(season: SeasonFull, refits: int = REFITS, seed: int = SEED
 def measures_document(
     season: SeasonFull, refits: int = REFITS, seed: int = SEED
 ) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
-    """(document, values table, tests table) of the season's team measures against Elo."""
-    elo = {e["name"]: e["elo"] for e in season.entrants}
+    """(document, values table, tests table) of the season's team measures against Elo.
+
+    Over the field (its members at the season's end), as the tournament rates it: a
+    challenger that was not admitted (Random, say) is not one of the teams compared."""
+    field = set(season.members) or {e["name"] for e in season.entrants}
+    elo = {e["name"]: e["elo"] for e in season.entrants if e["name"] in field}
     values, tests = season_team_measures(season.table, elo, refits=refits, seed=seed)
     kinds = {e["name"]: e for e in season.entrants}
     doc = {
@@ -179,7 +185,8 @@ def measures_document(
         "sources": season.sources,
         "refits": refits,
         "seed": seed,
-        "test": "Spearman's rho against Elo over the entrants; two-sided exact p over all "
+        "test": f"Spearman's rho against Elo over the field's {len(elo)} members; two-sided "
+        "exact p over all "
         f"{tests.attrs['orderings']} orderings of the ratings; Holm's correction over the "
         f"{int(tests['p'].notna().sum())} measures with a defined rho",
         "figure": list(FIGURE_MEASURES),
