@@ -52,6 +52,7 @@ from marl_bgs.tournament.leaderboard import (  # noqa: E402
 from marl_bgs.tournament.schedule import DEFAULT_GAMES_PER_MAP  # noqa: E402
 from marl_bgs.tournament.season import (  # noqa: E402
     DEFAULT_BATCH_SIZE,
+    parse_shard,
     planned_fixtures,
     play_shard,
     run_season,
@@ -242,15 +243,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _shard(text: str) -> tuple[int, int]:
-    """'I/N' with 0 <= I < N, for --shard."""
-    i, slash, n = text.partition("/")
+    """--shard's 'I/N', read by `parse_shard`."""
     try:
-        shard, shards = int(i), int(n)
-    except ValueError:
-        shard = shards = -1
-    if not slash or shards < 1 or not 0 <= shard < shards:
-        raise argparse.ArgumentTypeError(f"expected I/N with 0 <= I < N, like 0/2, got {text!r}")
-    return shard, shards
+        return parse_shard(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _play_shard(args: argparse.Namespace) -> int:

@@ -40,7 +40,11 @@ import pandas as pd  # noqa: E402
 from marl_bgs.outputs import write_atomic  # noqa: E402
 from marl_bgs.tournament.entrants import build_system, load_entrants  # noqa: E402
 from marl_bgs.tournament.schedule import Fixture  # noqa: E402
-from marl_bgs.tournament.season import DEFAULT_BATCH_SIZE, play_fixture  # noqa: E402
+from marl_bgs.tournament.season import (  # noqa: E402
+    DEFAULT_BATCH_SIZE,
+    parse_shard,
+    play_fixture,
+)
 
 FORMAT = "marl-bgs/season-full-metrics"
 VERSION = 1
@@ -180,15 +184,11 @@ def replay(
 
 
 def _shard(text: str) -> tuple[int, int]:
-    """'I/N' with 0 <= I < N, for --shard."""
-    i, slash, n = text.partition("/")
+    """--shard's 'I/N', read by `parse_shard`."""
     try:
-        shard, shards = int(i), int(n)
-    except ValueError:
-        shard = shards = -1
-    if not slash or shards < 1 or not 0 <= shard < shards:
-        raise argparse.ArgumentTypeError(f"expected I/N with 0 <= I < N, like 0/2, got {text!r}")
-    return shard, shards
+        return parse_shard(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _import(spec: str):

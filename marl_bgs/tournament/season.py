@@ -270,6 +270,18 @@ def _load_or_play(
     return games, meta, seconds, "repeated" if repeated else "played"
 
 
+def parse_shard(text: str) -> tuple[int, int]:
+    """'I/N' (share I of N, 0 <= I < N) as (I, N), for the scripts' --shard options."""
+    i, slash, n = text.partition("/")
+    try:
+        shard, shards = int(i), int(n)
+    except ValueError:
+        shard = shards = -1
+    if not slash or shards < 1 or not 0 <= shard < shards:
+        raise ValueError(f"expected I/N with 0 <= I < N, like 0/2, got {text!r}")
+    return shard, shards
+
+
 def planned_fixtures(
     spec: SeasonSpec, maps: Sequence[int], games_per_map: int = DEFAULT_GAMES_PER_MAP
 ) -> list[Fixture]:
