@@ -3,7 +3,6 @@ folder give the same table as one process, and any game that does not repeat is 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -11,7 +10,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from tests.test_tournament import _script as _export_script
+from tests.script_loader import load_script
 from tests.test_tournament import _spec, fake_evaluate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,11 +27,7 @@ def fake_full_evaluate(team_a, team_b, maps, games, seed, first_seed=0, batch_si
 
 
 def _replay_script():
-    path = ROOT / "scripts" / "replay_season_full.py"
-    spec = importlib.util.spec_from_file_location("replay_season_full", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("replay_season_full")
 
 
 @pytest.fixture
@@ -45,7 +40,7 @@ def season(tmp_path):
         "--maps", "47,48", "--refits", "20", "--out", str(tmp_path / "out"), "--no-progress",
         "--evaluate", "tests.test_tournament:fake_evaluate",
     ]  # fmt: skip
-    assert _export_script().main(argv) == 0
+    assert load_script("export_season").main(argv) == 0
     return tmp_path
 
 

@@ -3,7 +3,6 @@ played on the same inputs, and plays only the others (in shards, into a parts fo
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -12,16 +11,15 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
+from tests.script_loader import load_script
+
 ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED = ROOT / "exports" / "scenarios"
 
 
 @pytest.fixture
 def script(tmp_path, monkeypatch):
-    path = ROOT / "scripts" / "export_scenarios.py"
-    spec = importlib.util.spec_from_file_location("export_scenarios_results", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("export_scenarios", "export_scenarios_results")
     out = tmp_path / "scenarios"
     out.mkdir()
     for name in ("results.json", "results_games.csv"):
