@@ -12,6 +12,11 @@ scenario file it played, so a check can tell when it has gone stale.
 
     python scripts/export_scenarios.py            # index and replays
     python scripts/export_scenarios.py --results  # also the results table
+    # players already published with the same inputs are read back, not played; the rest
+    # over two processes, then assembled:
+    python scripts/export_scenarios.py --results --parts P --shard 0/2 &
+    python scripts/export_scenarios.py --results --parts P --shard 1/2
+    python scripts/export_scenarios.py --results --parts P
     python scripts/export_scenarios.py --check    # fail if a file differs or is stale
 """
 
@@ -173,31 +178,118 @@ def build(versions: dict | None = None) -> dict[str, bytes]:
     return files
 
 
-def results_files() -> dict[str, bytes]:
-    """Every System of RESULT_SYSTEMS and every learned entrant of Season 0 as Team A in
-    every scenario (the JAX engine): the summary with its provenance, and every game's row
-    (CSV)."""
+def _players() -> list[tuple[str, object, dict]]:
+    """(result key, the System or spec to play, what must match for saved games to be
+    reused) for RESULT_SYSTEMS, then Season 0's learned entrants."""
+    setting = {"games_per_scenario": RESULT_GAMES, "root_seed": RESULT_SEED, "batch_size": 128,
+               "scenario_sha256": {str(s.id): file_hash(s) for s in SCENARIOS}}  # fmt: skip
+    players = [(name, name, {**setting, "system": name}) for name in RESULT_SYSTEMS]
+    for name, path in learned_entrants().items():
+        learned = {"weights": str(path.relative_to(ROOT)), "weights_sha256": weights_hash(path),
+                   "greedy": False}  # fmt: skip
+        spec = {"weights": str(path), "greedy": False}
+        players.append((name, spec, {**setting, "system": name, "learned": learned}))
+    return players
+
+
+def _stored_player(key: str, identity: dict):
+    """The published table rows and games of `key` when they were played with exactly this
+    identity (same scenario files, seed, games and weights), else None."""
     import pandas as pd
 
+    path, games_path = OUT / "results.json", OUT / "results_games.csv"
+    if not (path.is_file() and games_path.is_file()):
+        return None
+    stored = json.loads(path.read_text())
+    same = all(stored.get(k) == identity[k] for k in
+               ("games_per_scenario", "root_seed", "batch_size", "scenario_sha256"))  # fmt: skip
+    if not same or key not in stored.get("systems", {}):
+        return None
+    if "learned" in identity and stored.get("learned", {}).get(key) != identity["learned"]:
+        return None
+    games = pd.read_csv(games_path)
+    games = games[games["system"] == key].reset_index(drop=True)
+    if len(games) != RESULT_GAMES * len(SCENARIOS):
+        return None
+    return stored["systems"][key], games, stored.get("versions")
+
+
+def _part_paths(parts: Path, key: str) -> tuple[Path, Path]:
+    slug = "".join(c if c.isalnum() else "-" for c in key.lower())
+    return parts / f"{slug}.json", parts / f"{slug}.csv"
+
+
+def _part_player(parts: Path | None, key: str, identity: dict):
+    """A player's results saved by a --parts run with this very identity, else None."""
+    import pandas as pd
+
+    if parts is None:
+        return None
+    meta_path, games_path = _part_paths(parts, key)
+    if not (meta_path.is_file() and games_path.is_file()):
+        return None
+    meta = json.loads(meta_path.read_text())
+    if meta.get("identity") != identity:
+        return None
+    return meta["table"], pd.read_csv(games_path), meta["versions"]
+
+
+def _play_player(key: str, system, identity: dict, parts: Path | None):
     from marl_bgs.scenarios import evaluate_scenarios
 
-    out = {"games_per_scenario": RESULT_GAMES, "root_seed": RESULT_SEED, "systems": {},
-           "batch_size": 128, "engine": "jax",
-           "scenario_sha256": {str(s.id): file_hash(s) for s in SCENARIOS},
-           "learned": {}}  # fmt: skip
-    games = []
-    players: list[tuple[str, object]] = [(name, name) for name in RESULT_SYSTEMS]
-    for name, path in learned_entrants().items():
-        players.append((name, {"weights": str(path), "greedy": False}))
-        out["learned"][name] = {"weights": str(path.relative_to(ROOT)),
-                                "weights_sha256": weights_hash(path), "greedy": False}  # fmt: skip
-    for key, system in players:
-        result = evaluate_scenarios(system, games=RESULT_GAMES, seed=RESULT_SEED,
-                                    batch_size=128, reference=key != "random")  # fmt: skip
-        out["systems"][key] = json.loads(result.table.to_json(orient="records"))
-        out["versions"] = result.meta["versions"]
-        games.append(result.games)
-    table = pd.concat(games, ignore_index=True)
+    result = evaluate_scenarios(system, games=RESULT_GAMES, seed=RESULT_SEED,
+                                batch_size=128, reference=key != "random")  # fmt: skip
+    table = json.loads(result.table.to_json(orient="records"))
+    # The result key, not the System's own name: every weights file is "npz:policy".
+    games = result.games.assign(system=key)
+    versions = result.meta["versions"]
+    if parts is not None:
+        parts.mkdir(parents=True, exist_ok=True)
+        meta_path, games_path = _part_paths(parts, key)
+        games.to_csv(games_path, index=False, lineterminator="\n")
+        meta = {"identity": identity, "table": table, "versions": versions}
+        meta_path.write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+    return table, games, versions
+
+
+def results_files(
+    parts: Path | None = None, shard: tuple[int, int] | None = None
+) -> dict[str, bytes] | None:
+    """Every System of RESULT_SYSTEMS and every learned entrant of Season 0 as Team A in
+    every scenario (the JAX engine): the summary with its provenance, and every game's row
+    (CSV, `system` holding the result key).
+
+    A player whose published games were played with the same scenario files, seed, games
+    and weights is read back, not played again; so is one found in `parts` (a folder that
+    shards fill side by side: `shard=(i, n)` plays only every n-th player still to play,
+    from the i-th, saves it there and returns None)."""
+    import pandas as pd
+
+    players = _players()
+    found = {}
+    for key, _, identity in players:
+        found[key] = _stored_player(key, identity) or _part_player(parts, key, identity)
+    if shard is not None:
+        todo = [p for p in players if found[p[0]] is None][shard[0] :: shard[1]]
+        for key, system, identity in todo:
+            _play_player(key, system, identity, parts)
+        print(f"scenario results: played {[p[0] for p in todo]} into {parts}")
+        return None
+    played_versions = None
+    for key, system, identity in players:
+        if found[key] is None:
+            found[key] = _play_player(key, system, identity, parts)
+            played_versions = found[key][2]
+    first = players[0][2]
+    out = {k: first[k] for k in ("games_per_scenario", "root_seed", "batch_size",
+                                  "scenario_sha256")}  # fmt: skip
+    out |= {"engine": "jax", "systems": {}, "learned": {}}
+    for key, _, identity in players:
+        out["systems"][key] = found[key][0]
+        if "learned" in identity:
+            out["learned"][key] = identity["learned"]
+    out["versions"] = played_versions or found[players[-1][0]][2]
+    table = pd.concat([found[key][1] for key, _, _ in players], ignore_index=True)
     return {
         "results.json": (json.dumps(out, indent=1, sort_keys=True) + "\n").encode(),
         "results_games.csv": table.to_csv(index=False, lineterminator="\n").encode(),
@@ -233,11 +325,35 @@ def stale(files: dict[str, bytes]) -> list[str]:
     return bad + extra
 
 
+def _shard(text: str) -> tuple[int, int]:
+    """--shard's 'I/N', read by `parse_shard`."""
+    from marl_bgs.tournament.season import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", action="store_true", help="also the results table")
+    parser.add_argument(
+        "--parts", type=Path, help="with --results: keep each player's results here (resumable)"
+    )
+    parser.add_argument(
+        "--shard",
+        type=_shard,
+        help="I/N, with --results and --parts: play only every N-th player still to play, "
+        "into --parts (write nothing else)",
+    )
     parser.add_argument("--check", action="store_true", help="fail if a file is stale")
     args = parser.parse_args(argv)
+    if args.shard and not (args.results and args.parts):
+        parser.error("--shard needs --results and --parts")
+    if args.shard:
+        results_files(args.parts, args.shard)
+        return 0
     if args.check:
         problems = stale(build(stored_versions()))
         reason = stale_results()
@@ -258,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
         if not path.is_file() or path.read_bytes() != data:
             path.write_bytes(data)
     if args.results:
-        for name, data in results_files().items():
+        for name, data in results_files(args.parts).items():
             (OUT / name).write_bytes(data)
     reason = stale_results()
     print(f"exports/scenarios: {len(files)} files" + (f"; {reason}" if reason else ""))

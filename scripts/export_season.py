@@ -52,6 +52,7 @@ from marl_bgs.tournament.leaderboard import (  # noqa: E402
 from marl_bgs.tournament.schedule import DEFAULT_GAMES_PER_MAP  # noqa: E402
 from marl_bgs.tournament.season import (  # noqa: E402
     DEFAULT_BATCH_SIZE,
+    parse_shard,
     planned_fixtures,
     play_shard,
     run_season,
@@ -242,25 +243,26 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _shard(text: str) -> tuple[int, int]:
-    """'I/N' with 0 <= I < N, for --shard."""
-    i, slash, n = text.partition("/")
+    """--shard's 'I/N', read by `parse_shard`."""
     try:
-        shard, shards = int(i), int(n)
-    except ValueError:
-        shard = shards = -1
-    if not slash or shards < 1 or not 0 <= shard < shards:
-        raise argparse.ArgumentTypeError(f"expected I/N with 0 <= I < N, like 0/2, got {text!r}")
-    return shard, shards
+        return parse_shard(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
-def _play_shard(args: argparse.Namespace) -> int:
-    """Play this process's share of the season into the store; --resume publishes later."""
+def _setup(args: argparse.Namespace) -> tuple:
+    """(entrants, maps, fixtures store) of the season the arguments name, checked."""
     spec = load_entrants(args.entrants or ROOT / "seasons" / f"{args.season}.json")
     if spec.season != args.season:
         raise SystemExit(f"--season: {args.season!r} but the entrants file says {spec.season!r}")
     maps = _maps(args.maps)
     _refuse_other_season(args.out / spec.season, spec, args.force)
-    store = args.store or args.out / spec.season / "fixtures"
+    return spec, maps, args.store or args.out / spec.season / "fixtures"
+
+
+def _play_shard(args: argparse.Namespace) -> int:
+    """Play this process's share of the season into the store; --resume publishes later."""
+    spec, maps, store = _setup(args)
     shard, shards = args.shard
     started = time.perf_counter()
     done = play_shard(
@@ -323,12 +325,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.refits < 2:
         raise SystemExit(f"--refits: an interval needs at least 2 refits, got {args.refits}")
     started = time.perf_counter()
-    spec = load_entrants(args.entrants or ROOT / "seasons" / f"{args.season}.json")
-    if spec.season != args.season:
-        raise SystemExit(f"--season: {args.season!r} but the entrants file says {spec.season!r}")
-    maps = _maps(args.maps)
-    _refuse_other_season(args.out / spec.season, spec, args.force)
-    store = args.store or args.out / spec.season / "fixtures"
+    spec, maps, store = _setup(args)
     evaluate_fn = _import(args.evaluate) if args.evaluate else None
     if getattr(args, "refuse_to_play", False):
         evaluate_fn = _refuse_to_play

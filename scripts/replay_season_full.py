@@ -2,6 +2,11 @@
 
     .venv/bin/python scripts/replay_season_full.py --season season0
 
+    # over two processes, then assemble (each fixture's part is kept, so a stop resumes):
+    .venv/bin/python scripts/replay_season_full.py --season season0 --parts P --shard 0/2 &
+    .venv/bin/python scripts/replay_season_full.py --season season0 --parts P --shard 1/2
+    .venv/bin/python scripts/replay_season_full.py --season season0 --parts P
+
 A season saves only each game's result and priority metrics. This replays all its fixtures
 from the saved schedule and seeds through `marl_bgs.evaluate(metrics="full")`, refuses to
 write anything unless every game repeats exactly (all columns of the saved games table), and
@@ -20,6 +25,8 @@ machine replayed Season 0's scripted fixtures exactly but 1 of the 200 games of 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import importlib
 import json
 import sys
 import time
@@ -30,8 +37,14 @@ sys.path.insert(0, str(ROOT))
 
 import pandas as pd  # noqa: E402
 
-from marl_bgs.tournament.entrants import load_entrants  # noqa: E402
-from marl_bgs.tournament.season import DEFAULT_BATCH_SIZE, run_season  # noqa: E402
+from marl_bgs.outputs import write_atomic  # noqa: E402
+from marl_bgs.tournament.entrants import build_system, load_entrants  # noqa: E402
+from marl_bgs.tournament.schedule import Fixture  # noqa: E402
+from marl_bgs.tournament.season import (  # noqa: E402
+    DEFAULT_BATCH_SIZE,
+    parse_shard,
+    play_fixture,
+)
 
 FORMAT = "marl-bgs/season-full-metrics"
 VERSION = 1
@@ -44,52 +57,114 @@ def _provenance(published: Path) -> dict:
     return json.loads(path.read_text())
 
 
-def replay(season: str, out: Path, batch_size: int, progress: bool) -> dict:
-    """Play the season again with full metrics; returns what was written."""
-    from marl_bgs import evaluate
-    from marl_bgs.evaluation import _versions, cpu_model
+def _fixtures(prov: dict) -> list[Fixture]:
+    """The published schedule, in play order (challengers as they were admitted)."""
+    return [Fixture(**{**f, "maps": tuple(f["maps"])}) for f in prov["fixtures"]]
 
-    published = out / season
-    prov = _provenance(published)
-    counts = prov["counts"]
-    saved = pd.read_parquet(published / "games.parquet")
-    spec = load_entrants(ROOT / "seasons" / f"{season}.json")
-    full_frames: list[pd.DataFrame] = []
 
-    def evaluate_full(*args, **kwargs):
-        result = evaluate(*args, metrics="full", **kwargs)
-        full_frames.append(result.full)
-        return result
+def _parts_folder(parts: Path, saved_digest: str) -> None:
+    """A parts folder belongs to one games table: refuse parts replayed for other games."""
+    parts.mkdir(parents=True, exist_ok=True)
+    key = parts / "games_sha256.txt"
+    if key.exists() and key.read_text().strip() != saved_digest:
+        raise SystemExit(
+            f"--parts: {parts} holds parts replayed for another games.parquet; delete it or "
+            "pass another folder"
+        )
+    key.write_text(saved_digest + "\n")
 
-    started, cpu0 = time.perf_counter(), time.process_time()
-    result = run_season(
-        spec,
-        counts["maps"],
-        counts["games_per_map"],
-        prov["root_seed"],
-        store=None,
-        evaluate_fn=evaluate_full,
-        batch_size=batch_size,
-        progress=progress,
-    )
-    wall, cpu = time.perf_counter() - started, time.process_time() - cpu0
-    games = result.games.reset_index(drop=True)
+
+def _same_games(games: pd.DataFrame, saved: pd.DataFrame, fx: Fixture) -> None:
+    """Refuse a replayed fixture whose games table differs from the saved one in any cell."""
     if games.shape != saved.shape or list(games.columns) != list(saved.columns):
-        raise SystemExit(f"replay: games table {games.shape} differs from the saved {saved.shape}")
+        raise SystemExit(
+            f"replay: fixture {fx.index}'s games table {games.shape} differs from the saved "
+            f"{saved.shape}; nothing written"
+        )
     for col in saved.columns:
         same = games[col].astype(str).to_numpy() == saved[col].astype(str).to_numpy()
         if not same.all():
-            first = int((~same).argmax())
+            row = int((~same).argmax())
             raise SystemExit(
-                f"replay: game {first} (fixture {saved['fixture'][first]}) differs in {col!r}: "
-                f"saved {saved[col][first]!r}, replayed {games[col][first]!r}; nothing written"
+                f"replay: game {saved['game'][row]} of fixture {fx.index} differs in {col!r}: "
+                f"saved {saved[col][row]!r}, replayed {games[col][row]!r}; nothing written"
             )
-    frames = []
-    for fx, full in zip(result.fixtures, full_frames, strict=True):
-        frame = full.copy()
+
+
+def replay(
+    season: str,
+    out: Path,
+    batch_size: int,
+    progress: bool,
+    shard: tuple[int, int] | None = None,
+    parts: Path | None = None,
+    evaluate_fn=None,
+    entrants: Path | None = None,
+) -> dict | None:
+    """Play the season's fixtures again with full metrics, one at a time, each checked
+    against its saved games; write the table (or, for a shard, only its fixtures' parts).
+
+    With `parts`, each fixture's full metrics are kept there as they finish, so a stopped
+    replay resumes, and shards (`shard=(i, n)`: fixtures i, i + n, ...) fill one folder side
+    by side; the run without a shard reads every part it finds and plays the rest."""
+    from marl_bgs import evaluate
+    from marl_bgs.evaluation import _versions, cpu_model
+
+    evaluate_fn = evaluate_fn or evaluate
+    published = out / season
+    prov = _provenance(published)
+    saved = pd.read_parquet(published / "games.parquet")
+    spec = load_entrants(entrants or ROOT / "seasons" / f"{season}.json")
+    by_name = {e.name: e for e in list(spec.entrants) + list(spec.challengers)}
+    fixtures = _fixtures(prov)
+    mine = fixtures[shard[0] :: shard[1]] if shard else fixtures
+    if parts is not None:
+        digest = hashlib.sha256((published / "games.parquet").read_bytes()).hexdigest()
+        _parts_folder(parts, digest)
+    systems: dict[str, object] = {}
+
+    last: dict = {}  # the newest fixture's evaluation, whose `full` table play_fixture drops
+
+    def keep_full(*args, **kwargs):
+        last["run"] = evaluate_fn(*args, metrics="full", **kwargs)
+        return last["run"]
+
+    started, cpu0 = time.perf_counter(), time.process_time()
+    frames, replayed = [], 0
+    for fx in mine:
+        part = parts / f"{fx.index:03d}.parquet" if parts is not None else None
+        if part is not None and part.exists():
+            frame = pd.read_parquet(part)
+            if len(frame) != fx.games or set(frame["fixture"]) != {fx.index}:
+                raise SystemExit(f"--parts: {part} is not fixture {fx.index}'s; delete it")
+            frames.append(frame)
+            continue
+        a, b = by_name[fx.entrant_a], by_name[fx.entrant_b]
+        for e in (a, b):
+            if e.name not in systems:
+                systems[e.name] = build_system(e)
+        games, _ = play_fixture(
+            fx, a, b, (systems[a.name], systems[b.name]), prov["root_seed"], keep_full,
+            batch_size, progress,
+        )  # fmt: skip
+        expected = saved[saved["fixture"] == fx.index].reset_index(drop=True)
+        _same_games(games.reset_index(drop=True), expected, fx)
+        frame = last["run"].full.copy()
         frame.insert(0, "fixture", fx.index)
+        if part is not None:
+            write_atomic(part, lambda t, f=frame: f.to_parquet(t, index=False))
         frames.append(frame)
+        replayed += 1
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu0
+    timing = {"fixtures_replayed": replayed, "wall_seconds": round(wall, 1),
+              "cpu_seconds": round(cpu, 1)}  # fmt: skip
+    if shard:
+        print(json.dumps({"season": season, "shard": list(shard), "parts": str(parts),
+                          "fixtures": [fx.index for fx in mine], "timing": timing}))  # fmt: skip
+        return None
     table = pd.concat(frames, ignore_index=True)
+    if len(table) != len(saved):
+        raise SystemExit(f"replay: {len(table)} games replayed, {len(saved)} saved")
     path = published / "full_metrics.parquet"
     table.to_parquet(path, index=False, compression="zstd")
     record = {
@@ -104,19 +179,45 @@ def replay(season: str, out: Path, batch_size: int, progress: bool) -> dict:
         "cpu": cpu_model(),
     }
     (published / "full_metrics.json").write_text(json.dumps(record, indent=2) + "\n")
-    timing = {"wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1)}
     print(json.dumps({**record, "timing": timing}, indent=2))
     return record
+
+
+def _shard(text: str) -> tuple[int, int]:
+    """--shard's 'I/N', read by `parse_shard`."""
+    try:
+        return parse_shard(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _import(spec: str):
+    module, _, name = spec.partition(":")
+    if not module or not name:
+        raise SystemExit(f"--evaluate: expected 'module:function', got {spec!r}")
+    return getattr(importlib.import_module(module), name)
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--season", default="season0")
     p.add_argument("--out", type=Path, default=ROOT / "exports" / "seasons")
+    p.add_argument("--entrants", type=Path, help="entrants file (default seasons/<season>.json)")
     p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE)
+    p.add_argument(
+        "--parts", type=Path, help="keep each fixture's full metrics here (resumable, shards)"
+    )
+    p.add_argument(
+        "--shard", type=_shard, help="I/N: replay fixtures I, I + N, ... into --parts only"
+    )
+    p.add_argument("--evaluate", help="module:function standing in for marl_bgs.evaluate")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
-    replay(args.season, args.out, args.batch_size, not args.no_progress)
+    if args.shard and args.parts is None:
+        p.error("--shard needs --parts, the folder the shards fill")
+    evaluate_fn = _import(args.evaluate) if args.evaluate else None
+    replay(args.season, args.out, args.batch_size, not args.no_progress, args.shard,
+           args.parts, evaluate_fn, args.entrants)  # fmt: skip
     return 0
 
 

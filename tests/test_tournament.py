@@ -306,6 +306,25 @@ def test_export_shards_then_resume_publishes_the_season(tmp_path, capsys):
         assert "expected I/N" in capsys.readouterr().err
 
 
+def test_a_fixture_without_a_decisive_game_is_saved_and_resumed(tmp_path):
+    """evaluate's decisive-win rate is NaN when every game is drawn; the saved record holds
+    null (strict JSON), so a resume reads it back instead of refusing the file."""
+
+    def all_drawn(*args, **kw):
+        out = fake_evaluate(*args, **kw)
+        return SimpleNamespace(games=out.games, meta={**out.meta, "win_rate": float("nan")})
+
+    spec = parse_entrants(_spec())
+    first = run_season(spec, [47], 2, seed=4, store=tmp_path, evaluate_fn=all_drawn,
+                       progress=False)  # fmt: skip
+    saved = sorted(tmp_path.glob("*.json"))
+    assert saved and all('"win_rate": null' in p.read_text() for p in saved)
+    again = run_season(spec, [47], 2, seed=4, store=tmp_path, resume=True,
+                       evaluate_fn=all_drawn, progress=False)  # fmt: skip
+    assert again.resumed == [0, 1, 2]
+    assert again.metas == first.metas and first.metas[0]["win_rate"] is None
+
+
 def test_season_devices_reach_evaluate_and_bad_ones_are_refused(tmp_path):
     """Seasons play through evaluate, so `devices` is passed on to every fixture's call
     (tests/test_evaluate_sharding.py shows evaluate's games are those of one device)."""

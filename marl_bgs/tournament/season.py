@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -121,7 +122,7 @@ class _Store:
             return True
         write_atomic(games_path, lambda t: t.write_bytes(data))
         record = {"key": key, "meta": meta, "seconds": round(seconds, 2)}
-        text = json.dumps(record, indent=2, sort_keys=True)
+        text = _record_text(record)
         write_atomic(meta_path, lambda t: t.write_text(text))
         return False
 
@@ -138,8 +139,25 @@ class _Store:
         record = {"key": key, "meta": meta, "seconds": stored.get("seconds")}
         if "seconds" not in stored:
             del record["seconds"]
-        text = json.dumps(record, indent=2, sort_keys=True)
+        text = _record_text(record)
         return meta_path.read_text() == text and games_path.read_bytes() == data
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no NaN: an undefined number (the decisive-win rate of a fixture that had no
+    decisive game) is saved as null, as the published files write it."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _record_text(record: dict) -> str:
+    """A saved fixture's record as strict JSON, the form `_read_record` accepts."""
+    return json.dumps(_finite(record), indent=2, sort_keys=True, allow_nan=False)
 
 
 _DELETE = "delete it and its partner file to play the fixture again"
@@ -266,8 +284,21 @@ def _load_or_play(
     pair = (systems[a.name], systems[b.name])
     games, meta = play_fixture(fx, a, b, pair, seed, evaluate_fn, batch_size, progress, devices)
     seconds = time.perf_counter() - started
+    meta = _finite(meta)  # as a resumed fixture reads it back
     repeated = saved.save(fx, a, b, key, games, meta, seconds)
     return games, meta, seconds, "repeated" if repeated else "played"
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """'I/N' (share I of N, 0 <= I < N) as (I, N), for the scripts' --shard options."""
+    i, slash, n = text.partition("/")
+    try:
+        shard, shards = int(i), int(n)
+    except ValueError:
+        shard = shards = -1
+    if not slash or shards < 1 or not 0 <= shard < shards:
+        raise ValueError(f"expected I/N with 0 <= I < N, like 0/2, got {text!r}")
+    return shard, shards
 
 
 def planned_fixtures(
