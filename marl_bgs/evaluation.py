@@ -396,6 +396,29 @@ LLM_FILES = ("llm.csv", "llm.parquet")  # ... and these when an LLM side played
 FULL_FILES = ("full.parquet",)  # ... and this with full metrics (too wide for CSV)
 CROSSPLAY_FILES = ("games.csv", "games.parquet", "margins.csv")
 MAX_CACHED_RUNNERS = 16
+# A compiled runner holds about 4,000 memory mappings on a CPU (XLA's code and buffers), and
+# Linux lets a process have 65,530 (vm.max_map_count): a season's shard crashed in LLVM
+# ("Cannot allocate memory") after 14 fixtures. Runners are dropped, oldest first, while the
+# process holds more than this many mappings.
+MAP_BUDGET = 48_000
+
+
+def _mappings() -> int | None:
+    """How many memory mappings this process holds (None where /proc is not there)."""
+    try:
+        with open("/proc/self/maps", "rb") as f:
+            return sum(1 for _ in f)
+    except OSError:
+        return None
+
+
+def clear_runners() -> None:
+    """Drop every cached runner and its compiled code (a season calls this after each
+    fixture: no later fixture plays the same pair)."""
+    import gc
+
+    _RUNNERS.clear()
+    gc.collect()
 
 
 def runner_key(
@@ -404,6 +427,15 @@ def runner_key(
     """The runner cache's key (`mesh`: None for one device, else its devices' ids)."""
     devices = None if mesh is None else tuple(int(d.id) for d in mesh.devices.flat)
     return (systems, map_ids, num_envs, rosters, winning_score, horizon, devices, metrics)
+
+
+def _within_map_budget() -> None:
+    """Drop the oldest runners while the process holds more than MAP_BUDGET mappings."""
+    import gc
+
+    while _RUNNERS and (_mappings() or 0) > MAP_BUDGET:
+        _RUNNERS.pop(next(iter(_RUNNERS)))
+        gc.collect()
 
 
 def _runner(
@@ -417,6 +449,7 @@ def _runner(
     if key not in _RUNNERS:
         if len(_RUNNERS) >= MAX_CACHED_RUNNERS:
             _RUNNERS.pop(next(iter(_RUNNERS)))
+        _within_map_budget()
         env = make(
             "tdm",
             map_id=list(map_ids),
