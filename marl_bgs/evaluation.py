@@ -399,8 +399,16 @@ MAX_CACHED_RUNNERS = 16
 # A compiled runner holds about 4,000 memory mappings on a CPU (XLA's code and buffers), and
 # Linux lets a process have 65,530 (vm.max_map_count): a season's shard crashed in LLVM
 # ("Cannot allocate memory") after 14 fixtures. Runners are dropped, oldest first, while the
-# process holds more than this many mappings.
-MAP_BUDGET = 48_000
+# process holds more than this share of the kernel's limit.
+MAP_BUDGET_SHARE = 0.7
+
+
+def _map_budget() -> int:
+    try:
+        limit = int(Path("/proc/sys/vm/max_map_count").read_text())
+    except (OSError, ValueError):
+        limit = 65_530
+    return int(MAP_BUDGET_SHARE * limit)
 
 
 def _mappings() -> int | None:
@@ -430,10 +438,11 @@ def runner_key(
 
 
 def _within_map_budget() -> None:
-    """Drop the oldest runners while the process holds more than MAP_BUDGET mappings."""
+    """Drop the oldest runners while the process holds more mappings than its budget."""
     import gc
 
-    while _RUNNERS and (_mappings() or 0) > MAP_BUDGET:
+    budget = _map_budget()
+    while _RUNNERS and (_mappings() or 0) > budget:
         _RUNNERS.pop(next(iter(_RUNNERS)))
         gc.collect()
 

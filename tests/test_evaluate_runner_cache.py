@@ -8,7 +8,9 @@ from marl_bgs import evaluation
 
 def test_runners_are_dropped_oldest_first_while_over_the_map_budget(monkeypatch):
     saved = dict(evaluation._RUNNERS)
-    counts = iter([evaluation.MAP_BUDGET + 500, evaluation.MAP_BUDGET + 1, 100])
+    budget = evaluation._map_budget()
+    assert 30_000 < budget < 10**7  # 0.7 of vm.max_map_count (65,530 by default)
+    counts = iter([budget + 500, budget + 1, 100])
     monkeypatch.setattr(evaluation, "_mappings", lambda: next(counts))
     try:
         evaluation._RUNNERS.clear()
