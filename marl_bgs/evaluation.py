@@ -396,6 +396,37 @@ LLM_FILES = ("llm.csv", "llm.parquet")  # ... and these when an LLM side played
 FULL_FILES = ("full.parquet",)  # ... and this with full metrics (too wide for CSV)
 CROSSPLAY_FILES = ("games.csv", "games.parquet", "margins.csv")
 MAX_CACHED_RUNNERS = 16
+# A compiled runner holds about 4,000 memory mappings on a CPU (XLA's code and buffers), and
+# Linux lets a process have 65,530 (vm.max_map_count): a season's shard crashed in LLVM
+# ("Cannot allocate memory") after 14 fixtures. Runners are dropped, oldest first, while the
+# process holds more than this share of the kernel's limit.
+MAP_BUDGET_SHARE = 0.7
+
+
+def _map_budget() -> int:
+    try:
+        limit = int(Path("/proc/sys/vm/max_map_count").read_text())
+    except (OSError, ValueError):
+        limit = 65_530
+    return int(MAP_BUDGET_SHARE * limit)
+
+
+def _mappings() -> int | None:
+    """How many memory mappings this process holds (None where /proc is not there)."""
+    try:
+        with open("/proc/self/maps", "rb") as f:
+            return sum(1 for _ in f)
+    except OSError:
+        return None
+
+
+def clear_runners() -> None:
+    """Drop every cached runner and its compiled code (a season calls this after each
+    fixture: no later fixture plays the same pair)."""
+    import gc
+
+    _RUNNERS.clear()
+    gc.collect()
 
 
 def runner_key(
@@ -404,6 +435,16 @@ def runner_key(
     """The runner cache's key (`mesh`: None for one device, else its devices' ids)."""
     devices = None if mesh is None else tuple(int(d.id) for d in mesh.devices.flat)
     return (systems, map_ids, num_envs, rosters, winning_score, horizon, devices, metrics)
+
+
+def _within_map_budget() -> None:
+    """Drop the oldest runners while the process holds more mappings than its budget."""
+    import gc
+
+    budget = _map_budget()
+    while _RUNNERS and (_mappings() or 0) > budget:
+        _RUNNERS.pop(next(iter(_RUNNERS)))
+        gc.collect()
 
 
 def _runner(
@@ -417,6 +458,7 @@ def _runner(
     if key not in _RUNNERS:
         if len(_RUNNERS) >= MAX_CACHED_RUNNERS:
             _RUNNERS.pop(next(iter(_RUNNERS)))
+        _within_map_budget()
         env = make(
             "tdm",
             map_id=list(map_ids),

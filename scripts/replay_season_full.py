@@ -108,7 +108,7 @@ def replay(
     replay resumes, and shards (`shard=(i, n)`: fixtures i, i + n, ...) fill one folder side
     by side; the run without a shard reads every part it finds and plays the rest."""
     from marl_bgs import evaluate
-    from marl_bgs.evaluation import _versions, cpu_model
+    from marl_bgs.evaluation import _versions, clear_runners, cpu_model
 
     evaluate_fn = evaluate_fn or evaluate
     published = out / season
@@ -147,6 +147,7 @@ def replay(
             fx, a, b, (systems[a.name], systems[b.name]), prov["root_seed"], keep_full,
             batch_size, progress,
         )  # fmt: skip
+        clear_runners()  # no later fixture plays this pair; free its compiled code
         expected = saved[saved["fixture"] == fx.index].reset_index(drop=True)
         _same_games(games.reset_index(drop=True), expected, fx)
         frame = last["run"].full.copy()

@@ -1,0 +1,29 @@
+"""The runner cache stays inside the process's memory-mapping budget: each compiled runner
+holds thousands of mappings, and a process that passes vm.max_map_count crashes in LLVM."""
+
+from __future__ import annotations
+
+from marl_bgs import evaluation
+
+
+def test_runners_are_dropped_oldest_first_while_over_the_map_budget(monkeypatch):
+    saved = dict(evaluation._RUNNERS)
+    budget = evaluation._map_budget()
+    assert 30_000 < budget < 10**7  # 0.7 of vm.max_map_count (65,530 by default)
+    counts = iter([budget + 500, budget + 1, 100])
+    monkeypatch.setattr(evaluation, "_mappings", lambda: next(counts))
+    try:
+        evaluation._RUNNERS.clear()
+        evaluation._RUNNERS.update({"old": object(), "mid": object(), "new": object()})
+        evaluation._within_map_budget()
+        assert list(evaluation._RUNNERS) == ["new"]  # two dropped, then under budget
+        evaluation.clear_runners()
+        assert evaluation._RUNNERS == {}
+    finally:
+        evaluation._RUNNERS.clear()
+        evaluation._RUNNERS.update(saved)
+
+
+def test_the_mapping_count_is_read_from_proc_where_there_is_one():
+    count = evaluation._mappings()
+    assert count is None or count > 10
