@@ -288,6 +288,16 @@ def _play_shard(args: argparse.Namespace) -> int:
     return 0
 
 
+def _timing_of(path: Path, result) -> bool:
+    """Whether `path` is the timing of these very fixtures (the same play time per fixture),
+    not of a season published before from other entrants or games."""
+    try:
+        saved = json.loads(path.read_text())["fixture_seconds"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return saved == {str(k): round(v, 2) for k, v in sorted(result.seconds.items())}
+
+
 def _write_timing(out: Path, wall: float, playing: float, rating: float, result, extra) -> None:
     """timing.json: how long this run took (written only by a run whose games are new)."""
     _json(
@@ -434,7 +444,7 @@ def _run(args: argparse.Namespace) -> int:
     )
     done = time.perf_counter()
     same_games = {f.index for f in result.fixtures} <= set(result.resumed) | set(result.repeated)
-    if same_games and (out / "timing.json").is_file():
+    if same_games and _timing_of(out / "timing.json", result):
         # Games equal to the saved ones keep the timing of the run that played them, so the
         # README's main command (and any rerun) leaves every tracked file as it was.
         print(f"{out / 'timing.json'} kept: every fixture's games equal its saved games")

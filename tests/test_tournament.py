@@ -465,6 +465,30 @@ def test_a_resume_that_plays_nothing_keeps_the_playing_runs_timing(tmp_path):
     assert json.loads(timing.read_text())["resumed_fixtures"] == [0, 1, 2]
 
 
+def test_a_season_published_over_another_writes_its_own_timing(tmp_path):
+    """A new season whose fixtures were all played by shards (so the publishing run resumes
+    every one) replaces the old season's timing.json instead of keeping it."""
+    entrants = tmp_path / "test-season.json"
+    entrants.write_text(json.dumps(_spec()))
+    argv = [
+        "--season", "test-season", "--entrants", str(entrants), "--games-per-map", "2",
+        "--maps", "47", "--refits", "50", "--seed", "3", "--out", str(tmp_path),
+        "--no-progress", "--evaluate", "tests.test_tournament:fake_evaluate",
+    ]  # fmt: skip
+    assert _script().main(argv) == 0
+    timing = tmp_path / "test-season" / "timing.json"
+    old = json.loads(timing.read_text())
+    entrants.write_text(json.dumps(_spec(names=("Weak", "Mid", "Strong", "Star"))))
+    assert _script().main([*argv, "--force", "--shard", "0/1"]) == 0
+    assert _script().main([*argv, "--force", "--resume"]) == 0
+    new = json.loads(timing.read_text())
+    assert new != old and sorted(new["fixture_seconds"], key=int) == [str(i) for i in range(6)]
+    assert new["resumed_fixtures"] == list(range(6))
+    before = timing.read_bytes()
+    assert _script().main([*argv, "--force", "--resume"]) == 0
+    assert timing.read_bytes() == before  # and a rerun keeps it
+
+
 def test_a_rerun_that_plays_the_same_games_again_changes_no_file(tmp_path):
     """Every generated file is byte-identical on a rerun, also one that plays every game
     again (no --resume): the saved fixtures keep their records and play times, and
