@@ -443,9 +443,9 @@ def test_export_of_a_one_map_season(tmp_path):
         _script().main([*argv, "--refits", "1"])  # the last --refits wins
 
 
-def test_a_resume_that_plays_nothing_keeps_the_playing_runs_timing(tmp_path):
-    """The README's main command refits Season 0 from its saved games: every tracked file,
-    timing.json included, must stay as it was (only a run that plays games rewrites it)."""
+def _small_season(tmp_path: Path) -> tuple[Path, list[str]]:
+    """An entrants file of three fake entrants and export_season's arguments for it (one
+    map, two games a pairing, published under tmp_path)."""
     entrants = tmp_path / "test-season.json"
     entrants.write_text(json.dumps(_spec()))
     argv = [
@@ -453,6 +453,13 @@ def test_a_resume_that_plays_nothing_keeps_the_playing_runs_timing(tmp_path):
         "--maps", "47", "--refits", "50", "--seed", "3", "--out", str(tmp_path),
         "--no-progress", "--evaluate", "tests.test_tournament:fake_evaluate",
     ]  # fmt: skip
+    return entrants, argv
+
+
+def test_a_resume_that_plays_nothing_keeps_the_playing_runs_timing(tmp_path):
+    """The README's main command refits Season 0 from its saved games: every tracked file,
+    timing.json included, must stay as it was (only a run that plays games rewrites it)."""
+    entrants, argv = _small_season(tmp_path)
     assert _script().main(argv) == 0
     timing = tmp_path / "test-season" / "timing.json"
     played = json.loads(timing.read_text())
@@ -468,13 +475,7 @@ def test_a_resume_that_plays_nothing_keeps_the_playing_runs_timing(tmp_path):
 def test_a_season_published_over_another_writes_its_own_timing(tmp_path):
     """A new season whose fixtures were all played by shards (so the publishing run resumes
     every one) replaces the old season's timing.json instead of keeping it."""
-    entrants = tmp_path / "test-season.json"
-    entrants.write_text(json.dumps(_spec()))
-    argv = [
-        "--season", "test-season", "--entrants", str(entrants), "--games-per-map", "2",
-        "--maps", "47", "--refits", "50", "--seed", "3", "--out", str(tmp_path),
-        "--no-progress", "--evaluate", "tests.test_tournament:fake_evaluate",
-    ]  # fmt: skip
+    entrants, argv = _small_season(tmp_path)
     assert _script().main(argv) == 0
     timing = tmp_path / "test-season" / "timing.json"
     old = json.loads(timing.read_text())
