@@ -52,8 +52,8 @@ class SeasonFull:
     folder: Path
     table: pd.DataFrame  # games columns, then FULL_NAMES
     entrants: list[dict[str, Any]]  # name, type, elo, elo_low, elo_high (rating order)
-    members: tuple[str, ...] = ()  # the field at the season's end (status "member")
     sources: dict[str, str]  # file name -> sha256 of what was read
+    members: tuple[str, ...] = ()  # the field at the season's end (status "member")
 
 
 def _sha(data: bytes) -> str:
