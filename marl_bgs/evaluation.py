@@ -421,8 +421,8 @@ def _mappings() -> int | None:
 
 
 def clear_runners() -> None:
-    """Drop every cached runner and its compiled code (a season calls this after each
-    fixture: no later fixture plays the same pair)."""
+    """Drop every cached runner and its compiled code (replay_season_full calls this after
+    each fixture: no later fixture plays the same pair)."""
     import gc
 
     _RUNNERS.clear()
