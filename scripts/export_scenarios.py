@@ -40,8 +40,9 @@ from marl_bgs.scenarios.verify import HEADS, from_flat, numpy_result, to_flat, v
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "exports" / "scenarios"
 RESULT_SYSTEMS = ("random", "tdm-alpha", "tdm-beta", "tdm-gamma")
-# Season 0's learned challengers also play Team A, by their entrant name (sampling their
-# actions, as in the season); the list is read from the season file, not repeated here.
+# Season 0's learned challengers also play Team A, by their entrant name, acting as in the
+# season (policy learners sample, Q-learners play their best legal action); the list is read
+# from the season file, not repeated here.
 SEASON_FILE = ROOT / "seasons" / "season0.json"
 RESULT_GAMES, RESULT_SEED = 256, 20261203
 # Written by --results and by scripts/verify_scenarios.py, never removed as strays here.
@@ -65,6 +66,14 @@ def learned_entrants() -> dict[str, Path]:
 
 def weights_hash(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def plays(path: Path) -> str:
+    """How the policy in `path` picks actions when not asked to be greedy, for the table's
+    readers (a Q-network has no distribution to sample)."""
+    from marl_bgs.learn.policy import NumpyPolicy
+
+    return "argmax_q" if NumpyPolicy.load(path).q_values else "samples"
 
 
 def line_replay(scenario: Scenario, flat: np.ndarray, title: str):
@@ -186,10 +195,21 @@ def _players() -> list[tuple[str, object, dict]]:
     players = [(name, name, {**setting, "system": name}) for name in RESULT_SYSTEMS]
     for name, path in learned_entrants().items():
         learned = {"weights": str(path.relative_to(ROOT)), "weights_sha256": weights_hash(path),
-                   "greedy": False}  # fmt: skip
+                   "greedy": False, "plays": plays(path)}  # fmt: skip
         spec = {"weights": str(path), "greedy": False}
         players.append((name, spec, {**setting, "system": name, "learned": learned}))
     return players
+
+
+def _same_learned(stored: dict | None, learned: dict) -> bool:
+    """Whether stored games were played by these weights the same way; "plays" follows from
+    the weights (their hash is compared), so a record written before it existed still counts."""
+    if not isinstance(stored, dict):
+        return False
+    drop = {"plays"}
+    return {k: v for k, v in stored.items() if k not in drop} == {
+        k: v for k, v in learned.items() if k not in drop
+    }
 
 
 def _stored_player(key: str, identity: dict):
@@ -205,7 +225,8 @@ def _stored_player(key: str, identity: dict):
                ("games_per_scenario", "root_seed", "batch_size", "scenario_sha256"))  # fmt: skip
     if not same or key not in stored.get("systems", {}):
         return None
-    if "learned" in identity and stored.get("learned", {}).get(key) != identity["learned"]:
+    if "learned" in identity and not _same_learned(stored.get("learned", {}).get(key),
+                                                    identity["learned"]):  # fmt: skip
         return None
     games = pd.read_csv(games_path)
     games = games[games["system"] == key].reset_index(drop=True)

@@ -86,3 +86,17 @@ def test_a_shard_needs_results_and_parts(script, capsys):
     with pytest.raises(SystemExit):
         script.main(["--shard", "0/2"])
     assert "--shard needs --results and --parts" in capsys.readouterr().err
+
+
+def test_plays_is_read_from_the_weights_and_an_older_record_without_it_is_reused(script):
+    entrants = script.learned_entrants()
+    assert script.plays(entrants["QMIX 500k"]) == "argmax_q"
+    assert script.plays(entrants["Rec-IPPO 500k"]) == "samples"
+    stored = json.loads((script.OUT / "results.json").read_text())
+    for record in stored["learned"].values():
+        record.pop("plays", None)
+    (script.OUT / "results.json").write_text(json.dumps(stored))
+    key, _, identity = next(p for p in script._players() if p[0] == "QMIX 500k")
+    assert script._stored_player(key, identity) is not None
+    other = {**identity, "learned": {**identity["learned"], "weights_sha256": "0" * 64}}
+    assert script._stored_player(key, other) is None

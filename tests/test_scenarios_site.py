@@ -438,3 +438,18 @@ def test_a_bad_scenario_number_shows_an_error_as_text(scenario_play):
     assert pg.locator(f"{SITE_PLAY} img").count() == 0
     assert pg.get_attribute(SITE_PLAY, "data-scenario") is None
     assert pg.get_attribute(SITE_PLAY, "data-session") is None
+
+
+def test_the_learned_note_says_which_rows_sample_and_which_play_their_best_q():
+    def entry(plays):
+        return {"weights": "w.npz", "weights_sha256": "0" * 64, "greedy": False, "plays": plays}
+
+    one = S.learned_note({"learned": {"A": entry("samples")}})
+    assert "learned entrant," in one and "A (`w.npz`) samples its actions" in one
+    both = S.learned_note(
+        {"learned": {"A": entry("samples"), "B": entry("samples"), "Q": entry("argmax_q")}}
+    )
+    assert "A (`w.npz`) and B (`w.npz`) sample their actions from the learned policy" in both
+    assert "Q (`w.npz`) plays its highest-valued legal action" in both
+    assert "Q (`w.npz`) sample" not in both and "entrants, acting as in the season" in both
+    assert S.learned_note({"learned": {}}) == ""

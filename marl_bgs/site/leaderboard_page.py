@@ -232,7 +232,8 @@ def heat(score: float) -> str:
     return "#" + "".join(f"{c:02x}" for c in rgb)
 
 
-def _join(items: list[str]) -> str:
+def join_words(items: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
@@ -367,7 +368,7 @@ def _table(season: Season) -> str:
     bounds = [r for r in rows if r.prior_bound is not None]
     if bounds:
         said = {"lower": fill("bound_lower"), "upper": fill("bound_upper")}
-        who = _join([f"{text(r.name)} {said.get(r.prior_bound or '', '')}" for r in bounds])
+        who = join_words([f"{text(r.name)} {said.get(r.prior_bound or '', '')}" for r in bounds])
         prior = f"{b.rating.prior_games_per_pairing:g}"
         lines.append("\n" + fill("prior_bound", who=who, prior=prior))
     return "\n".join(lines) + "\n"
@@ -532,9 +533,9 @@ def _one_sided_note(rows: Sequence[EntrantSpread]) -> str:
     won = [text(r.entrant) for r in rows if r.one_sided == "lost no game"]
     parts = []
     if lost:
-        parts.append(fill("won_no_game", who=_join(lost)))
+        parts.append(fill("won_no_game", who=join_words(lost)))
     if won:
-        parts.append(fill("lost_no_game", who=_join(won)))
+        parts.append(fill("lost_no_game", who=join_words(won)))
     if not parts:
         return ""
     return fill("one_sided_note", who="; ".join(parts)) + "\n\n"
@@ -555,7 +556,7 @@ def _i2_reading(rows: Sequence[EntrantSpread]) -> str:
         if r.one_sided is None and r.i2 is not None and r.df > 0
     ]
     skipped = [text(r.entrant) for r in rows if r.one_sided is not None]
-    untested = " " + fill("i2_untested", who=_join(skipped)) if skipped else ""
+    untested = " " + fill("i2_untested", who=join_words(skipped)) if skipped else ""
     if not rated:
         if skipped:
             return fill("i2_none_tested", untested=untested)
@@ -564,9 +565,9 @@ def _i2_reading(rows: Sequence[EntrantSpread]) -> str:
     low = [f"{n} ({pct(v, 0)})" for n, v in rated if v < 0.25]
     parts = []
     if high:
-        parts.append(fill("i2_high", who=_join(high)))
+        parts.append(fill("i2_high", who=join_words(high)))
     if low:
-        parts.append(fill("i2_low", who=_join(low)))
+        parts.append(fill("i2_low", who=join_words(low)))
     middle = len(rated) - len(high) - len(low)
     if middle:
         parts.append(fill("i2_middle_one" if middle == 1 else "i2_middle_many", count=middle))

@@ -29,6 +29,7 @@ from ..game import Game
 from ..replay import Replay, load_replay
 from .data_pages import viewer_div
 from .draw import PALETTE, Marks, draw
+from .leaderboard_page import join_words
 from .scenes import QUIET, tick_sentences
 
 SCENARIO_DIR = "exports/scenarios"
@@ -598,26 +599,34 @@ def results_provenance(res: dict) -> str:
 
 
 def learned_note(res: dict) -> str:
-    """Which rows are learned policies, their weights file, and that they sample."""
+    """Which rows are learned policies, their weights files, and how each picks its actions
+    (policy learners sample; Q-learners play their best legal action, as in the season)."""
     learned = res.get("learned")
     if not isinstance(learned, dict) or not learned:
         return ""
-    bits = []
+    sampling, argmax = [], []
     for name, info in sorted(learned.items()):
         if isinstance(info, dict) and isinstance(info.get("weights"), str):
-            bits.append(f"{md(label(name))} (`{md(info['weights'])}`)")
-    if not bits:
+            bit = f"{md(label(name))} (`{md(info['weights'])}`)"
+            (argmax if info.get("plays") == "argmax_q" else sampling).append(bit)
+    if not sampling and not argmax:
         return ""
-    if len(bits) == 1:
-        return (
-            f" The learned row, {bits[0]}, is Season 0's learned entrant, sampling its actions"
-            " as it does in the season; it was not trained or tuned on these positions."
+    parts = []
+    if sampling:
+        parts.append(
+            f"{join_words(sampling)} {'samples its' if len(sampling) == 1 else 'sample their'}"
+            " actions from the learned policy"
         )
+    if argmax:
+        parts.append(
+            f"{join_words(argmax)} {'plays its' if len(argmax) == 1 else 'play their'}"
+            " highest-valued legal action (a Q-network has no distribution to sample)"
+        )
+    whose = "entrant" if len(sampling) + len(argmax) == 1 else "entrants"
     return (
-        " Learned rows: "
-        + ", ".join(bits)
-        + ", Season 0's learned entrants, sampling their actions as they do in the season;"
-        " none was trained or tuned on these positions."
+        f" Learned rows are Season 0's learned {whose}, acting as in the season: "
+        + "; ".join(parts)
+        + ". None was trained or tuned on these positions."
     )
 
 
