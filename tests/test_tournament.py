@@ -92,16 +92,20 @@ def _spec(challengers=(), size=9, names=("Weak", "Mid", "Strong")) -> dict:
 # ---- entrants file ---------------------------------------------------------------------------
 def test_season0_file_is_valid():
     spec = load_entrants(ROOT / "seasons" / "season0.json")
-    assert spec.season == "season0"
-    assert [e.name for e in spec.entrants] == ["Random", "TDM-Alpha", "TDM-Beta", "TDM-Gamma"]
-    assert all(e.load.keys() == {"system"} for e in spec.entrants)
-    # The learned challenger's policy file sits in the repository, beside its training record.
-    assert [e.name for e in spec.challengers] == ["Rec-IPPO CPU-0"]
-    policy = ROOT / "seasons" / spec.challengers[0].load["weights"]
-    assert policy.is_file() and policy.stat().st_size < 5 * 2**20
-    for name in ("config.json", "train.toml", "training.json", "updates.csv", "validation.csv",
-                 "test_results.json", "README.md"):  # fmt: skip
-        assert (policy.parent / name).is_file(), name
+    assert spec.season == "season0" and spec.field_size == 9
+    scripted = ["TDM-Alpha", "TDM-Beta", "TDM-Gamma"]
+    learned = ["Rec-IPPO", "Rec-MAPPO", "FF-IPPO", "FF-MAPPO", "QMIX", "PQN-VDN"]
+    assert [e.name for e in spec.entrants] == scripted + [f"{m} 500k" for m in learned]
+    assert all(e.load.keys() == {"system"} for e in spec.entrants[:3])
+    assert [e.name for e in spec.challengers] == ["Random"]
+    # Each learned entrant's policy file sits in the repository, beside its training record.
+    for entrant in spec.entrants[3:]:
+        assert entrant.type == "learned" and entrant.load.keys() == {"weights"}
+        policy = ROOT / "seasons" / entrant.load["weights"]
+        assert policy.is_file() and policy.stat().st_size < 5 * 2**20, entrant.name
+        for name in ("config.json", "train.toml", "training.json", "updates.csv",
+                     "validation.csv", "test_results.json", "README.md"):  # fmt: skip
+            assert (policy.parent / name).is_file(), (entrant.name, name)
 
 
 @pytest.mark.parametrize(

@@ -106,25 +106,28 @@ class _Store:
         _check_games(games, fixture, a, b, games_path)
         return games, stored["meta"], stored.get("seconds")
 
-    def save(self, fixture, a, b, key, games: pd.DataFrame, meta: dict, seconds: float) -> bool:
+    def save(
+        self, fixture, a, b, key, games: pd.DataFrame, meta: dict, seconds: float
+    ) -> tuple[bool, float | None]:
         """The games first, then the record that vouches for them, each written whole.
 
         When the saved files already hold these very games and this key and metadata (a
         fixture played again), nothing is written, so the record keeps the play time of the
-        run that first played them and the files stay byte-identical; returns True then."""
+        run that first played them and the files stay byte-identical. Returns whether that
+        was so, and the play time the record holds (the first run's, then)."""
         if self.folder is None:
-            return False
+            return False, seconds
         games_path, meta_path = self._paths(fixture, a, b)
         buffer = io.BytesIO()
         games.to_parquet(buffer, index=False)
         data = buffer.getvalue()
         if self._holds(games_path, meta_path, data, key, meta):
-            return True
+            return True, _read_record(meta_path).get("seconds")
         write_atomic(games_path, lambda t: t.write_bytes(data))
         record = {"key": key, "meta": meta, "seconds": round(seconds, 2)}
         text = _record_text(record)
         write_atomic(meta_path, lambda t: t.write_text(text))
-        return False
+        return False, seconds
 
     @staticmethod
     def _holds(games_path: Path, meta_path: Path, data: bytes, key: dict, meta: dict) -> bool:
@@ -271,8 +274,8 @@ def _load_or_play(
 ) -> tuple[pd.DataFrame, dict, float | None, str]:
     """One fixture's games, read back when `resume` finds them saved, else played and saved.
 
-    Returns the games, evaluate's metadata, the play time (None for a saved fixture that has
-    none) and how they were got: "resumed", "repeated" (played again, equal to the saved
+    Returns the games, evaluate's metadata, the play time (the saved one for a fixture read
+    back or played again; None when its record has none) and how they were got: "resumed", "repeated" (played again, equal to the saved
     files byte for byte) or "played"."""
     a, b = by_name[fx.entrant_a], by_name[fx.entrant_b]
     key = _stored_key(fx, seed, a, b)
@@ -285,7 +288,7 @@ def _load_or_play(
     games, meta = play_fixture(fx, a, b, pair, seed, evaluate_fn, batch_size, progress, devices)
     seconds = time.perf_counter() - started
     meta = _finite(meta)  # as a resumed fixture reads it back
-    repeated = saved.save(fx, a, b, key, games, meta, seconds)
+    repeated, seconds = saved.save(fx, a, b, key, games, meta, seconds)
     return games, meta, seconds, "repeated" if repeated else "played"
 
 
