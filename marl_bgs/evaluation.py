@@ -403,16 +403,21 @@ MAX_CACHED_RUNNERS = 16
 MAP_BUDGET_SHARE = 0.7
 
 
-def _map_budget() -> int:
+def memory_map_limit() -> int:
+    """The kernel's limit on one process's memory mappings (Linux's default elsewhere)."""
     try:
-        limit = int(Path("/proc/sys/vm/max_map_count").read_text())
+        return int(Path("/proc/sys/vm/max_map_count").read_text())
     except (OSError, ValueError):
-        limit = 65_530
-    return int(MAP_BUDGET_SHARE * limit)
+        return 65_530
 
 
-def _mappings() -> int | None:
-    """How many memory mappings this process holds (None where /proc is not there)."""
+def _map_budget() -> int:
+    return int(MAP_BUDGET_SHARE * memory_map_limit())
+
+
+def memory_maps() -> int | None:
+    """How many memory mappings this process holds (None where /proc is not there); every
+    loaded XLA CPU program holds a few dozen."""
     try:
         with open("/proc/self/maps", "rb") as f:
             return sum(1 for _ in f)
@@ -442,7 +447,7 @@ def _within_map_budget() -> None:
     import gc
 
     budget = _map_budget()
-    while _RUNNERS and (_mappings() or 0) > budget:
+    while _RUNNERS and (memory_maps() or 0) > budget:
         _RUNNERS.pop(next(iter(_RUNNERS)))
         gc.collect()
 

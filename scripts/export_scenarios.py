@@ -36,6 +36,7 @@ from marl_bgs.scenarios import SCENARIOS
 from marl_bgs.scenarios.play import Table
 from marl_bgs.scenarios.records import DATA, Scenario
 from marl_bgs.scenarios.verify import HEADS, from_flat, numpy_result, to_flat, variant_lines
+from marl_bgs.tournament.season import shard_argument
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "exports" / "scenarios"
@@ -212,15 +213,23 @@ def _same_learned(stored: dict | None, learned: dict) -> bool:
     }
 
 
-def _stored_player(key: str, identity: dict):
-    """The published table rows and games of `key` when they were played with exactly this
-    identity (same scenario files, seed, games and weights), else None."""
+def _published():
+    """The published results.json (parsed) and results_games.csv (a frame), or None."""
     import pandas as pd
 
     path, games_path = OUT / "results.json", OUT / "results_games.csv"
     if not (path.is_file() and games_path.is_file()):
         return None
-    stored = json.loads(path.read_text())
+    return json.loads(path.read_text()), pd.read_csv(games_path)
+
+
+def _stored_player(key: str, identity: dict, published):
+    """The published table rows and games of `key` (from `_published()`) when they were
+    played with exactly this identity (same scenario files, seed, games and weights), else
+    None."""
+    if published is None:
+        return None
+    stored, games = published
     same = all(stored.get(k) == identity[k] for k in
                ("games_per_scenario", "root_seed", "batch_size", "scenario_sha256"))  # fmt: skip
     if not same or key not in stored.get("systems", {}):
@@ -228,7 +237,6 @@ def _stored_player(key: str, identity: dict):
     if "learned" in identity and not _same_learned(stored.get("learned", {}).get(key),
                                                     identity["learned"]):  # fmt: skip
         return None
-    games = pd.read_csv(games_path)
     games = games[games["system"] == key].reset_index(drop=True)
     if len(games) != RESULT_GAMES * len(SCENARIOS):
         return None
@@ -287,9 +295,10 @@ def results_files(
     import pandas as pd
 
     players = _players()
+    published = _published()
     found = {}
     for key, _, identity in players:
-        found[key] = _stored_player(key, identity) or _part_player(parts, key, identity)
+        found[key] = _stored_player(key, identity, published) or _part_player(parts, key, identity)
     if shard is not None:
         todo = [p for p in players if found[p[0]] is None][shard[0] :: shard[1]]
         for key, system, identity in todo:
@@ -346,16 +355,6 @@ def stale(files: dict[str, bytes]) -> list[str]:
     return bad + extra
 
 
-def _shard(text: str) -> tuple[int, int]:
-    """--shard's 'I/N', read by `parse_shard`."""
-    from marl_bgs.tournament.season import parse_shard
-
-    try:
-        return parse_shard(text)
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", action="store_true", help="also the results table")
@@ -364,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--shard",
-        type=_shard,
+        type=shard_argument,
         help="I/N, with --results and --parts: play only every N-th player still to play, "
         "into --parts (write nothing else)",
     )

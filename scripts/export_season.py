@@ -52,10 +52,11 @@ from marl_bgs.tournament.leaderboard import (  # noqa: E402
 from marl_bgs.tournament.schedule import DEFAULT_GAMES_PER_MAP  # noqa: E402
 from marl_bgs.tournament.season import (  # noqa: E402
     DEFAULT_BATCH_SIZE,
-    parse_shard,
+    json_ready,
     planned_fixtures,
     play_shard,
     run_season,
+    shard_argument,
 )
 
 RATINGS_FORMAT = "marl-bgs/season-ratings"
@@ -90,23 +91,8 @@ RATING_COLUMNS = (
 )
 
 
-def _clean(value):
-    """JSON has no NaN: undefined numbers (a share of zero games, say) become null."""
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    if isinstance(value, (float, np.floating)):
-        return float(value) if np.isfinite(value) else None
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    return value
-
-
 def _json(path: Path, data) -> None:
-    text = json.dumps(_clean(data), indent=2, ensure_ascii=False, allow_nan=False)
+    text = json.dumps(json_ready(data), indent=2, ensure_ascii=False, allow_nan=False)
     path.write_text(text + "\n")
 
 
@@ -225,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--evaluate", help="module:function standing in for marl_bgs.evaluate")
     p.add_argument(
         "--shard",
-        type=_shard,
+        type=shard_argument,
         help="I/N: only play every N-th fixture known in advance (the round robin and the "
         "first challenger's), from the I-th, into the store; publish nothing",
     )
@@ -240,14 +226,6 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:  # a bad entrants file, entrant or option: one line, exit 2
         print(f"export_season: error: {err}", file=sys.stderr)
         return 2
-
-
-def _shard(text: str) -> tuple[int, int]:
-    """--shard's 'I/N', read by `parse_shard`."""
-    try:
-        return parse_shard(text)
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def _setup(args: argparse.Namespace) -> tuple:
@@ -412,7 +390,7 @@ def _run(args: argparse.Namespace) -> int:
             "figures": figures,
         },
     }
-    read_record(Leaderboard, _clean(board), "leaderboard.json")  # as the site reads it
+    read_record(Leaderboard, json_ready(board), "leaderboard.json")  # as the site reads it
     _json(out / "leaderboard.json", board)
     first_meta = result.metas[result.fixtures[0].index]
     _json(

@@ -42,8 +42,8 @@ from marl_bgs.tournament.entrants import build_system, load_entrants  # noqa: E4
 from marl_bgs.tournament.schedule import Fixture  # noqa: E402
 from marl_bgs.tournament.season import (  # noqa: E402
     DEFAULT_BATCH_SIZE,
-    parse_shard,
     play_fixture,
+    shard_argument,
 )
 
 FORMAT = "marl-bgs/season-full-metrics"
@@ -184,14 +184,6 @@ def replay(
     return record
 
 
-def _shard(text: str) -> tuple[int, int]:
-    """--shard's 'I/N', read by `parse_shard`."""
-    try:
-        return parse_shard(text)
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
-
-
 def _import(spec: str):
     module, _, name = spec.partition(":")
     if not module or not name:
@@ -209,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         "--parts", type=Path, help="keep each fixture's full metrics here (resumable, shards)"
     )
     p.add_argument(
-        "--shard", type=_shard, help="I/N: replay fixtures I, I + N, ... into --parts only"
+        "--shard", type=shard_argument, help="I/N: replay fixtures I, I + N, ... into --parts only"
     )
     p.add_argument("--evaluate", help="module:function standing in for marl_bgs.evaluate")
     p.add_argument("--no-progress", action="store_true")

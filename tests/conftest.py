@@ -24,21 +24,6 @@ def pytest_configure(config):
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
 
 
-def _memory_map_count() -> int:
-    try:
-        with open("/proc/self/maps", "rb") as f:
-            return sum(1 for _ in f)
-    except OSError:  # not Linux
-        return 0
-
-
-def _memory_map_limit() -> int:
-    try:
-        return int(Path("/proc/sys/vm/max_map_count").read_text())
-    except (OSError, ValueError):
-        return 65530
-
-
 @pytest.fixture(scope="module", autouse=True)
 def _free_compiled_programs():
     """Drop JAX's compiled programs after a test module once the process holds more than
@@ -48,7 +33,11 @@ def _free_compiled_programs():
     mmap. Later modules recompile what they need (from the persistent cache)."""
     yield
     jax = sys.modules.get("jax")
-    if jax is not None and _memory_map_count() > _memory_map_limit() // 2:
+    if jax is None:
+        return
+    from marl_bgs.evaluation import memory_map_limit, memory_maps
+
+    if (memory_maps() or 0) > memory_map_limit() // 2:
         jax.clear_caches()
         gc.collect()
 

@@ -11,7 +11,7 @@ def test_runners_are_dropped_oldest_first_while_over_the_map_budget(monkeypatch)
     budget = evaluation._map_budget()
     assert 30_000 < budget < 10**7  # 0.7 of vm.max_map_count (65,530 by default)
     counts = iter([budget + 500, budget + 1, 100])
-    monkeypatch.setattr(evaluation, "_mappings", lambda: next(counts))
+    monkeypatch.setattr(evaluation, "memory_maps", lambda: next(counts))
     try:
         evaluation._RUNNERS.clear()
         evaluation._RUNNERS.update({"old": object(), "mid": object(), "new": object()})
@@ -25,5 +25,5 @@ def test_runners_are_dropped_oldest_first_while_over_the_map_budget(monkeypatch)
 
 
 def test_the_mapping_count_is_read_from_proc_where_there_is_one():
-    count = evaluation._mappings()
+    count = evaluation.memory_maps()
     assert count is None or count > 10

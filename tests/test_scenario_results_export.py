@@ -79,7 +79,10 @@ def test_a_changed_scenario_file_means_every_player_plays_again(script, monkeypa
     stored = json.loads((script.OUT / "results.json").read_text())
     stored["scenario_sha256"]["1"] = "0" * 64
     (script.OUT / "results.json").write_text(json.dumps(stored))
-    assert all(script._stored_player(k, ident) is None for k, _, ident in script._players())
+    assert all(
+        script._stored_player(k, ident, script._published()) is None
+        for k, _, ident in script._players()
+    )
 
 
 def test_a_shard_needs_results_and_parts(script, capsys):
@@ -97,6 +100,6 @@ def test_plays_is_read_from_the_weights_and_an_older_record_without_it_is_reused
         record.pop("plays", None)
     (script.OUT / "results.json").write_text(json.dumps(stored))
     key, _, identity = next(p for p in script._players() if p[0] == "QMIX 500k")
-    assert script._stored_player(key, identity) is not None
+    assert script._stored_player(key, identity, script._published()) is not None
     other = {**identity, "learned": {**identity["learned"], "weights_sha256": "0" * 64}}
-    assert script._stored_player(key, other) is None
+    assert script._stored_player(key, other, script._published()) is None

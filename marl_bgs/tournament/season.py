@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..core.checks import number, strict_json, whole
@@ -146,21 +147,26 @@ class _Store:
         return meta_path.read_text() == text and games_path.read_bytes() == data
 
 
-def _finite(value: Any) -> Any:
-    """JSON has no NaN: an undefined number (the decisive-win rate of a fixture that had no
-    decisive game) is saved as null, as the published files write it."""
+def json_ready(value: Any) -> Any:
+    """`value` as strict JSON can hold it: NumPy scalars as Python numbers, and undefined
+    numbers (NaN, a share of zero games, say; the decisive-win rate of a fixture with no
+    decisive game) as null, as the published files write them."""
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
+        return {k: json_ready(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
+        return [json_ready(v) for v in value]
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
     return value
 
 
 def _record_text(record: dict) -> str:
     """A saved fixture's record as strict JSON, the form `_read_record` accepts."""
-    return json.dumps(_finite(record), indent=2, sort_keys=True, allow_nan=False)
+    return json.dumps(json_ready(record), indent=2, sort_keys=True, allow_nan=False)
 
 
 _DELETE = "delete it and its partner file to play the fixture again"
@@ -287,7 +293,7 @@ def _load_or_play(
     pair = (systems[a.name], systems[b.name])
     games, meta = play_fixture(fx, a, b, pair, seed, evaluate_fn, batch_size, progress, devices)
     seconds = time.perf_counter() - started
-    meta = _finite(meta)  # as a resumed fixture reads it back
+    meta = json_ready(meta)  # as a resumed fixture reads it back
     repeated, seconds = saved.save(fx, a, b, key, games, meta, seconds)
     return games, meta, seconds, "repeated" if repeated else "played"
 
@@ -302,6 +308,16 @@ def parse_shard(text: str) -> tuple[int, int]:
     if not slash or shards < 1 or not 0 <= shard < shards:
         raise ValueError(f"expected I/N with 0 <= I < N, like 0/2, got {text!r}")
     return shard, shards
+
+
+def shard_argument(text: str) -> tuple[int, int]:
+    """`parse_shard` for argparse's `type=`: a bad --shard is a usage error naming it."""
+    import argparse
+
+    try:
+        return parse_shard(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def planned_fixtures(
