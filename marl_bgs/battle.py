@@ -4,7 +4,7 @@ One module, two transports: the play page (`web_demo/play/`) calls these functio
 Pyodide through `web_demo/play/backends.js`, and `marl-bgs client` (`marl_bgs/client.py`)
 calls the very same ones behind a small JSON API on 127.0.0.1. Everything crosses as JSON
 text. Nothing here imports JAX: Systems are built by a factory, by default the NumPy twins
-of the registered Systems and Season 0's learned entrant through its `.npz` NumPy forward
+of the registered Systems and the learned entrants through their `.npz` NumPy forward
 pass (`numpy_decider`); the local client passes one that also plays JAX Systems and runs.
 
 A session holds one `Game`, who controls each slot ("human" or a System's label), and every
@@ -75,7 +75,8 @@ class _NumpyDecider:
 
 
 class _PolicyDecider:
-    """A learned entrant's `.npz` actor on NumPy, sampling its actions as Season 0 plays it."""
+    """A learned entrant's `.npz` actor on NumPy, acting as Season 0 plays it: a policy
+    learner samples its actions, a Q-learner plays its best legal action."""
 
     def __init__(self, label: str, path: Path, seed: int) -> None:
         from .learn.policy import NumpyPolicy
@@ -93,8 +94,17 @@ class _PolicyDecider:
 
 
 # Learned entrants by label: seasons/entrants/NAME/policy.npz in a checkout, or the copy
-# the engine wheel carries (scripts/engine_wheel.py, ENTRANTS).
-ENTRANTS = ("ppo-rec-ippo-0",)
+# the engine wheel carries (scripts/engine_wheel.py, ENTRANTS: the same list, which
+# tests/test_battle.py holds equal). The first published one, then Season 0's six.
+ENTRANTS = (
+    "ppo-rec-ippo-0",
+    "rec-ippo-500k",
+    "rec-mappo-500k",
+    "ff-ippo-500k",
+    "ff-mappo-500k",
+    "qmix-500k",
+    "pqn-vdn-500k",
+)
 
 
 def entrant_path(name: str) -> Path | None:

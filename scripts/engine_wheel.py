@@ -55,8 +55,17 @@ MODULES = (
     "systems/registry.py",
 )
 # Learned entrants the browser can play: seasons/entrants/NAME/policy.npz, carried as
-# marl_bgs/_entrants/NAME.npz (marl_bgs/battle.py finds them there).
-ENTRANTS = ("ppo-rec-ippo-0",)
+# marl_bgs/_entrants/NAME.npz (marl_bgs/battle.py finds them there, by its own ENTRANTS:
+# the same list, read from the checkout given as `root`, so not imported from it).
+ENTRANTS = (
+    "ppo-rec-ippo-0",
+    "rec-ippo-500k",
+    "rec-mappo-500k",
+    "ff-ippo-500k",
+    "ff-mappo-500k",
+    "qmix-500k",
+    "pqn-vdn-500k",
+)
 DATE = (1980, 1, 1, 0, 0, 0)
 
 

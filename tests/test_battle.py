@@ -26,7 +26,7 @@ from marl_bgs.replay import load_replay
 assert battle.__file__.startswith(sys.argv[1]), battle.__file__
 systems = json.loads(battle.browser_catalog())["systems"]
 spec = {"map": 48, "rosters": [["mage", "priest"], ["rogue", "hunter"]], "horizon": 6,
-        "controllers": ["human", "ppo-rec-ippo-0", 0, 0, 0, "tdm-gamma", "ppo-rec-ippo-0", 0, 0, 0]}
+        "controllers": ["human", "ppo-rec-ippo-0", 0, 0, 0, "tdm-gamma", "qmix-500k", 0, 0, 0]}
 sid = battle.new_session(json.dumps(spec))
 view = json.loads(battle.view(sid, "a"))
 while not view["done"]:
@@ -40,19 +40,42 @@ print(json.dumps({"systems": systems, "slots": replay.systems, "ticks": replay.t
 
 def test_sessions_play_from_the_engine_wheel_without_jax(tmp_path):
     names, done = run_from_wheel(tmp_path, PLAY, timeout=120)
-    assert "marl_bgs/_entrants/ppo-rec-ippo-0.npz" in names
+    assert {f"marl_bgs/_entrants/{name}.npz" for name in battle.ENTRANTS} <= set(names)
     assert done.returncode == 0, done.stderr[-2000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert out["systems"] == [
-        "human",
-        "random",
-        "tdm-alpha",
-        "tdm-beta",
-        "tdm-gamma",
-        "ppo-rec-ippo-0",
-    ]
+    assert out["systems"] == ["human", "random", "tdm-alpha", "tdm-beta", "tdm-gamma",
+                              *battle.ENTRANTS]  # fmt: skip
     assert out["slots"][:2] == ["human", "ppo-rec-ippo-0"] and out["slots"][5] == "tdm-gamma"
+    assert out["slots"][6] == "qmix-500k"
     assert out["ticks"] == 6 and out["banned"] == []
+
+
+def test_the_wheel_carries_the_entrants_the_client_offers():
+    """battle.py and scripts/engine_wheel.py each name the learned entrants (the wheel
+    script reads another checkout's files, so it cannot import battle's list)."""
+    from .engine_files import script
+
+    assert script("engine_wheel").ENTRANTS == battle.ENTRANTS
+    assert "ppo-rec-ippo-0" in battle.ENTRANTS
+    assert {f"{m}-500k" for m in ("rec-ippo", "rec-mappo", "ff-ippo", "ff-mappo", "qmix",
+                                  "pqn-vdn")} <= set(battle.ENTRANTS)  # fmt: skip
+
+
+def test_a_q_learner_plays_its_best_legal_action_in_the_client():
+    """QMIX's `.npz` is a Q-network: whatever the seed, it plays the same (greedy) game;
+    Rec-IPPO's samples, so another seed plays another game."""
+
+    def actions(who: str, seed: int) -> list:
+        spec = {"map": 47, "horizon": 8, "seed": seed,
+                "controllers": [who] * 5 + ["tdm-beta"] * 5}  # fmt: skip
+        sid = battle.new_session(json.dumps(spec))
+        view = json.loads(battle.view(sid, "a"))
+        while not view["done"]:
+            view = json.loads(battle.step(sid, "{}", "a"))
+        return load_replay(battle.replay_text(sid).encode()).actions.tolist()
+
+    assert actions("qmix-500k", 1) == actions("qmix-500k", 2)
+    assert actions("rec-ippo-500k", 1) != actions("rec-ippo-500k", 2)
 
 
 def test_humans_of_both_teams_see_their_own_side_only():

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from marl_bgs import Game
+from marl_bgs.battle import ENTRANTS
 from marl_bgs.core.position import starting_position
 from marl_bgs.replay import load_replay, replay_game
 from marl_bgs.replay.schema import rules_table
@@ -73,7 +74,7 @@ def test_the_page_loads_offline_from_127_0_0_1_only(page, server):
     offered = page.eval_on_selector_all(
         "select[name=controller_b0] option", "os => os.map(o => o.value)"
     )
-    assert offered == ["human", "random", "tdm-alpha", "tdm-beta", "tdm-gamma", "ppo-rec-ippo-0"]
+    assert offered == ["human", "random", "tdm-alpha", "tdm-beta", "tdm-gamma", *ENTRANTS]
 
 
 def test_a_human_plays_a_whole_game_by_keyboard_against_tdm_alpha(page, server, tmp_path):
