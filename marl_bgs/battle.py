@@ -94,8 +94,8 @@ class _PolicyDecider:
 
 
 # Learned entrants by label: seasons/entrants/NAME/policy.npz in a checkout, or the copy
-# the engine wheel carries (scripts/engine_wheel.py, ENTRANTS: the same list, which
-# tests/test_battle.py holds equal). The first published one, then Season 0's six.
+# the engine wheel carries (scripts/engine_wheel.py reads this very list from this file).
+# The first published one, then Season 0's six.
 ENTRANTS = (
     "ppo-rec-ippo-0",
     "rec-ippo-500k",

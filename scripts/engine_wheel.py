@@ -17,6 +17,7 @@ and the Pyodide files it goes beside are fetched into the same ignored folder an
 from __future__ import annotations
 
 import argparse
+import ast
 import base64
 import hashlib
 import re
@@ -54,18 +55,21 @@ MODULES = (
     "learn/policy.py",
     "systems/registry.py",
 )
-# Learned entrants the browser can play: seasons/entrants/NAME/policy.npz, carried as
-# marl_bgs/_entrants/NAME.npz (marl_bgs/battle.py finds them there, by its own ENTRANTS:
-# the same list, read from the checkout given as `root`, so not imported from it).
-ENTRANTS = (
-    "ppo-rec-ippo-0",
-    "rec-ippo-500k",
-    "rec-mappo-500k",
-    "ff-ippo-500k",
-    "ff-mappo-500k",
-    "qmix-500k",
-    "pqn-vdn-500k",
-)
+
+
+def entrants(root: Path = ROOT) -> tuple[str, ...]:
+    """The learned entrants the browser can play: `ENTRANTS` of the checkout's
+    marl_bgs/battle.py (its one list; read from the file, since `root` may be another
+    checkout than the one imported). Each seasons/entrants/NAME/policy.npz is carried as
+    marl_bgs/_entrants/NAME.npz, where battle.py finds it."""
+    path = root / "marl_bgs" / "battle.py"
+    for node in ast.parse(path.read_text()).body:
+        names = [getattr(t, "id", None) for t in getattr(node, "targets", [])]
+        if isinstance(node, ast.Assign) and names == ["ENTRANTS"]:
+            return tuple(ast.literal_eval(node.value))
+    raise ValueError(f"engine wheel: {path} has no ENTRANTS = (...) line")
+
+
 DATE = (1980, 1, 1, 0, 0, 0)
 
 
@@ -97,7 +101,7 @@ def contents(root: Path = ROOT) -> dict[str, bytes]:
         raise FileNotFoundError(f"engine wheel: no map files in {root / 'maps'}")
     for path in maps:
         out[f"marl_bgs/_map_files/{path.name}"] = path.read_bytes()
-    for name in ENTRANTS:
+    for name in entrants(root):
         path = root / "seasons" / "entrants" / name / "policy.npz"
         if not path.is_file():
             raise FileNotFoundError(f"engine wheel: {path} is missing")

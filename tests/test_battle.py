@@ -50,15 +50,22 @@ def test_sessions_play_from_the_engine_wheel_without_jax(tmp_path):
     assert out["ticks"] == 6 and out["banned"] == []
 
 
-def test_the_wheel_carries_the_entrants_the_client_offers():
-    """battle.py and scripts/engine_wheel.py each name the learned entrants (the wheel
-    script reads another checkout's files, so it cannot import battle's list)."""
+def test_the_wheel_carries_the_entrants_the_client_offers(tmp_path):
+    """scripts/engine_wheel.py reads battle.py's list from the checkout's file; a checkout
+    without the list is refused naming the file."""
+    from pathlib import Path
+
     from .engine_files import script
 
-    assert script("engine_wheel").ENTRANTS == battle.ENTRANTS
+    wheel = script("engine_wheel")
+    assert wheel.entrants() == battle.ENTRANTS
     assert "ppo-rec-ippo-0" in battle.ENTRANTS
     assert {f"{m}-500k" for m in ("rec-ippo", "rec-mappo", "ff-ippo", "ff-mappo", "qmix",
                                   "pqn-vdn")} <= set(battle.ENTRANTS)  # fmt: skip
+    (tmp_path / "marl_bgs").mkdir()
+    (tmp_path / "marl_bgs" / "battle.py").write_text("OTHER = ('x',)\n")
+    with pytest.raises(ValueError, match="battle.py has no ENTRANTS"):
+        wheel.entrants(Path(tmp_path))
 
 
 def test_a_q_learner_plays_its_best_legal_action_in_the_client():
