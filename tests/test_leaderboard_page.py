@@ -312,6 +312,12 @@ def test_played_rules_and_submit_pages(export_root):
     (adm,) = board["admissions"]
     row = next(r for r in cells if r and r[0] == adm["challenger"])
     assert row[1] == _whole(adm["elo"]) and row[4] == ("yes" if adm["admitted"] else "no")
+    if not adm["admitted"]:  # it took no seat
+        assert row[5] == "–"
+    elif adm["replaced"] is None:
+        assert row[5] == "empty seat"
+    else:
+        assert row[5] == f"replaced {adm['replaced']}"
     submit = pages["leaderboard/submit.md"]()
     assert '"entry_point": "my_agents.ppo:load"' in submit and "jax_system" in submit
     assert "python scripts/export_season.py --season season0 --resume" in submit
@@ -595,3 +601,14 @@ def test_templates_are_not_published():
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
     assert "/_templates/" in config["exclude_docs"].split()
     assert L.TEMPLATES.is_relative_to(ROOT / "site_src" / "_templates")
+
+
+def test_a_challenger_left_out_took_no_seat():
+    from types import SimpleNamespace as NS
+
+    def fill(part, **kw):
+        return {"empty_seat": "empty seat", "replaced": f"replaced {kw.get('who')}"}[part]
+
+    assert L._seat_taken(NS(admitted=False, replaced=None), fill) == "–"
+    assert L._seat_taken(NS(admitted=True, replaced=None), fill) == "empty seat"
+    assert L._seat_taken(NS(admitted=True, replaced="Old"), fill) == "replaced Old"

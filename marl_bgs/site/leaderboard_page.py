@@ -232,6 +232,16 @@ def heat(score: float) -> str:
     return "#" + "".join(f"{c:02x}" for c in rgb)
 
 
+def _seat_taken(admission, fill: Callable[..., str]) -> str:
+    """The seat a challenger took: none when it was not admitted, else a free one or the
+    member it replaced."""
+    if not admission.admitted:
+        return "–"
+    if admission.replaced is None:
+        return fill("empty_seat")
+    return fill("replaced", who=text(admission.replaced))
+
+
 def join_words(items: list[str]) -> str:
     """'a', 'a and b', 'a, b and c'."""
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
@@ -719,7 +729,7 @@ def rules_page(season: Season) -> str:
         rows = [
             f"| {text(a.challenger)} | {elo(a.elo)} | {text(a.lowest_member)} | "
             f"{elo(a.lowest_elo)} | {'yes' if a.admitted else 'no'} | "
-            + (fill("empty_seat") if a.replaced is None else fill("replaced", who=text(a.replaced)))
+            + _seat_taken(a, fill)
             + f" | {text(a.reason)} |"
             for a in b.admissions
         ]
