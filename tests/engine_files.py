@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -12,21 +11,16 @@ from typing import Any
 
 import pytest
 
+from .script_loader import load_script
+
 ROOT = Path(__file__).resolve().parent.parent
 BROWSER = ROOT / "exports" / "browser"
 NODE = shutil.which("node")
 
 
 def script(name: str):
-    """A module of scripts/ by file name (they import each other as top-level modules)."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
-    return module
+    """A module of scripts/ by file name (`load_script`)."""
+    return load_script(name)
 
 
 _refreshed: list[bool] = []

@@ -6,7 +6,6 @@ The site is built once per test process into a temporary folder
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -16,6 +15,8 @@ from marl_bgs.core import classes as C
 from marl_bgs.site import build as site_build
 from marl_bgs.site import viewer_key
 from marl_bgs.site.data_pages import season_dirs
+
+from .script_loader import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [
@@ -94,12 +95,12 @@ def test_generated_pages_hold_the_code_numbers(built_site):
 
 def test_sight_exports_are_fresh():
     """exports/sight/ equals a fresh export (run scripts/export_sight_vectors.py if not)."""
-    assert _load_script("export_sight_vectors").main(["--check"]) == 0
+    assert load_script("export_sight_vectors").main(["--check"]) == 0
 
 
 def test_the_sight_check_finds_a_stale_file(tmp_path, capsys):
     """The freshness check above can fail: a vectors file naming another module is stale."""
-    script = _load_script("export_sight_vectors")
+    script = load_script("export_sight_vectors")
     assert script.main(["--out", str(tmp_path)]) == 0
     vectors = tmp_path / "vectors.json"
     vectors.write_text(vectors.read_text().replace("core.sight", "core.observe"))
@@ -107,16 +108,9 @@ def test_the_sight_check_finds_a_stale_file(tmp_path, capsys):
     assert "vectors.json" in capsys.readouterr().out
 
 
-def _load_script(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_clip_exports_are_fresh():
     """exports/clips/ equals a fresh export (run scripts/export_clips.py if not)."""
-    assert _load_script("export_clips").main(["--check"]) == 0
+    assert load_script("export_clips").main(["--check"]) == 0
 
 
 def test_every_pictured_scene_has_its_clip_on_the_page(built_site):

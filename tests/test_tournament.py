@@ -7,7 +7,6 @@ whose outcomes follow known strengths; one test plays real games (random vs TDM-
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import re
@@ -22,6 +21,8 @@ from marl_bgs.systems.base import System
 from marl_bgs.tournament.entrants import build_system, load_entrants, parse_entrants
 from marl_bgs.tournament.schedule import challenge, round_robin, seed_base_after
 from marl_bgs.tournament.season import planned_fixtures, play_shard, run_season
+
+from .script_loader import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 STRENGTH = {"weak": 1000.0, "mid": 1200.0, "strong": 1400.0, "star": 1600.0}
@@ -348,11 +349,7 @@ def test_season_devices_reach_evaluate_and_bad_ones_are_refused(tmp_path):
 
 
 def _script():
-    path = ROOT / "scripts" / "export_season.py"
-    module_spec = importlib.util.spec_from_file_location("export_season", path)
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    return module
+    return load_script("export_season")
 
 
 def test_export_is_byte_identical_across_runs(tmp_path):

@@ -281,8 +281,8 @@ def _load_or_play(
     """One fixture's games, read back when `resume` finds them saved, else played and saved.
 
     Returns the games, evaluate's metadata, the play time (the saved one for a fixture read
-    back or played again; None when its record has none) and how they were got: "resumed", "repeated" (played again, equal to the saved
-    files byte for byte) or "played"."""
+    back or played again; None when its record has none) and how they were got: "resumed",
+    "repeated" (played again, equal to the saved files byte for byte) or "played"."""
     a, b = by_name[fx.entrant_a], by_name[fx.entrant_b]
     key = _stored_key(fx, seed, a, b)
     found = saved.load(fx, a, b, key) if resume else None
