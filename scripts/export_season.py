@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import filecmp
-import importlib
 import json
 import sys
 import tempfile
@@ -52,6 +51,7 @@ from marl_bgs.tournament.leaderboard import (  # noqa: E402
 from marl_bgs.tournament.schedule import DEFAULT_GAMES_PER_MAP  # noqa: E402
 from marl_bgs.tournament.season import (  # noqa: E402
     DEFAULT_BATCH_SIZE,
+    function_argument,
     json_ready,
     planned_fixtures,
     play_shard,
@@ -94,13 +94,6 @@ RATING_COLUMNS = (
 def _json(path: Path, data) -> None:
     text = json.dumps(json_ready(data), indent=2, ensure_ascii=False, allow_nan=False)
     path.write_text(text + "\n")
-
-
-def _import(spec: str):
-    module, _, name = spec.partition(":")
-    if not module or not name:
-        raise SystemExit(f"--evaluate: expected 'module:function', got {spec!r}")
-    return getattr(importlib.import_module(module), name)
 
 
 def _maps(text: str) -> list[int]:
@@ -208,7 +201,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--force", action="store_true", help="replace a season published from another entrants file"
     )
-    p.add_argument("--evaluate", help="module:function standing in for marl_bgs.evaluate")
+    p.add_argument(
+        "--evaluate",
+        type=function_argument,
+        help="module:function standing in for marl_bgs.evaluate",
+    )
     p.add_argument(
         "--shard",
         type=shard_argument,
@@ -251,7 +248,7 @@ def _play_shard(args: argparse.Namespace) -> int:
         args.games_per_map,
         args.seed,
         store=store,
-        evaluate_fn=_import(args.evaluate) if args.evaluate else None,
+        evaluate_fn=args.evaluate,
         batch_size=args.batch_size,
         progress=not args.no_progress,
         devices=args.devices,
@@ -314,7 +311,7 @@ def _run(args: argparse.Namespace) -> int:
         raise SystemExit(f"--refits: an interval needs at least 2 refits, got {args.refits}")
     started = time.perf_counter()
     spec, maps, store = _setup(args)
-    evaluate_fn = _import(args.evaluate) if args.evaluate else None
+    evaluate_fn = args.evaluate
     if getattr(args, "refuse_to_play", False):
         evaluate_fn = _refuse_to_play
     result = run_season(

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib
 import json
 import sys
 import time
@@ -42,6 +41,7 @@ from marl_bgs.tournament.entrants import build_system, load_entrants  # noqa: E4
 from marl_bgs.tournament.schedule import Fixture  # noqa: E402
 from marl_bgs.tournament.season import (  # noqa: E402
     DEFAULT_BATCH_SIZE,
+    function_argument,
     play_fixture,
     shard_argument,
 )
@@ -184,13 +184,6 @@ def replay(
     return record
 
 
-def _import(spec: str):
-    module, _, name = spec.partition(":")
-    if not module or not name:
-        raise SystemExit(f"--evaluate: expected 'module:function', got {spec!r}")
-    return getattr(importlib.import_module(module), name)
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--season", default="season0")
@@ -203,12 +196,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--shard", type=shard_argument, help="I/N: replay fixtures I, I + N, ... into --parts only"
     )
-    p.add_argument("--evaluate", help="module:function standing in for marl_bgs.evaluate")
+    p.add_argument(
+        "--evaluate",
+        type=function_argument,
+        help="module:function standing in for marl_bgs.evaluate",
+    )
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
     if args.shard and args.parts is None:
         p.error("--shard needs --parts, the folder the shards fill")
-    evaluate_fn = _import(args.evaluate) if args.evaluate else None
+    evaluate_fn = args.evaluate
     replay(args.season, args.out, args.batch_size, not args.no_progress, args.shard,
            args.parts, evaluate_fn, args.entrants)  # fmt: skip
     return 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import xml.etree.ElementTree as ET
@@ -12,21 +11,14 @@ import pytest
 
 from marl_bgs import maps as M
 
+from .script_loader import load_script
+
 ROOT = Path(__file__).resolve().parent.parent
 ATLAS = ROOT / "exports" / "atlas"
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location(
-        "export_atlas", ROOT / "scripts" / "export_atlas.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ea = _load_script()
+ea = load_script("export_atlas")
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ renamed in the JSON to a hostile string that the entrants file itself would refu
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
 import math
 import re
@@ -32,6 +31,8 @@ from marl_bgs.site import leaderboard_page as L
 from marl_bgs.systems.base import System
 from marl_bgs.tournament.entrants import NAME_PATTERN
 from marl_bgs.tournament.tiers import TIER_NAMES
+
+from .script_loader import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = '<script>alert("x")</script> | *b* _u_ [l](javascript:alert(1)) &amp; `c` \\ {#id}'
@@ -100,10 +101,7 @@ def _export(tmp: Path) -> Path:
         "challengers": [_entry("Top", "top")],
     }
     (tmp / "season0.json").write_text(json.dumps(spec))
-    path = ROOT / "scripts" / "export_season.py"
-    module_spec = importlib.util.spec_from_file_location("export_season", path)
-    script = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(script)
+    script = load_script("export_season")
     argv = ["--season", "season0", "--entrants", str(tmp / "season0.json")]
     argv += ["--games-per-map", "4", "--maps", "47,48", "--refits", "50", "--seed", "2"]
     argv += ["--out", str(tmp / "exports" / "seasons"), "--store", str(tmp / "store")]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import gzip
-import importlib.util
 import json
 import shutil
 import subprocess
@@ -34,6 +33,8 @@ from marl_bgs.replay import (
 )
 from marl_bgs.replay.record import map_file_of
 from marl_bgs.replay.schema import AGENT_NAMES, HIDDEN_VALUE, MAX_BYTES, PUBLIC_METRICS
+
+from .script_loader import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 KNOWN = [i for i, (name, _) in enumerate(UNIT_FIELDS) if name == "known"][0]
@@ -396,12 +397,7 @@ def test_agent_view_sees_no_more_than_its_team(full_game):
 
 
 def _export_module():
-    spec = importlib.util.spec_from_file_location(
-        "export_replays", ROOT / "scripts/export_replays.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("export_replays")
 
 
 def test_exported_replays_are_fresh_and_exact(tmp_path, monkeypatch):

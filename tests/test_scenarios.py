@@ -21,6 +21,8 @@ from marl_bgs.scenarios.verify import (
     variant_report,
 )
 
+from .script_loader import load_script
+
 CHUNK = 256  # one small compiled step per controller serves every scenario
 
 
@@ -220,14 +222,7 @@ def test_evaluate_scenarios_repeats_the_published_games_at_another_batch_size():
 def test_scenario_exports_are_fresh():
     """exports/scenarios/ equals a fresh export, and its results table was played on the
     current scenario files (run scripts/export_scenarios.py [--results] if not)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / "scripts" / "export_scenarios.py"
-    spec = importlib.util.spec_from_file_location("export_scenarios", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.main(["--check"]) == 0
+    assert load_script("export_scenarios").main(["--check"]) == 0
 
 
 def test_the_scenarios_command_prints_the_table_and_writes_results(tmp_path, capsys):
@@ -255,13 +250,7 @@ def test_every_stored_line_has_a_key_action_and_the_check_is_fresh(jax_lines):
     """exports/scenarios/verification.json (scripts/verify_scenarios.py) played every
     one-agent variant of every stored line on the current scenario files; each line has a
     key action there, and a fresh check of one line per scenario gives the same counts."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / "scripts" / "verify_scenarios.py"
-    spec = importlib.util.spec_from_file_location("verify_scenarios", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("verify_scenarios")
     assert module.main(["--check"]) == 0
     stored = {e["id"]: e for e in json.loads(module.OUT.read_text())["scenarios"]}
     rng = np.random.default_rng(1)

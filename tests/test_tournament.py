@@ -24,6 +24,8 @@ from marl_bgs.tournament.season import planned_fixtures, play_shard, run_season
 
 from .script_loader import load_script
 
+GAMES_NOT_A_FUNCTION = 3  # a name that --evaluate may not point at (not callable)
+
 ROOT = Path(__file__).resolve().parent.parent
 STRENGTH = {"weak": 1000.0, "mid": 1200.0, "strong": 1400.0, "star": 1600.0}
 NU = 0.3
@@ -309,6 +311,28 @@ def test_export_shards_then_resume_publishes_the_season(tmp_path, capsys):
             script.main([*argv, "--shard", bad])
         assert exit_info.value.code == 2
         assert "expected I/N" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("tests.test_tournament", "expected 'module:function'"),
+        (":fake_evaluate", "expected 'module:function'"),
+        ("tests.no_such_module:fake_evaluate", "module 'tests.no_such_module' does not import"),
+        ("tests.test_tournament:no_such_function", "has no function 'no_such_function'"),
+        ("tests.test_tournament:GAMES_NOT_A_FUNCTION", "has no function"),
+    ],
+)
+def test_a_bad_evaluate_option_is_a_usage_error_naming_it(tmp_path, capsys, value, says):
+    """Both season scripts read --evaluate with `function_argument`: exit 2, the option
+    named, before anything is played or written."""
+    for script in (_script(), load_script("replay_season_full", "replay_season_full_args")):
+        with pytest.raises(SystemExit) as exit_info:
+            script.main(["--out", str(tmp_path / "out"), "--evaluate", value])
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err
+        assert "argument --evaluate" in err and says in err
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_fixture_without_a_decisive_game_is_saved_and_resumed(tmp_path):

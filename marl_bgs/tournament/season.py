@@ -320,6 +320,27 @@ def shard_argument(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
+def function_argument(text: str) -> Callable:
+    """argparse's `type=` for a `module:function` option (the season scripts' `--evaluate`,
+    which tests point at a stand-in for `marl_bgs.evaluate`): a malformed name, a module
+    that does not import or a name it lacks is a usage error naming what was given."""
+    import argparse
+    import importlib
+
+    module, _, name = text.partition(":")
+    if not module or not name:
+        raise argparse.ArgumentTypeError(f"expected 'module:function', got {text!r}")
+    try:
+        found = getattr(importlib.import_module(module), name, None)
+    except ImportError as err:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: module {module!r} does not import ({err})"
+        ) from None
+    if not callable(found):
+        raise argparse.ArgumentTypeError(f"{text!r}: {module!r} has no function {name!r}")
+    return found
+
+
 def planned_fixtures(
     spec: SeasonSpec, maps: Sequence[int], games_per_map: int = DEFAULT_GAMES_PER_MAP
 ) -> list[Fixture]:
