@@ -757,8 +757,9 @@ class TeamDeathmatch:
                 Per agent and game either a flat index 0-197, shaped `()` or `(1,)`, or
                 the heads `(move 0-8, target 0-10, Ultimate 0-1)`, shaped `(3,)`; so one
                 array is `(10,)`, `(10, 1)` or `(10, 3)`. With N games add a leading N
-                axis (`(N,)`, `(N, 10, 3)`, ...). An in-range but illegal action is
-                played as "stay, no target".
+                axis (`(N,)`, `(N, 10, 3)`, ...). In range but illegal, a move is
+                played as "stay" and a (target, Ultimate) pair as "no target, no
+                Ultimate", each on its own.
             reset_state (EnvState | None): One game only: the state to restart with when
                 the game ends, instead of one drawn from `key`; taken exactly as given.
 

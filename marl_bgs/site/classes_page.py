@@ -57,11 +57,11 @@ PROSE: dict[str, dict[str, str]] = {
         "can finish a Warrior.",
         "weaknesses": "The lowest health in the game, no escape and no crowd control. Anything "
         "that reaches it in melee (a Rogue's Poison, a Warrior's Charge) threatens it.",
-        "counters": "Warriors and Priests that stand still: it out-damages healing and armour.",
+        "counters": "Priests: its Basic damage outpaces their healing.",
         "helps": "Everyone within its aura, above all Rogues and Hunters that fight beside it.",
     },
     "warrior": {
-        "summary": "The front line: twice everyone else's health and the longest gap-closer.",
+        "summary": "The front line: at least twice anyone else's health and the longest gap-closer.",
         "strengths": "Huge health pool, an aura that shrinks the damage its neighbours take, and "
         "a Charge that crosses most of the field, stuns and slows.",
         "weaknesses": "Weak Basic damage at melee range; kited by Hunters and Mages once its "

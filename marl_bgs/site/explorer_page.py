@@ -164,9 +164,9 @@ def explorer_page(folder: Path, root: Path) -> str:
             "Which teamwork goes with strength? Each measure is derived from the columns "
             f"(`marl_bgs.team_measures`). rho is Spearman's rank correlation with Elo over the "
             f"{n} entrants, and its exact p is the share of all orderings of their ratings that "
-            "correlate at least as strongly (two-sided). With so few entrants the smallest "
-            "possible p is large, and Holm's correction over all the measures tested together "
-            "is the bar for claiming any single trend; read the rest as exploratory.",
+            "correlate at least as strongly (two-sided). Holm's correction over all the measures "
+            "tested together is the bar for claiming any single trend; read the rest as "
+            "exploratory.",
             "",
             f"![Six team measures against Elo, one panel each]({base}/{FOLDER}/team_measures.svg)",
             "",

@@ -435,7 +435,8 @@ def index_page(root: Path) -> str:
         "Five Jupyter notebooks that take you from one game to trained agents and analysed "
         "results. Each page shows the notebook with the outputs of a real run. The settings "
         "are deliberately tiny (a few games, a few thousand training steps) so that every "
-        "notebook runs in a minute or two on a laptop: they teach the tools, and none of "
+        "notebook runs in minutes on a laptop, most of it compiling the game loops on the "
+        "first run: they teach the tools, and none of "
         "their numbers is evidence about which System is better.",
         "",
     ]
