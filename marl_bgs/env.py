@@ -353,7 +353,9 @@ class TeamDeathmatch:
         need_walls = max(len(obstacle_groups(o)[1]) for o in obstacles)
         if asked is None:
             return max(need_boxes, 1), max(need_walls, 1)
-        boxes, walls = asked
+        boxes, walls = sequence(asked, "obstacle_capacity", 2, 2)
+        boxes = whole(boxes, "obstacle_capacity[0]")
+        walls = whole(walls, "obstacle_capacity[1]")
         if not (need_boxes <= boxes <= MAX_OBSTACLES and need_walls <= walls <= MAX_TURNED_WALLS):
             raise ValueError(
                 f"obstacle_capacity: {asked!r} must hold the maps' {need_boxes} boxes and "
@@ -558,7 +560,7 @@ class TeamDeathmatch:
 
         Raises:
             ValueError: A list whose length is not the number of games, or a position
-                that does not parse, naming the field (`positions[3].teams[0]...: ...`),
+                that does not parse, naming the field (`positions[3]: teams[0].agents[2].health: ...`),
                 or an inline map larger than the env's `obstacle_capacity`.
             FieldTypeError: A field of the wrong type, named the same way.
         """

@@ -1,9 +1,10 @@
 """Evaluation: two Systems (any mix per slot) over a fixed schedule of spawn-swapped pairs.
 
 Every random key is folded from the root seed, the use (memory start or actions), the game's
-seed number, the tick and the team, so a game's course depends on nothing else: not on how
-many games run at once, nor in which order, nor on which other games share its batch. The
-two games of a pair share map and seed number and swap ends, so they draw the same keys.
+seed number, the tick (action keys only) and the team, so a game's course depends on nothing
+else: not on how many games run at once, nor in which order, nor on which other games share
+its batch. The two games of a pair share map and seed number and swap ends, so they draw the
+same keys.
 
     result = marl_bgs.evaluate("tdm-alpha", "random", maps="test", games=200, seed=0)
     result.games          # pandas DataFrame, one row per game

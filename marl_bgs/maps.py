@@ -8,7 +8,7 @@ its id, name and split, exact mirror symmetry about x = 10, obstacles wholly ins
 clear spawn pads, and that a body can walk from every spawn pad to every other with no
 standing room sealed off. Held-out maps (validation and test) must also differ in layout from
 every curriculum and training map. Obstacles are judged by the engine's own geometry
-(`body_overlap`, `sight_blocked`) on the engine's milli-unit grid, using NumPy only.
+(`body_overlap`) on the engine's milli-unit grid, using NumPy only.
 
 Inline obstacle lists (positions, replays, `reset_to`) pass the same obstacle validator,
 `check_obstacles`, with the same limits; only mirroring and connectedness are not asked.
@@ -759,7 +759,8 @@ def validate_stages(stages: Sequence[Stage], allow_held_out: bool = False) -> tu
     Raises:
         ValueError: The first bad stage, naming it and its field
             (`curriculum[2] ('walls').maps: map 47 is a held-out test map ...`).
-        FieldTypeError: A field of the wrong type.
+        FieldTypeError: A `team_size`, `winning_score`, `horizon` or `weight` of the wrong
+            type (a wrongly typed name, map id or stage raises `ValueError`).
     """
     from .core.position import MAX_HORIZON, MAX_WINNING_SCORE
 

@@ -56,6 +56,11 @@ ENV_OPTIONS = [
     ({"horizon": "300"}, FieldTypeError, r"horizon: expected a whole number"),
     ({"metrics": "all"}, ValueError, r"metrics: unknown value 'all'; known: none, priority, full"),
     ({"metrics": None}, FieldTypeError, r"metrics: expected one of none, priority, full, got None"),
+    ({"obstacle_capacity": 5}, FieldTypeError, r"obstacle_capacity: expected a list, got 5"),
+    ({"obstacle_capacity": (32,)}, ValueError, r"obstacle_capacity: expected 2 items, got 1"),
+    ({"obstacle_capacity": ("a", 8)}, FieldTypeError, r"obstacle_capacity\[0\]: expected a whole number, got 'a'"),
+    ({"obstacle_capacity": (32, 8.0)}, FieldTypeError, r"obstacle_capacity\[1\]: expected a whole number, got 8\.0"),
+    ({"obstacle_capacity": (33, 8)}, ValueError, r"obstacle_capacity: \(33, 8\) must hold"),
 ]  # fmt: skip
 
 

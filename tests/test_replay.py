@@ -178,6 +178,26 @@ def test_round_trip_plain_and_gzip(full_game, tmp_path):
     assert full_game.to_bytes(True) == full_game.to_bytes(True)  # no timestamp inside
 
 
+class _PathLike:
+    """An os.PathLike that is not a pathlib.Path (as some file-system libraries give)."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __fspath__(self):
+        return self.path
+
+
+def test_any_path_like_is_read_and_a_bytes_path_or_other_object_is_refused(full_game, tmp_path):
+    full_game.save(tmp_path / "game.json.gz")
+    again = load_replay(_PathLike(str(tmp_path / "game.json.gz")))
+    assert again.to_bytes() == full_game.to_bytes()
+    with pytest.raises(ReplayError, match=r"^file: expected a text path, got bytes$"):
+        load_replay(_PathLike(b"game.json.gz"))
+    with pytest.raises(ReplayError, match=r"^file: expected a path or bytes, got int$"):
+        load_replay(47)
+
+
 def _set(path: str, value):
     def edit(doc):
         *head, last = path.split("/")

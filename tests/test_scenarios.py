@@ -6,6 +6,7 @@ size. (The file reader's refusals are in test_scenario_files.py.)"""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -217,6 +218,30 @@ def test_evaluate_scenarios_repeats_the_published_games_at_another_batch_size():
     pd.testing.assert_frame_equal(run.games.reset_index(drop=True), stored.reset_index(drop=True),
                                   check_dtype=False)  # fmt: skip
     assert run.table["games"].tolist() == [6]
+
+
+def test_published_scenario_games_count_each_point_once():
+    """Every published game: the score at its end is the position's score plus what was
+    scored during the game, never above what one tick can add to the winning score, and the
+    result follows from it (RULES.md: the higher score at or above the threshold wins;
+    equal at or above it, or nobody there at the horizon, is a draw)."""
+    import pandas as pd
+
+    root = Path(__file__).resolve().parent.parent / "exports" / "scenarios"
+    games = pd.read_csv(root / "results_games.csv")
+    by_id = {s.id: s.position for s in SCENARIOS}
+    start_a = games["scenario"].map(lambda i: by_id[i]["score"][0])
+    start_b = games["scenario"].map(lambda i: by_id[i]["score"][1])
+    target = games["scenario"].map(lambda i: by_id[i]["winning_score"])
+    assert (games["final_a"] == start_a + games["points_a"]).all()
+    assert (games["final_b"] == start_b + games["points_b"]).all()
+    assert (games[["points_a", "points_b"]] >= 0).all().all()
+    assert (games[["final_a", "final_b"]].max(axis=1) <= target + 10).all()
+    top = games[["final_a", "final_b"]].max(axis=1)
+    a_wins = (games["final_a"] > games["final_b"]) & (top >= target)
+    b_wins = (games["final_b"] > games["final_a"]) & (top >= target)
+    expected = a_wins.map({True: "a", False: "draw"}).where(~b_wins, "b")
+    assert (games["result"] == expected).all()
 
 
 def test_scenario_exports_are_fresh():

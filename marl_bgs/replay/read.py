@@ -11,6 +11,7 @@ events). Each error is a `ReplayError` whose message starts with the field, e.g.
 from __future__ import annotations
 
 import functools
+import os
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -71,8 +72,11 @@ def _show(value: Any) -> str:
 def _read_source(source: Any) -> bytes:
     if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source)
-    if isinstance(source, (str, Path)):
-        path = Path(source)
+    if isinstance(source, (str, os.PathLike)):
+        name = os.fspath(source)
+        if not isinstance(name, str):
+            raise ReplayError(f"file: expected a text path, got {type(name).__name__}")
+        path = Path(name)
         if not path.is_file():
             raise ReplayError(f"file: {path} does not exist")
         with open(path, "rb") as f:

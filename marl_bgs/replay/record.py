@@ -202,16 +202,17 @@ def record_game(
         game: The `Game` to play from its current state; it is played on.
         choose_actions: `choose_actions(game)` -> the tick's actions (compass frame).
         systems: Two team names (or Systems), or ten slot names, stored in the replay.
-        seed: `{"root": ..., "game": ...}`, a root seed, or None, stored as is.
+        seed: `{"root": ..., "game": ...}`, a root seed, or None; stored as
+            `{"root", "game", "spawn_ends"}` (a bare seed becomes `root`; other keys of a
+            dict are dropped).
         title: A line of text for viewers.
         max_ticks: Stop after this many ticks even if the game is not over.
 
     Returns:
-        The `Replay` of the ticks played.
+        The `Replay` of the ticks played (0 ticks for a game that is already over).
 
     Raises:
         ValueError: Bad actions (naming the place, as `Game.step` does) or bad `systems`.
-        RuntimeError: The game is already over.
     """
     states, infos = [game.state], []
     while not game.done and (max_ticks is None or len(infos) < max_ticks):

@@ -121,7 +121,7 @@ def rules_table() -> dict:
 class ReplayError(ValueError):
     """A replay that cannot be read; the message starts with the offending field.
 
-    For example `frames.health[12][3]: 250001 is out of range [0, 250000]`. A field of the wrong
+    For example `frames.health[12][3]: 250001 is out of range [0, 200000]`. A field of the wrong
     type raises its subclass `ReplayTypeError`, which is also a `TypeError`.
     """
 

@@ -138,13 +138,14 @@ def _play(system, scenario: Scenario, games: int, seed: int, batch_size: int) ->
             raise ValueError(f"system: {system.name!r} played an out-of-range action in "
                              f"scenario {scenario.id}")  # fmt: skip
         for g, m in zip(batch, metrics, strict=False):
+            # The metrics' points are the score at the game's end, the start's included.
             a, b = int(m[col["points_a"]]), int(m[col["points_b"]])
             rows.append({
                 "scenario": scenario.id, "game": g, "seed_number": g, "system": system.name,
                 "controller": scenario.controller,
                 "result": RESULT_NAMES[int(m[col["result"]])] or "open",
-                "points_a": a, "points_b": b,
-                "final_a": start_score[0] + a, "final_b": start_score[1] + b,
+                "points_a": a - start_score[0], "points_b": b - start_score[1],
+                "final_a": a, "final_b": b,
                 "ticks": int(m[col["ticks"]]) - int(position["tick"]),  # played
             })  # fmt: skip
     return rows

@@ -60,7 +60,8 @@ class Scenario:
         briefing: One paragraph for the player: the situation, not the answer.
         skills: The team skills the winning lines need (names from `SKILLS`).
         position: The start, an authored position (`"marl-bgs/position"`), Team A left.
-        lines: Every winning line found; each is one entry per tick of Team A's
+        lines: The winning lines the solver kept (at most its `keep`, 64 by default; the
+            `search` field counts every win it found); each is one entry per tick of Team A's
             `[move, target, ultimate]` per agent of the position's Team A.
         search: How the lines were found (`search.SearchReport.as_dict`): the depth, the
             levels searched in full with their sequences, nodes and exact wins by length,
