@@ -19,6 +19,9 @@ from .random_play import play_random_game
 
 
 def _play(args: argparse.Namespace) -> int:
+    from .core.checks import whole
+
+    whole(args.seed, "--seed", 0, 2**63 - 1)  # NumPy's own message names no option
     position = starting_position(args.map, horizon=args.horizon, winning_score=args.winning_score)
     game = Game(position, backend=args.backend)
     log = play_random_game(game, args.seed)
@@ -118,7 +121,7 @@ def _scenarios(args: argparse.Namespace) -> int:
 
     if args.out:  # before any game is played
         check_new_files(args.out, RESULT_FILES, args.force, "--out")
-    ids = None if args.only is None else [int(p) for p in args.only.split(",") if p.strip()]
+    ids = None if args.only is None else _scenario_ids(args.only)
     result = evaluate_scenarios(
         args.system,
         games=args.games,
@@ -147,10 +150,13 @@ def _crossplay(args: argparse.Namespace) -> int:
     from .evaluation import CROSSPLAY_FILES, crossplay, wdl_matrix
     from .outputs import check_new_files, write_atomic
 
+    systems = [name for name in args.systems.split(",") if name.strip()]
+    if len(systems) < 2:
+        raise ValueError(f"--systems: cross-play needs at least two Systems, got {args.systems!r}")
     if args.out:  # before any game is played
         check_new_files(args.out, CROSSPLAY_FILES, args.force, "--out")
     games, margins = crossplay(
-        args.systems.split(","),
+        systems,
         maps=_maps_arg(args.maps),
         games=args.games,
         seed=args.seed,
@@ -211,15 +217,35 @@ def _serve(server, message: str, url: str, args: argparse.Namespace) -> int:
     return 0
 
 
+def _scenario_ids(text: str) -> list[int]:
+    """`--only`'s comma-separated scenario ids: whole numbers, each once, at least one."""
+    parts = [p.strip() for p in text.split(",")]
+    if not any(parts):
+        raise ValueError(f"--only: expected scenario ids such as 1,3, got {text!r}")
+    ids = []
+    for part in parts:
+        if not part.isdigit():
+            raise ValueError(f"--only: {part!r} is not a scenario id (expected ids such as 1,3)")
+        if int(part) in ids:
+            raise ValueError(f"--only: scenario {int(part)} is listed twice")
+        ids.append(int(part))
+    return ids
+
+
 def _client(args: argparse.Namespace) -> int:
     from .client import PLAY_PAGE, default_spec, make_battles, resolve_spec, start_client
+    from .core.checks import whole
 
+    port = whole(args.port, "--port", 0, 65535)
+    out_dir = Path(args.out)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ValueError(f"--out: {out_dir} is a file, not a folder")
     extra = {}
-    vs, spec = resolve_spec(args.vs)
+    vs, spec = resolve_spec(args.vs, "--vs")
     extra[vs] = spec
     mates = None
     if args.mates is not None:
-        mates, spec = resolve_spec(args.mates)
+        mates, spec = resolve_spec(args.mates, "--mates")
         extra[mates] = spec
     rosters = None
     if args.rosters is not None:
@@ -229,7 +255,10 @@ def _client(args: argparse.Namespace) -> int:
     battles = make_battles(extra)
     battles.new(json.dumps(defaults))  # refuse bad settings here, with the engine's message
     battles.sessions.clear()
-    server = start_client(battles, defaults, Path(args.out), args.port)
+    try:
+        server = start_client(battles, defaults, out_dir, port)
+    except OSError as err:
+        raise ValueError(f"--port: cannot listen on 127.0.0.1:{port} ({err.strerror})") from None
     url = f"http://127.0.0.1:{server.server_address[1]}{PLAY_PAGE}"
     where = f"replays go to {args.out}/; Ctrl-C stops"
     return _serve(server, f"serving the BattleClient at {url}  ({where})", url, args)
@@ -246,14 +275,26 @@ def _train(args: argparse.Namespace) -> int:
         overrides.append(f"out={json.dumps(args.out)}")
     cfg = load_config(args.config, overrides, algo=args.algo)
     out = Path(cfg.out)
-    if args.resume and not (out / "checkpoints").is_dir():
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out: {out} is a file, not a folder")
+    saved = _saved_checkpoints(out)
+    if args.resume and not saved:
         raise ValueError(f"--resume: no checkpoints in {out} to resume from")
+    if saved and not args.resume:  # before the learner is built and compiled
+        raise ValueError(f"--out: {out} already holds checkpoints (pass --resume to continue)")
     from .learn.trainer import train
 
     result = train(cfg, resume=args.resume, progress=not args.quiet)
     state = result.state
     print(f"{cfg.algo}: {int(state.update)} updates, {int(state.steps)} game steps in {out}")
     return 0
+
+
+def _saved_checkpoints(out: Path) -> bool:
+    """Whether a run folder holds at least one saved checkpoint (a numbered step folder, as
+    orbax writes them); an empty or foreign `checkpoints/` holds none."""
+    folder = out / "checkpoints"
+    return folder.is_dir() and any(p.is_dir() and p.name.isdigit() for p in folder.iterdir())
 
 
 def _plot(args: argparse.Namespace) -> int:
@@ -406,7 +447,14 @@ def main(argv: list[str] | None = None) -> int:
         The exit status: 0 on success, 2 for a refused input (its message on stderr,
             `marl-bgs: error: ...`, as argparse prints its own).
     """
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # `train`'s key=value settings may come after an option (`--resume hidden=16`).
+        if args.command == "train" and all("=" in e and not e.startswith("-") for e in extra):
+            args.overrides = [*args.overrides, *extra]
+        else:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return args.run(args)
     except ValueError as err:

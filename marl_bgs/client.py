@@ -82,20 +82,21 @@ def _jitted(system: Any) -> Any:
     return jax.jit(system.act)
 
 
-def resolve_spec(text: str) -> tuple[str, Any]:
+def resolve_spec(text: str, flag: str = "--vs") -> tuple[str, Any]:
     """A command-line System: a registered name, a run folder, or a policy `.npz`.
-    Returns (label, spec) where spec is a name (played on NumPy) or a System."""
+    Returns (label, spec) where spec is a name (played on NumPy) or a System; errors name
+    `flag`."""
     if text in numpy_labels():
         return text, text
     from .evaluation import resolve_system
 
     path = Path(text).expanduser()
     if text.endswith(".npz"):
-        system = resolve_system({"weights": str(path)}, "--vs")
+        system = resolve_system({"weights": str(path)}, flag)
     elif path.is_dir():
-        system = resolve_system({"checkpoint": str(path)}, "--vs")
+        system = resolve_system({"checkpoint": str(path)}, flag)
     else:
-        system = resolve_system(text, "--vs")
+        system = resolve_system(text, flag)
     return system.name, system
 
 

@@ -176,6 +176,27 @@ def test_the_command_refuses_bad_settings_before_serving(capsys):
     assert "--human: 'c9' is not a slot" in capsys.readouterr().err
     assert main(["client", "--vs", "tdm-delta", "--no-browser", "--port", "0"]) == 2
     assert "unknown name 'tdm-delta'" in capsys.readouterr().err
+    assert main(["client", "--mates", "tdm-delta", "--no-browser", "--port", "0"]) == 2
+    assert "--mates: " in capsys.readouterr().err
+    for port in ("-1", "70000"):
+        assert main(["client", "--no-browser", "--port", port]) == 2
+        assert f"--port: {port} is out of range [0, 65535]" in capsys.readouterr().err
+
+
+def test_the_command_refuses_a_busy_port_and_an_out_that_is_a_file(tmp_path, capsys):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        assert main(["client", "--no-browser", "--port", port]) == 2
+        assert f"--port: cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+    (tmp_path / "afile").write_text("")
+    argv = ["client", "--no-browser", "--port", "0", "--out", str(tmp_path / "afile")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--out: " in err and "is a file, not a folder" in err
 
 
 def test_the_browser_module_and_the_client_share_one_session_api():

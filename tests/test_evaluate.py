@@ -167,6 +167,29 @@ def test_cli_rejects_bad_names(capsys):
     assert "tdm-omega" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["play", "--seed", "-1"], "--seed: -1 is out of range"),
+        (["crossplay", "--systems", "random"], "--systems: cross-play needs at least two"),
+        (
+            ["scenarios", "--system", "random", "--only", "abc"],
+            "--only: 'abc' is not a scenario id",
+        ),
+        (
+            ["scenarios", "--system", "random", "--only", "1,1"],
+            "--only: scenario 1 is listed twice",
+        ),
+        (["scenarios", "--system", "random", "--only", ","], "--only: expected scenario ids"),
+    ],
+)
+def test_cli_refuses_bad_values_naming_the_option(argv, says, capsys):
+    """Refused before any game is played: exit 2, the option named (not NumPy's or int()'s
+    own words, nor an option the command line does not have)."""
+    assert main(argv) == 2
+    assert f"marl-bgs: error: {says}" in capsys.readouterr().err
+
+
 def test_crossplay_gives_every_pair():
     first = jax_system(lambda key, inputs: jnp.argmax(inputs.avail, -1).astype(jnp.int32), "first")
     games, margins = marl_bgs.crossplay(

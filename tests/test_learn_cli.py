@@ -42,6 +42,11 @@ def test_train_then_plot(tmp_path, capsys):
     assert main(argv) == 2
     assert "out" in capsys.readouterr().err
     assert main([*argv, "--resume"]) == 0
+    # Checkpoints of another network are refused naming the run, not in orbax's words alone.
+    assert main([*argv, "--resume", "hidden=16"]) == 2
+    err = capsys.readouterr().err
+    assert "resume: checkpoint: step 4 in" in err
+    assert "is float32[8, 198] where these settings make float32[16, 198]" in err
 
 
 def test_yaml_settings(tmp_path):
@@ -66,6 +71,8 @@ def test_yaml_settings(tmp_path):
         (["train", "--config", "missing.toml"], "config"),
         (["train", "--algo", "ff-ippo", "--out", "nowhere", "--resume"], "--resume"),
         (["plot", "no/such/run"], "run"),
+        (["train", "--algo", "rec-ippo", 'algo=["x"]'], "config.algo: expected an algorithm"),
+        (["train", "--algo", "rec-ippo", "maps=all"], "use one of curriculum, training or"),
     ],
 )
 def test_bad_options_are_refused(argv, named, capsys, tmp_path, monkeypatch):
@@ -76,3 +83,38 @@ def test_bad_options_are_refused(argv, named, capsys, tmp_path, monkeypatch):
         code = exit_.code
     assert code == 2
     assert named in capsys.readouterr().err
+
+
+def test_train_refuses_an_out_that_is_a_file_or_holds_no_checkpoint_to_resume(tmp_path, capsys):
+    (tmp_path / "afile").write_text("")
+    assert main(["train", "--algo", "ff-ippo", "--out", str(tmp_path / "afile")]) == 2
+    assert "--out: " in capsys.readouterr().err
+    (tmp_path / "empty" / "checkpoints").mkdir(parents=True)  # no step saved in it
+    assert main(["train", "--algo", "ff-ippo", "--out", str(tmp_path / "empty"), "--resume"]) == 2
+    assert "--resume: no checkpoints in" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("log", "says"),
+    [
+        ('{"update": 1, "loss": 0.5}', "updates.jsonl line 1: expected a number of 'steps'"),
+        ("[1, 2]", "updates.jsonl line 1: expected an object, got list"),
+        ('{"steps": 2}\n{"steps": ', "updates.jsonl line 2: not JSON"),
+    ],
+)
+def test_plot_refuses_a_damaged_log_naming_the_file_and_line(tmp_path, capsys, log, says):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "updates.jsonl").write_text(log + "\n")
+    assert main(["plot", str(run)]) == 2
+    assert f"marl-bgs: error: run: {says}" in capsys.readouterr().err
+    assert not (run / "plots").exists() or not any((run / "plots").iterdir())
+
+
+def test_plot_refuses_an_out_that_is_a_file(tmp_path, capsys):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "updates.jsonl").write_text('{"steps": 2, "loss": 0.5}\n')
+    (tmp_path / "afile").write_text("")
+    assert main(["plot", str(run), "--out", str(tmp_path / "afile")]) == 2
+    assert "out: " in capsys.readouterr().err

@@ -250,6 +250,9 @@ def test_hostile_and_broken_files_are_refused(tmp_path):
         np.save(f, np.zeros(3))
     with pytest.raises(ValueError, match="^path: .*one array"):
         NumpyPolicy.load(one)
+    (tmp_path / "text.npz").write_text("weights = [1, 2, 3]\n")
+    with pytest.raises(ValueError, match=r"^path: .*not a policy \.npz \(not a zip archive\)$"):
+        NumpyPolicy.load(tmp_path / "text.npz")
     (tmp_path / "junk.npz").write_bytes(b"PK\x03\x04 not really a zip")
     with pytest.raises(ValueError, match="^path:"):
         NumpyPolicy.load(tmp_path / "junk.npz")

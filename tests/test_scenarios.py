@@ -290,3 +290,20 @@ def test_every_stored_line_has_a_key_action_and_the_check_is_fresh(jax_lines):
         keys = [(k["tick"], k["agent"], ("move", "combat").index(k["head"]))
                 for k in line["key_actions"]]  # fmt: skip
         assert keys == sorted(report.key_actions), f"scenario {s.id}, line {i}"
+
+
+@pytest.mark.parametrize(
+    ("scenarios", "says"),
+    [
+        ([], r"^scenarios: expected at least one scenario"),
+        ([1, 1], r"^scenarios: scenario 1 is listed twice$"),
+        ([2, SCENARIOS[1]], r"^scenarios: scenario 2 is listed twice$"),
+        ([9], r"^scenarios\[0\]: 9 is out of range \[1, 8\]$"),
+    ],
+)
+def test_evaluate_scenarios_refuses_an_empty_or_repeated_list(scenarios, says):
+    """Refused before any game: a scenario listed twice would count its games twice."""
+    from marl_bgs.scenarios import evaluate_scenarios
+
+    with pytest.raises(ValueError, match=says):
+        evaluate_scenarios("random", games=2, scenarios=scenarios, progress=False)

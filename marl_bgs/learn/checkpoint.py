@@ -42,11 +42,31 @@ class Checkpoints:
         if step is None:
             raise ValueError(f"checkpoint: no checkpoint in {self.folder}")
         abstract = jax.tree.map(ocp.utils.to_shape_dtype_struct, _as_dict(template))
+        self._check_fits(abstract, step)
         restored = self.manager.restore(step, args=ocp.args.StandardRestore(abstract))
         leaves = jax.tree.leaves(template)
         for k, v in restored.items():
             leaves[int(k)] = v
         return jax.tree.unflatten(jax.tree.structure(template), leaves)
+
+    def _check_fits(self, abstract: dict[str, Any], step: int) -> None:
+        """Refuse, before reading any array, a checkpoint whose leaves differ in number,
+        shape or dtype from the template (saved by another network or algorithm): orbax's
+        own refusal comes from deep inside and leaves its reads pending."""
+        saved = ocp.StandardCheckpointer().metadata(self.folder / str(step) / "default")
+        saved = dict(getattr(saved, "item_metadata", saved).items())
+        where = f"checkpoint: step {step} in {self.folder}"
+        if sorted(saved) != sorted(abstract):
+            raise ValueError(f"{where} holds {len(saved)} arrays where these settings make "
+                             f"{len(abstract)}: it was saved with other settings")  # fmt: skip
+        for key, want in abstract.items():
+            got = saved[key]
+            if tuple(got.shape) != tuple(want.shape) or got.dtype != want.dtype:
+                raise ValueError(
+                    f"{where}: array {key} is {got.dtype}{list(got.shape)} where these "
+                    f"settings make {want.dtype}{list(want.shape)} (saved with other "
+                    "settings, such as another network width or algorithm?)"
+                )
 
 
 def _as_dict(state: Any) -> dict[str, Any]:

@@ -166,8 +166,9 @@ class TrainConfig:
         """Per-game draw weights in `opponent_names` order (summing to the shares' sum).
 
         A share with nothing to play goes to the current weights: the pool's before its
-        first copy is saved (`pool_filled=False`), as in section S6.2, and the fixed and
-        scripted shares when no policy or System is named.
+        first copy is saved (`pool_filled=False`), as in section S6.2, and the fixed share
+        when no policy is named (a scripted share needs a System named: `check_config`
+        refuses it otherwise).
         """
         current = self.opponent_self
         pool: tuple[float, ...] = ()
@@ -520,7 +521,8 @@ def _coerce(name: str, hint: Any, value: Any) -> Any:
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if name == "maps" and isinstance(value, str):
         if value not in SPLITS:
-            _fail(name, f"unknown split {value!r}; use one of {', '.join(SPLITS)} or map ids")
+            trainable = [k for k, ids in SPLITS.items() if not set(ids) & set(HELD_OUT_MAPS)]
+            _fail(name, f"unknown split {value!r}; use one of {', '.join(trainable)} or map ids")
         return SPLITS[value]
     if origin is tuple:
         if isinstance(value, str):
@@ -587,6 +589,8 @@ def from_dict(data: dict, algo: str | None = None) -> TrainConfig:
     if version != CONFIG_VERSION:
         raise ValueError(f"config.version: unsupported version {version!r}")
     given = data.get("algo")
+    if given is not None and not isinstance(given, str):
+        _fail("algo", f"expected an algorithm name, got {given!r}", FieldTypeError)
     if given is not None and given not in CONFIG_CLASSES:
         _fail("algo", f"unknown algorithm {given!r}; known: {', '.join(ALGOS)}")
     if given is not None and algo is not None and given != algo:

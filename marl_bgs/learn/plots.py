@@ -23,9 +23,26 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 def _read_jsonl(path: Path) -> list[dict]:
+    """The rows of a run's log; a row that is not a JSON object with a number of `steps`
+    (a damaged or foreign file) is refused naming the file and the line."""
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rows = []
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"run: {path.name} line {number}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{where}: not JSON ({err.msg})") from None
+        if not isinstance(row, dict):
+            raise ValueError(f"{where}: expected an object, got {type(row).__name__}")
+        steps = row.get("steps")
+        if isinstance(steps, bool) or not isinstance(steps, (int, float)):
+            raise ValueError(f"{where}: expected a number of 'steps', got {steps!r}")
+        rows.append(row)
+    return rows
 
 
 def _series(rows: list[dict], key: str) -> tuple[list[float], list[float]]:
@@ -127,11 +144,17 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None) -> list[Path]:
     if not updates and not checks:
         raise ValueError(f"run: no updates.jsonl or validation.jsonl in {run_dir}")
     out = Path(out) if out is not None else run_dir / "plots"
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"out: {out} is a file, not a folder")
     out.mkdir(parents=True, exist_ok=True)
     title = run_dir.name
     cfg_path = run_dir / "config.json"
     if cfg_path.exists():
-        title = f"{run_dir.name} ({json.loads(cfg_path.read_text()).get('algo', '?')})"
+        try:
+            algo = json.loads(cfg_path.read_text()).get("algo", "?")
+        except (json.JSONDecodeError, AttributeError):
+            raise ValueError(f"run: {cfg_path.name} is not a training config") from None
+        title = f"{run_dir.name} ({algo})"
     written = []
     if updates:
         written.append(plot_training(updates, out / "training.png", title))

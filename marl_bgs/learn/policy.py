@@ -473,13 +473,22 @@ class NumpyPolicy:
     def load(cls, path: str | Path) -> NumpyPolicy:
         """Read and check a `.npz` written by `export_npz` (ValueError naming the field)."""
         try:
+            with open(Path(path), "rb") as f:
+                magic = f.read(6)
+        except FileNotFoundError:
+            raise ValueError(f"path: {path} does not exist") from None
+        except OSError as err:
+            raise ValueError(f"path: cannot read {path} ({err.strerror})") from None
+        if magic == b"\x93NUMPY":
+            raise ValueError(f"path: {path} holds one array, not a policy .npz archive")
+        if not magic.startswith(b"PK\x03\x04"):  # NumPy would try anything else as a pickle
+            raise ValueError(f"path: {path} is not a policy .npz (not a zip archive)")
+        try:
             npz = np.load(Path(path), allow_pickle=False)
         except FileNotFoundError:
             raise ValueError(f"path: {path} does not exist") from None
         except (ValueError, OSError, zipfile.BadZipFile, EOFError) as err:
             raise ValueError(f"path: {path} is not a policy .npz ({err})") from None
-        if not isinstance(npz, np.lib.npyio.NpzFile):
-            raise ValueError(f"path: {path} holds one array, not a policy .npz archive")
         data: dict[str, np.ndarray] = {}
         with npz:
             for name in npz.files:

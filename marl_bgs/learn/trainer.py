@@ -296,9 +296,15 @@ def train(
     template_stage = cfg.stage_config(max(saved_at - 1, 0))
     state = learner_for(template_stage, reward_fn).init(jax.random.PRNGKey(cfg.seed))
     if resume and ckpts.latest() is not None:
-        state = ckpts.restore(state)
+        try:
+            state = ckpts.restore(state)
+        except ValueError as err:  # `Checkpoints` names the array that does not fit
+            raise ValueError(f"resume: {err}") from None
     elif not resume and ckpts.latest() is not None:
-        raise ValueError(f"out: {run_dir} already holds checkpoints (pass resume=True)")
+        raise ValueError(
+            f"out: {run_dir} already holds checkpoints (resume=True, or --resume on the "
+            "command line, continues them)"
+        )
     if cfg.devices != 1:
         from .sharding import game_mesh, shard_state
 

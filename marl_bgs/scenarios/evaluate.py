@@ -220,6 +220,12 @@ def evaluate_scenarios(
                 continue
             sid = whole(s, f"scenarios[{i}]", 1, len(SCENARIOS))
             chosen.append(SCENARIOS[sid - 1])
+        if not chosen:
+            raise ValueError("scenarios: expected at least one scenario (or None for all)")
+        ids = [c.id for c in chosen]
+        twice = next((sid for k, sid in enumerate(ids) if sid in ids[:k]), None)
+        if twice is not None:  # its games would be counted twice in the table
+            raise ValueError(f"scenarios: scenario {twice} is listed twice")
     rows, ref_rows = [], []
     ref_sys = resolve_system(REFERENCE, "reference") if reference else None
     for s in chosen:
