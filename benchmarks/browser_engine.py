@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import browser_chromium
@@ -56,6 +57,27 @@ def in_node(snippet: str, files: list[Path]) -> tuple[dict, float]:
         sys.exit(f"node failed:\n{done.stderr[-3000:]}")
     out = json.loads(done.stdout.strip().splitlines()[-1])
     return json.loads(out["answer"]), out["load_ms"] / 1000
+
+
+def side_by_side(
+    script: Path, doc: str, measure: Callable[[int, int], dict], ticks_default: int
+) -> tuple[argparse.Namespace, dict]:
+    """A benchmark `script`'s arguments (--ticks, --seed, --no-node, --out), and its
+    `measure(ticks, seed)` run in this CPython and, in the same run unless --no-node, in
+    Pyodide under Node (the script's own `measure`, by module name): (arguments, columns)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--ticks", type=int, default=ticks_default)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-node", action="store_true", help="CPython only")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / f"{script.stem}.json")
+    args = parser.parse_args()
+    columns = {"CPython": measure(args.ticks, args.seed)}
+    if not args.no_node:
+        snippet = (
+            f"import json, {script.stem} as m\njson.dumps(m.measure({args.ticks}, {args.seed}))"
+        )
+        columns["Pyodide/Node"], _ = in_node(snippet, [script])
+    return args, columns
 
 
 def downloads() -> dict:

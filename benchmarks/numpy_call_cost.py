@@ -19,7 +19,6 @@ it). Figures under cProfile are slower than without it; compare shares, not tota
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 
@@ -115,20 +114,9 @@ def _print(columns: dict[str, dict]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ticks", type=int, default=300)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--no-node", action="store_true", help="CPython only")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "numpy_call_cost.json")
-    args = parser.parse_args()
-    columns = {"CPython": measure(args.ticks, args.seed)}
-    if not args.no_node:
-        from browser_engine import in_node
+    from browser_engine import side_by_side
 
-        snippet = (
-            f"import json, numpy_call_cost as m\njson.dumps(m.measure({args.ticks}, {args.seed}))"
-        )
-        columns["Pyodide/Node"], _ = in_node(snippet, [Path(__file__)])
+    args, columns = side_by_side(Path(__file__), __doc__, measure, ticks_default=300)
     _print(columns)
     from report import write_report
 
