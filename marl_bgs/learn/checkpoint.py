@@ -53,7 +53,8 @@ class Checkpoints:
         """Refuse, before reading any array, a checkpoint whose leaves differ in number,
         shape or dtype from the template (saved by another network or algorithm): orbax's
         own refusal comes from deep inside and leaves its reads pending."""
-        saved = ocp.StandardCheckpointer().metadata(self.folder / str(step) / "default")
+        with ocp.StandardCheckpointer() as reader:
+            saved = reader.metadata(self.folder / str(step) / "default")
         saved = dict(getattr(saved, "item_metadata", saved).items())
         where = f"checkpoint: step {step} in {self.folder}"
         if sorted(saved) != sorted(abstract):
