@@ -160,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "exports" / "browser")
     args = parser.parse_args(argv)
+    if args.out.exists() and not args.out.is_dir():
+        parser.error(f"--out: {args.out} is a file, not a folder")
     path = build_wheel(args.out)
     print(f"wrote {path} ({path.stat().st_size:,} bytes)")
     return 0

@@ -57,8 +57,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[skip] {label}: {command[0]} is not in this checkout", flush=True)
             continue
         extra = list(command[1:])
-        if args.full_season and "--resume" in extra:
-            extra.remove("--resume")
+        if args.full_season and command[0] == "scripts/export_season.py":
+            extra.remove("--resume")  # the other steps keep theirs (tutorials: changed only)
         if args.check:
             extra = [a for a in extra if a != "--resume"] + ["--check"]
         start = time.perf_counter()

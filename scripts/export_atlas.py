@@ -451,6 +451,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="only report stale files")
     parser.add_argument("--table", action="store_true", help="print the statistics table")
     args = parser.parse_args(argv)
+    if args.out.exists() and not args.out.is_dir():
+        parser.error(f"--out: {args.out} is a file, not a folder")
     files = build_atlas()
     if args.table:
         print(stats_table(files), end="")

@@ -133,7 +133,7 @@ def _present_and_unchanged(out: Path) -> bool:
         return all(
             old[n]["sha256"] == v["sha256"] for n, v in _fetched(out).items() if n in old
         ) and all(f"pyodide/{n}" in old for n in (*CORE_FILES, NUMPY_WHEEL))
-    except (OSError, KeyError, ValueError):
+    except (OSError, KeyError, ValueError, TypeError):  # a damaged or foreign manifest
         return False
 
 

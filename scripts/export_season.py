@@ -104,7 +104,7 @@ def _maps(text: str) -> list[int]:
     try:
         return [int(x) for x in text.split(",")]
     except ValueError:
-        raise SystemExit(f"--maps: expected a split name or ids like 47,48, got {text!r}") from None
+        raise ValueError(f"--maps: expected a split name or ids like 47,48, got {text!r}") from None
 
 
 def _versions() -> dict:
@@ -214,9 +214,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
-    if args.shard and args.check:
-        raise SystemExit("--shard: a shard plays games; --check plays none")
     try:
+        if args.shard and args.check:
+            raise ValueError("--shard: a shard plays games; --check plays none")
         if args.shard:
             return _play_shard(args)
         return _check(args) if args.check else _run(args)
@@ -229,8 +229,11 @@ def _setup(args: argparse.Namespace) -> tuple:
     """(entrants, maps, fixtures store) of the season the arguments name, checked."""
     spec = load_entrants(args.entrants or ROOT / "seasons" / f"{args.season}.json")
     if spec.season != args.season:
-        raise SystemExit(f"--season: {args.season!r} but the entrants file says {spec.season!r}")
+        raise ValueError(f"--season: {args.season!r} but the entrants file says {spec.season!r}")
     maps = _maps(args.maps)
+    for flag, path in (("--out", args.out), ("--store", args.store)):
+        if path is not None and path.exists() and not path.is_dir():
+            raise ValueError(f"{flag}: {path} is a file, not a folder")
     _refuse_other_season(args.out / spec.season, spec, args.force)
     return spec, maps, args.store or args.out / spec.season / "fixtures"
 
@@ -297,9 +300,9 @@ def _refuse_other_season(out: Path, spec, force: bool) -> None:
     try:
         published = json.loads(prov.read_text()).get("entrants_file")
     except (OSError, ValueError, AttributeError) as err:
-        raise SystemExit(f"--out: cannot read {prov} ({err}); pass --force to replace it") from None
+        raise ValueError(f"--out: cannot read {prov} ({err}); pass --force to replace it") from None
     if published != spec.as_dict():
-        raise SystemExit(
+        raise ValueError(
             f"--out: {out} holds season {spec.season!r} published from another entrants file; "
             "pass another --out, or --force to replace it"
         )
@@ -308,7 +311,7 @@ def _refuse_other_season(out: Path, spec, force: bool) -> None:
 def _run(args: argparse.Namespace) -> int:
     """Play or resume the season described by the parsed arguments and publish it."""
     if args.refits < 2:
-        raise SystemExit(f"--refits: an interval needs at least 2 refits, got {args.refits}")
+        raise ValueError(f"--refits: an interval needs at least 2 refits, got {args.refits}")
     started = time.perf_counter()
     spec, maps, store = _setup(args)
     evaluate_fn = args.evaluate

@@ -203,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--check", action="store_true", help="fail if the files are stale")
     args = parser.parse_args(argv)
+    if args.out.exists() and not args.out.is_dir():
+        parser.error(f"--out: {args.out} is a file, not a folder")
     files = render(available_maps())
     if args.check:
         stale = [n for n, t in files.items() if not (args.out / n).is_file()

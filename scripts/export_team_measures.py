@@ -26,7 +26,7 @@ from marl_bgs.site.publish import publish, stale_files  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     p.add_argument("--season", default="season0")
     p.add_argument("--out", type=Path, default=ROOT / "exports" / "seasons")
     p.add_argument("--refits", type=int, default=REFITS)

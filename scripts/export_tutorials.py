@@ -43,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--timeout", type=int, default=T.CELL_TIMEOUT, help="seconds per cell")
     args = parser.parse_args(argv)
+    if args.timeout < 1:
+        parser.error(f"--timeout: expected at least 1 second per cell, got {args.timeout}")
     paths = T.notebook_paths(ROOT)
     if args.stems:
         unknown = sorted(set(args.stems) - {p.stem for p in paths})

@@ -717,6 +717,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("ids", nargs="*", type=int, help="only these maps")
     args = parser.parse_args(argv)
     ids = args.ids or sorted(DESIGNS)
+    unknown = [i for i in ids if i not in DESIGNS and i not in FIXED]
+    if unknown:  # before any map file is written
+        parser.error(f"ids: no map design for {', '.join(map(str, unknown))} (0-51)")
     differ = []
     for map_id in ids:
         if map_id in FIXED:

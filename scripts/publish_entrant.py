@@ -236,6 +236,22 @@ def main(argv: list[str] | None = None) -> None:
     from marl_bgs.learn.policy import export_npz
 
     run, out = args.run, args.out
+    # Every argument is checked before the entrant's folder is touched.
+    if not (run / "config.json").is_file():
+        p.error(f"--run: {run} is not a training run folder (no config.json)")
+    if not (run / "checkpoints").is_dir():
+        p.error(f"--run: {run} has no checkpoints/ folder")
+    if out.exists() and not out.is_dir():
+        p.error(f"--out: {out} is a file, not a folder")
+    if args.games < 2 or args.games % 2:
+        p.error(f"--games: expected an even number of at least 2, got {args.games}")
+    from marl_bgs.evaluation import resolve_system
+
+    for k, name in enumerate(args.opponents):
+        try:
+            resolve_system(name, f"--opponents[{k}]")
+        except ValueError as err:
+            p.error(str(err))
     out.mkdir(parents=True, exist_ok=True)
     use_best, selected = selected_check(run)
     policy = export_npz(run, out / "policy.npz", best=use_best)

@@ -12,7 +12,7 @@ from the saved schedule and seeds through `marl_bgs.evaluate(metrics="full")`, r
 write anything unless every game repeats exactly (all columns of the saved games table), and
 writes exports/seasons/<season>/full_metrics.parquet: one row per game, `fixture` and
 `game` (as in games.parquet), then the 2,994 columns of `marl_bgs.metrics.full`, with the
-provenance (command, versions, seconds) in its Parquet metadata-free sidecar
+provenance (command, versions) in its Parquet metadata-free sidecar
 full_metrics.json. The derived tables and figure come from scripts/export_team_measures.py,
 which reads this file and plays nothing.
 
@@ -205,9 +205,17 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.shard and args.parts is None:
         p.error("--shard needs --parts, the folder the shards fill")
-    evaluate_fn = args.evaluate
-    replay(args.season, args.out, args.batch_size, not args.no_progress, args.shard,
-           args.parts, evaluate_fn, args.entrants)  # fmt: skip
+    if args.batch_size < 1:  # before any folder is written
+        p.error(f"--batch-size: expected at least 1, got {args.batch_size}")
+    for flag, path in (("--out", args.out), ("--parts", args.parts)):
+        if path is not None and path.exists() and not path.is_dir():
+            p.error(f"{flag}: {path} is a file, not a folder")
+    try:
+        replay(args.season, args.out, args.batch_size, not args.no_progress, args.shard,
+               args.parts, args.evaluate, args.entrants)  # fmt: skip
+    except (ValueError, OSError) as err:  # a bad entrants file, season files or option
+        print(f"replay_season_full: error: {err}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -38,18 +38,39 @@ def write(doc: dict, path: Path) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("id", nargs="?", type=int, help="re-solve data/scenario_<id>.json")
+    parser.add_argument(
+        "id", nargs="?", type=int, help="re-solve marl_bgs/scenarios/data/scenario_<id>.json"
+    )
     parser.add_argument("--draft", help="a scenario document without lines and search")
     parser.add_argument("--max-children", type=int, default=60_000)
     parser.add_argument("--samples", type=int, default=16_384)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--keep", type=int, default=64, help="lines written at most")
+    parser.add_argument(
+        "--force", action="store_true", help="let a --draft replace the scenario of its id"
+    )
     args = parser.parse_args()
     if (args.id is None) == (args.draft is None):
         parser.error("give a scenario id or --draft")
+    for flag, value, least in (("--max-children", args.max_children, 0),
+                               ("--samples", args.samples, 0), ("--keep", args.keep, 1)):  # fmt: skip
+        if value < least:
+            parser.error(f"{flag}: expected at least {least}, got {value}")
     source = Path(args.draft) if args.draft else DATA / f"scenario_{args.id}.json"
-    doc = strict_json(source.read_bytes(), source.name)
+    if not source.is_file():
+        parser.error(f"{'--draft' if args.draft else 'id'}: no file at {source}")
+    try:
+        doc = strict_json(source.read_bytes(), source.name)
+    except ValueError as err:
+        parser.error(str(err))
+    missing = [
+        k for k in ("id", "position", "controller") if not isinstance(doc, dict) or k not in doc
+    ]
+    if missing:
+        parser.error(f"{source.name}: not a scenario document (no {', '.join(missing)})")
     position, controller = doc["position"], doc["controller"]
+    if args.draft and (DATA / f"scenario_{doc['id']}.json").exists() and not args.force:
+        parser.error(f"--draft: scenario {doc['id']} exists; pass --force to replace it")
     depth = int(position["horizon"]) - int(position["tick"])
     began = time.perf_counter()
     report = solve(position, controller, depth, max_children=args.max_children,

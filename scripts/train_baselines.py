@@ -112,6 +112,14 @@ def main() -> int:
     p.add_argument("--runs", type=Path, required=True, help="folder of the six run folders")
     p.add_argument("--algos", nargs="+", choices=ALGOS, default=list(ALGOS))
     args = p.parse_args()
+    if args.runs.exists() and not args.runs.is_dir():
+        p.error(f"--runs: {args.runs} is a file, not a folder")
+    for algo in args.algos:  # every setting checked before any folder is made
+        try:
+            from_dict(settings(algo, args.steps, args.seed) | {"out": "runs/check"})
+        except ValueError as err:
+            flag = "--seed" if "config.seed" in str(err) else "--steps"
+            p.error(f"{flag}: {err}")
 
     args.runs.mkdir(parents=True, exist_ok=True)
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))

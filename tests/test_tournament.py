@@ -313,6 +313,23 @@ def test_export_shards_then_resume_publishes_the_season(tmp_path, capsys):
         assert "expected I/N" in capsys.readouterr().err
 
 
+def test_export_season_refuses_bad_paths_and_options_with_exit_2(tmp_path, capsys):
+    """Usage errors are one line and exit 2 (exit 1 is --check's "stale"), before any game."""
+    (tmp_path / "afile").write_text("")
+    script = _script()
+    base = ["--evaluate", "tests.test_tournament:fake_evaluate", "--no-progress"]
+    cases = [
+        (["--out", str(tmp_path / "afile")], "--out: "),
+        (["--out", str(tmp_path / "o"), "--store", str(tmp_path / "afile")], "--store: "),
+        (["--out", str(tmp_path / "o"), "--maps", "nosuch"], "--maps: expected a split name"),
+        (["--out", str(tmp_path / "o"), "--check", "--shard", "0/2"], "--shard: a shard plays"),
+    ]
+    for extra, says in cases:
+        assert script.main([*base, *extra]) == 2, extra
+        assert f"export_season: error: {says}" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
 @pytest.mark.parametrize(
     ("value", "says"),
     [
@@ -438,7 +455,7 @@ def test_export_is_byte_identical_across_runs(tmp_path):
     assert index["seasons"][0]["folder"] == "test-season"
 
 
-def test_export_of_a_one_map_season(tmp_path):
+def test_export_of_a_one_map_season(tmp_path, capsys):
     """One map: no between-map spread to estimate, so Q's p is null (not NaN) in the JSON."""
     entrants = tmp_path / "test-season.json"
     entrants.write_text(json.dumps(_spec()))
@@ -464,8 +481,8 @@ def test_export_of_a_one_map_season(tmp_path):
     assert _script().main(argv) == 0
     board = json.loads((tmp_path / "test-season" / "leaderboard.json").read_text())
     assert all(r["p"] is None and r["df"] == 0 for r in board["heterogeneity"]["entrants"])
-    with pytest.raises(SystemExit, match="--refits"):
-        _script().main([*argv, "--refits", "1"])  # the last --refits wins
+    assert _script().main([*argv, "--refits", "1"]) == 2  # the last --refits wins
+    assert "export_season: error: --refits: " in capsys.readouterr().err
 
 
 def _small_season(tmp_path: Path) -> tuple[Path, list[str]]:
