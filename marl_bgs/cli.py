@@ -235,11 +235,10 @@ def _scenario_ids(text: str) -> list[int]:
 def _client(args: argparse.Namespace) -> int:
     from .client import PLAY_PAGE, default_spec, make_battles, resolve_spec, start_client
     from .core.checks import whole
+    from .outputs import check_folder
 
     port = whole(args.port, "--port", 0, 65535)
-    out_dir = Path(args.out)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise ValueError(f"--out: {out_dir} is a file, not a folder")
+    out_dir = check_folder(args.out, "--out")
     extra = {}
     vs, spec = resolve_spec(args.vs, "--vs")
     extra[vs] = spec
@@ -266,6 +265,8 @@ def _client(args: argparse.Namespace) -> int:
 
 def _train(args: argparse.Namespace) -> int:
     from .learn.config import load_config
+    from .learn.policy import saved_steps
+    from .outputs import check_folder
 
     overrides = list(args.overrides)
     for text in overrides:
@@ -274,10 +275,8 @@ def _train(args: argparse.Namespace) -> int:
     if args.out is not None:
         overrides.append(f"out={json.dumps(args.out)}")
     cfg = load_config(args.config, overrides, algo=args.algo)
-    out = Path(cfg.out)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out: {out} is a file, not a folder")
-    saved = _saved_checkpoints(out)
+    out = check_folder(cfg.out, "--out")
+    saved = (out / "checkpoints").is_dir() and bool(saved_steps(out))
     if args.resume and not saved:
         raise ValueError(f"--resume: no checkpoints in {out} to resume from")
     if saved and not args.resume:  # before the learner is built and compiled
@@ -288,13 +287,6 @@ def _train(args: argparse.Namespace) -> int:
     state = result.state
     print(f"{cfg.algo}: {int(state.update)} updates, {int(state.steps)} game steps in {out}")
     return 0
-
-
-def _saved_checkpoints(out: Path) -> bool:
-    """Whether a run folder holds at least one saved checkpoint (a numbered step folder, as
-    orbax writes them); an empty or foreign `checkpoints/` holds none."""
-    folder = out / "checkpoints"
-    return folder.is_dir() and any(p.is_dir() and p.name.isdigit() for p in folder.iterdir())
 
 
 def _plot(args: argparse.Namespace) -> int:

@@ -160,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "exports" / "browser")
     args = parser.parse_args(argv)
+    # This script imports nothing of marl_bgs (it may build another checkout's wheel), so
+    # it checks its folder itself rather than through marl_bgs.outputs.check_folder.
     if args.out.exists() and not args.out.is_dir():
         parser.error(f"--out: {args.out} is a file, not a folder")
     path = build_wheel(args.out)

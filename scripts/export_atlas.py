@@ -32,6 +32,7 @@ from marl_bgs.maps import (  # noqa: E402
     load_map,
     obstacle_bounds,
 )
+from marl_bgs.outputs import folder_argument  # noqa: E402
 from marl_bgs.site.draw import PALETTE  # noqa: E402
 
 ATLAS_FORMAT = "marl-bgs/atlas"
@@ -447,12 +448,10 @@ def stats_table(files: dict[str, str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder")
+    parser.add_argument("--out", type=folder_argument, default=DEFAULT_OUT, help="output folder")
     parser.add_argument("--check", action="store_true", help="only report stale files")
     parser.add_argument("--table", action="store_true", help="print the statistics table")
     args = parser.parse_args(argv)
-    if args.out.exists() and not args.out.is_dir():
-        parser.error(f"--out: {args.out} is a file, not a folder")
     files = build_atlas()
     if args.table:
         print(stats_table(files), end="")

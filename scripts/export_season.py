@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from marl_bgs.outputs import check_folder  # noqa: E402
 from marl_bgs.tournament.entrants import load_entrants  # noqa: E402
 from marl_bgs.tournament.figures import draw_all  # noqa: E402
 from marl_bgs.tournament.intervals import DEFAULT_REFITS  # noqa: E402
@@ -232,8 +233,8 @@ def _setup(args: argparse.Namespace) -> tuple:
         raise ValueError(f"--season: {args.season!r} but the entrants file says {spec.season!r}")
     maps = _maps(args.maps)
     for flag, path in (("--out", args.out), ("--store", args.store)):
-        if path is not None and path.exists() and not path.is_dir():
-            raise ValueError(f"{flag}: {path} is a file, not a folder")
+        if path is not None:
+            check_folder(path, flag)
     _refuse_other_season(args.out / spec.season, spec, args.force)
     return spec, maps, args.store or args.out / spec.season / "fixtures"
 

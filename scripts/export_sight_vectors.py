@@ -38,6 +38,7 @@ from marl_bgs.core.state import (  # noqa: E402
     map_arrays,
 )
 from marl_bgs.maps import available_maps, load_map, split_of  # noqa: E402
+from marl_bgs.outputs import folder_argument  # noqa: E402
 from marl_bgs.positions import parse_position  # noqa: E402
 
 LAB_FORMAT = "marl-bgs/sight-lab"
@@ -200,11 +201,9 @@ def render(ids: list[int]) -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--out", type=folder_argument, default=DEFAULT_OUT)
     parser.add_argument("--check", action="store_true", help="fail if the files are stale")
     args = parser.parse_args(argv)
-    if args.out.exists() and not args.out.is_dir():
-        parser.error(f"--out: {args.out} is a file, not a folder")
     files = render(available_maps())
     if args.check:
         stale = [n for n, t in files.items() if not (args.out / n).is_file()

@@ -41,6 +41,8 @@ sys.path.insert(0, str(ROOT))
 import pandas as pd  # noqa: E402
 
 from marl_bgs.evaluation import cpu_model  # noqa: E402
+from marl_bgs.learn.policy import run_folder  # noqa: E402
+from marl_bgs.outputs import folder_argument  # noqa: E402
 
 OPPONENTS = ("random", "tdm-alpha", "tdm-beta", "tdm-gamma")
 COPIED = ("config.json", "updates.csv", "validation.csv")
@@ -220,7 +222,7 @@ def saved_results(out: Path, seed: int, opponents: list[str], games: int) -> lis
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--run", type=Path, required=True, help="the training run folder")
-    p.add_argument("--out", type=Path, required=True, help="the entrant's folder")
+    p.add_argument("--out", type=folder_argument, required=True, help="the entrant's folder")
     p.add_argument("--opponents", nargs="+", default=list(OPPONENTS))
     p.add_argument("--games", type=int, default=200, help="games per opponent (even)")
     p.add_argument("--seed", type=int, default=0, help="root seed of the test games")
@@ -237,12 +239,10 @@ def main(argv: list[str] | None = None) -> None:
 
     run, out = args.run, args.out
     # Every argument is checked before the entrant's folder is touched.
-    if not (run / "config.json").is_file():
-        p.error(f"--run: {run} is not a training run folder (no config.json)")
-    if not (run / "checkpoints").is_dir():
-        p.error(f"--run: {run} has no checkpoints/ folder")
-    if out.exists() and not out.is_dir():
-        p.error(f"--out: {out} is a file, not a folder")
+    try:
+        run_folder(run)
+    except ValueError as err:
+        p.error(f"--run: {err}")
     if args.games < 2 or args.games % 2:
         p.error(f"--games: expected an even number of at least 2, got {args.games}")
     from marl_bgs.evaluation import resolve_system

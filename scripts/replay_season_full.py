@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 import pandas as pd  # noqa: E402
 
-from marl_bgs.outputs import write_atomic  # noqa: E402
+from marl_bgs.outputs import check_folder, write_atomic  # noqa: E402
 from marl_bgs.tournament.entrants import build_system, load_entrants  # noqa: E402
 from marl_bgs.tournament.schedule import Fixture  # noqa: E402
 from marl_bgs.tournament.season import (  # noqa: E402
@@ -207,10 +207,10 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--shard needs --parts, the folder the shards fill")
     if args.batch_size < 1:  # before any folder is written
         p.error(f"--batch-size: expected at least 1, got {args.batch_size}")
-    for flag, path in (("--out", args.out), ("--parts", args.parts)):
-        if path is not None and path.exists() and not path.is_dir():
-            p.error(f"{flag}: {path} is a file, not a folder")
     try:
+        for flag, path in (("--out", args.out), ("--parts", args.parts)):
+            if path is not None:
+                check_folder(path, flag)
         replay(args.season, args.out, args.batch_size, not args.no_progress, args.shard,
                args.parts, args.evaluate, args.entrants)  # fmt: skip
     except (ValueError, OSError) as err:  # a bad entrants file, season files or option

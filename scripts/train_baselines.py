@@ -39,6 +39,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from marl_bgs.learn.config import ALGOS, Q_ALGOS, from_dict  # noqa: E402
+from marl_bgs.learn.policy import saved_steps  # noqa: E402
+from marl_bgs.outputs import folder_argument  # noqa: E402
 
 SHARED = {
     "hidden": 64,
@@ -101,19 +103,20 @@ def toml_text(values: dict, title: str) -> str:
 
 def finished_update(run: Path) -> int | None:
     """The newest checkpoint's update number (None: no checkpoint yet)."""
-    steps = [int(p.name) for p in (run / "checkpoints").glob("*") if p.name.isdigit()]
-    return max(steps, default=None)
+    if not (run / "checkpoints").is_dir():
+        return None
+    return max(saved_steps(run), default=None)
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--steps", type=int, default=500_000, help="game steps per method")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--runs", type=Path, required=True, help="folder of the six run folders")
+    p.add_argument(
+        "--runs", type=folder_argument, required=True, help="folder of the six run folders"
+    )
     p.add_argument("--algos", nargs="+", choices=ALGOS, default=list(ALGOS))
     args = p.parse_args()
-    if args.runs.exists() and not args.runs.is_dir():
-        p.error(f"--runs: {args.runs} is a file, not a folder")
     for algo in args.algos:  # every setting checked before any folder is made
         try:
             from_dict(settings(algo, args.steps, args.seed) | {"out": "runs/check"})

@@ -21,6 +21,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from ..outputs import check_folder  # noqa: E402
+
 
 def _read_jsonl(path: Path) -> list[dict]:
     """The rows of a run's log; a row that is not a JSON object with a number of `steps`
@@ -143,9 +145,7 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None) -> list[Path]:
     checks = _read_jsonl(run_dir / "validation.jsonl")
     if not updates and not checks:
         raise ValueError(f"run: no updates.jsonl or validation.jsonl in {run_dir}")
-    out = Path(out) if out is not None else run_dir / "plots"
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"out: {out} is a file, not a folder")
+    out = check_folder(out if out is not None else run_dir / "plots", "out")
     out.mkdir(parents=True, exist_ok=True)
     title = run_dir.name
     cfg_path = run_dir / "config.json"

@@ -144,7 +144,8 @@ def actor_forward(xp: Any, w: dict, recurrent: bool, memory: Any, obs: Any, clas
 
 
 # ---- reading a run folder ---------------------------------------------------------------------
-def _run_folder(checkpoint_dir: Any) -> Path:
+def run_folder(checkpoint_dir: Any) -> Path:
+    """A training run's folder, checked: it holds config.json and checkpoints/."""
     if not isinstance(checkpoint_dir, (str, Path)) or not str(checkpoint_dir):
         raise ValueError(f"checkpoint_dir: expected a run folder, got {checkpoint_dir!r}")
     folder = Path(checkpoint_dir).expanduser()
@@ -157,14 +158,14 @@ def _run_folder(checkpoint_dir: Any) -> Path:
     return folder.absolute()
 
 
-def _saved_steps(folder: Path, sub: str = "checkpoints") -> list[int]:
+def saved_steps(folder: Path, sub: str = "checkpoints") -> list[int]:
     """Checkpoint steps on disk (orbax writes finished ones as folders named by step)."""
     return sorted(int(p.name) for p in (folder / sub).iterdir()
                   if p.is_dir() and p.name.isdigit())  # fmt: skip
 
 
 def _pick_step(folder: Path, step: Any, sub: str = "checkpoints") -> int:
-    steps = _saved_steps(folder, sub)
+    steps = saved_steps(folder, sub)
     if not steps:
         raise ValueError(f"checkpoint_dir: {folder}/{sub} holds no saved checkpoint")
     if step is None:
@@ -293,7 +294,7 @@ def load_policy(checkpoint_dir: str | Path, step: int | None = None,
         raise ValueError(f"greedy: expected true or false, got {greedy!r}")
     if not isinstance(best, bool):
         raise ValueError(f"best: expected true or false, got {best!r}")
-    folder = _run_folder(checkpoint_dir)
+    folder = run_folder(checkpoint_dir)
     sub = "best" if best else "checkpoints"
     if best and not (folder / sub).is_dir():
         raise ValueError(f"best: {folder} has no best/ folder (the run never validated)")
