@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .backend import is_numpy
-from .geometry import ARENA_HI, ARENA_LO, BODY, F32, I32, piece_tiles
+from .geometry import ARENA_HI, ARENA_LO, BODY, F32, I32, below_root, piece_tiles
 from .map_cache import per_numpy_map
 from .ops import stack
 from .state import MapArrays
@@ -40,6 +40,9 @@ _ONE = np.asarray(1, F32)
 _MIN_SPEED = np.asarray(1e-6, F32)  # float_circle_entry's floors
 _MIN_BB = np.asarray(1e-12, F32)
 _TOUCH_SLACK = np.asarray(F32(0.01 / BODY))  # _poly_edge: a start this near counts as touching
+# Where a float32 distance of a line from a centre is this near the radius (relative), only
+# the exact test can tell (the quotient's error is below 4e-7 relative).
+_UNSURE = np.asarray(1e-5, F32)
 
 
 def fence(xp: Namespace, x: Array) -> Array:
@@ -72,6 +75,22 @@ def bounded_inverse(xp: Namespace, x: Array) -> Array:
     return bounded_fence(xp, _ONE / x)
 
 
+def line_passes_within(
+    xp: Namespace, cross: Array, g: Array, bb: Array, miss: Array, g_f: Array
+) -> Array:
+    """Whether a line passes strictly within g of a centre: |cross| < g sqrt(bb), decided
+    exactly (`geometry.below_root`; a line exactly tangent never enters). `miss`, the
+    float32 distance, decides on NumPy wherever it is far enough from g to be sure (the
+    same answers, fewer calls); under JAX the exact test always runs."""
+    if not is_numpy(xp):
+        return below_root(xp, cross, g, bb)
+    near = miss < g_f
+    unsure = np.abs(miss - g_f) <= g_f * _UNSURE
+    if unsure.any():
+        near = np.where(unsure, below_root(np, cross, g, bb), near)
+    return near
+
+
 def circle_entry(xp: Namespace, ax: Array, ay: Array, vx: Array, vy: Array, g: Array) -> Array:
     """First lam >= 0 at which a + lam * v comes strictly within g of the origin.
 
@@ -85,7 +104,7 @@ def circle_entry(xp: Namespace, ax: Array, ay: Array, vx: Array, vy: Array, g: A
     g_f = f32(xp.asarray(g))
     per_speed = inverse(xp, xp.maximum(fence(xp, xp.sqrt(f32(bb))), _ONE))
     miss = fence(xp, f32(cross) * per_speed)  # distance of the line from the centre
-    near = miss < g_f
+    near = line_passes_within(xp, cross, g, bb, miss, g_f)
     half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, _ZERO) * (g_f + miss)))
     mid = fence(xp, f32(-ab) * inverse(xp, f32(xp.maximum(bb, 1))))
     lam = mid - fence(xp, half * per_speed)
@@ -109,7 +128,7 @@ def circle_span(
     half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, _ZERO) * (g_f + miss)))
     mid = fence(xp, f32(-ab) * inverse(xp, f32(xp.maximum(bb, 1))))
     spread = fence(xp, half * per_speed)
-    crosses = (miss < g_f) & (bb > 0)
+    crosses = line_passes_within(xp, cross, g, bb, miss, g_f) & (bb > 0)
     return xp.where(crosses, mid - spread, NO_HIT), xp.where(crosses, mid + spread, NO_HIT)
 
 
@@ -324,6 +343,7 @@ class _NumpyPieces(NamedTuple):
     cy: Array
     reach_f: Array  # (C,) float32 their radii grown by a body
     reach_sq: Array  # (C,) int32 those radii squared
+    reach: Array  # (C,) int32 those radii
     dist_x: Array  # (F,) int32 the faces' linear forms, `_MapPieces`' (S + 1, 4) transposed
     dist_y: Array
     dist_c: Array
@@ -368,7 +388,7 @@ def _numpy_pieces(xp: Namespace, m: MapArrays) -> _NumpyPieces:
     slack = -fence(np, offset * _TOUCH_SLACK)
     faces = [pieces.dist_x, pieces.dist_y, pieces.dist_c, pieces.speed_x, pieces.speed_y]
     faces += [pieces.along_x, pieces.along_y, pieces.along_c, pieces.length]
-    flat = [pieces.centres[order, 0], pieces.centres[order, 1], f32(g), g * g]
+    flat = [pieces.centres[order, 0], pieces.centres[order, 1], f32(g), g * g, g]
     flat += [np.asarray(f).T.ravel() for f in faces]
     flat += [ax, ay, ex, ey, f32(ee), offset, slack, m.pillar_valid, m.rect_valid, m.poly_valid]
     flat = [np.ascontiguousarray(np.asarray(f).ravel()) for f in flat]
@@ -393,7 +413,7 @@ def _numpy_entries(p: Array, v: Array, k: _NumpyPieces) -> Array:
     square root is of a product of two such bounds, so no intermediate exceeds about 1e19."""
     n = p.shape[0]
     nq, ns, npoly = k.pillar_valid.shape[0], k.rect_valid.shape[0], k.poly_valid.shape[0]
-    (cx, cy, g_f, g_sq, dx, dy, dc, sx, sy, lx, ly, lc, length, ax, ay, ex, ey, ee_f, offset,
+    (cx, cy, g_f, g_sq, g_int, dx, dy, dc, sx, sy, lx, ly, lc, length, ax, ay, ex, ey, ee_f, offset,
      slack, pillar_valid, rect_valid, poly_valid) = piece_tiles(k, n)  # fmt: skip
     body = (p[:, 0], p[:, 1], v[:, 0], v[:, 1])
     with np.errstate(all="ignore"):  # padding far off the arena wraps int32 products
@@ -418,7 +438,7 @@ def _numpy_entries(p: Array, v: Array, k: _NumpyPieces) -> Array:
             cross = np.abs(ax_c * w - ay_c * u)
             per_speed = _ONE / np.maximum(np.sqrt(f32(bb)), _ONE)
             miss = f32(cross) * per_speed
-            near = miss < g_f
+            near = line_passes_within(np, cross, g_int, bb, miss, g_f)
             half = np.sqrt(np.maximum(g_f - miss, _ZERO) * (g_f + miss))
             mid = f32(-ab) * (_ONE / f32(np.maximum(bb, _ONE_I)))
             lam = mid - half * per_speed

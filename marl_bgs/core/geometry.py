@@ -42,6 +42,29 @@ def orient(ax, ay, bx, by, px, py):
     return (bx - ax) * (py - ay) - (by - ay) * (px - ax)
 
 
+_ROOT_CAP = 46340  # the largest q with q * q below 2**31
+
+
+def below_root(xp: Namespace, c: Array, r: Array, u: Array) -> Array:
+    """Exactly whether c < r * sqrt(u), for int32 c >= 0, 1 <= r <= 46340 and u >= 0, in
+    int32 alone (JAX runs without 64-bit integers, and c * c would not fit in 32 bits).
+
+    RULES.md decides touches and tangential passes on exact values: a line whose distance
+    from a centre is exactly r (c = |cross|, u = |v|^2, c / sqrt(u) its distance) does
+    not enter the circle, where a float32 quotient may land a unit in the last place below
+    r. With c = q r + s (0 <= s < r) and d = u - q^2: d <= 0 means c >= r sqrt(u); d > 2q
+    means (q + 1)^2 <= u, so c < (q + 1) r <= r sqrt(u); otherwise c^2 < r^2 u is
+    s^2 < r x with x = r d - 2 q s, true when x >= r and false when x <= 0; between, r x
+    < r^2 fits. Every product stays below 2**31 while q r and r^2 do (q <= sqrt(u)).
+    """
+    q = xp.minimum(c // r, _ROOT_CAP)
+    s = c - q * r
+    d = u - q * q
+    x = r * d - 2 * q * s
+    middle = (x >= r) | ((x > 0) & (r * xp.minimum(xp.maximum(x, 0), r) > s * s))
+    return (d > 2 * q) | ((d > 0) & middle)
+
+
 def near_segment(xp: Namespace, px, py, ax, ay, bx, by, r: Array, strict: bool) -> Array:
     """Whether point p lies within r of segment a-b (closer than r if `strict`)."""
     ux, uy = bx - ax, by - ay

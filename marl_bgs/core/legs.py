@@ -128,8 +128,8 @@ class _Surfaces(NamedTuple):
     game, densely over the whole map (`_dense_surfaces`); both give the same answers.
 
     first_two(p, v): per body the least first contact and its surface (0-3 the arena
-    edges, 4 + k obstacle k), then the same over the other surfaces. least(p, v): the least
-    first contact alone. sunk_at(pts): whether a body at each point sinks into an obstacle
+    edges, 4 + k obstacle k), then the same over the other surfaces. least(p, v, skip): the
+    least first contact alone, leaving out each body's surface `skip`. sunk_at(pts): whether a body at each point sinks into an obstacle
     (and, where `sunk_counts_arena`, whether it is off the arena as well).
     """
 
@@ -143,8 +143,10 @@ def _row_surfaces(xp: Namespace, rows: Rows, n: int) -> _Surfaces:
     def first_two(p, v):
         return _two_smallest(xp, *_entries(xp, p, v, rows), rows)
 
-    def least(p, v):
+    def least(p, v, skip):
         arena, lam = _entries(xp, p, v, rows)
+        arena = xp.where(xp.arange(4)[None, :] == skip[:, None], NO_HIT, arena)
+        lam = xp.where(rows.column == skip[rows.body] - 4, NO_HIT, lam)
         return xp.minimum(xp.min(arena, axis=1), per_body_min(xp, n, rows.body, lam, NO_HIT))
 
     def sunk_at(pts):
@@ -173,13 +175,15 @@ def _dense_surfaces(m: Any, near: Array) -> _Surfaces:
         second = np.argmin(values, axis=1)
         return lam1, first.astype(I32), values[rows, second], second.astype(I32)
 
-    def least(p, v):
+    def least(p, v, skip):
         # Only bodies that move meet anything (a still body enters no piece: NO_HIT).
         some = np.flatnonzero(np.any(v != 0, axis=1))
         out = np.full(p.shape[0], NO_HIT, F32)
         if some.size:
             hits = obstacle_entries(np, p[some], v[some], m)
-            out[some] = np.where(mask[some], hits, NO_HIT).min(axis=1)
+            keep = mask[some]
+            keep[np.arange(some.size), skip[some]] = False
+            out[some] = np.where(keep, hits, NO_HIT).min(axis=1)
         return out
 
     def sunk_at(pts):
@@ -336,7 +340,10 @@ def _legs(
     take2 = ok2 & (~ok1 | prefer2)
     slide = xp.where(take2[:, None], w2, xp.where(ok1[:, None], w1, 0))
     slide = xp.where(met[:, None], slide, 0).astype(I32)
-    lam_s = surfaces.least(contact, slide)
+    # A slide runs along a tangent of the surface it slides on, a supporting line of that
+    # convex shape (or edge): it never enters it, so only the other surfaces are asked.
+    along = xp.where(take2, second, first).astype(I32)
+    lam_s = surfaces.least(contact, slide, along)
     reach2 = _stop_quanta(xp, contact, slide, lam_s, surfaces)
     finish = contact + scaled(xp, slide, reach2[:, None], QUANTA)
     t2 = f32(reach1 * q + (q - reach1) * reach2) / _QUANTA_SQ_F
