@@ -370,10 +370,19 @@ def _box_holds_body(xp: Namespace, pt: tuple, lo_x, lo_y, hi_x, hi_y, r) -> Arra
 
 def _edge_holds_body(xp: Namespace, pt: tuple, ax, ay, bx, by) -> tuple[Array, tuple]:
     """A body centred at pt against one edge of a turned wall: closer than BODY to the edge
-    (any edge), or on its inner side (all edges: the centre is inside)."""
+    (any edge), or on its inner side (all edges: the centre is inside). Decided exactly
+    (`below_root`): a body exactly touching a face stands clear of it."""
     x, y = pt
-    near = near_segment(xp, x, y, ax, ay, bx, by, BODY, strict=True)
-    return near, (orient(ax, ay, bx, by, x, y) >= 0,)
+    ux, uy = bx - ax, by - ay
+    wx, wy = x - ax, y - ay
+    dot = wx * ux + wy * uy
+    uu = ux * ux + uy * uy
+    cross = wx * uy - wy * ux
+    side = below_root(xp, xp.abs(cross), BODY, uu)
+    ends_a = sq(xp, wx, wy) < BODY * BODY
+    ends_b = sq(xp, x - bx, y - by) < BODY * BODY
+    near = xp.where(dot <= 0, ends_a, xp.where(dot >= uu, ends_b, side))
+    return near, (cross <= 0,)  # orient(a, b, pt) is -cross
 
 
 def _off_arena(p: Array) -> tuple[Array, Array]:
@@ -411,7 +420,7 @@ class _Blockers(NamedTuple):
     ux: Array  # (E,) int32 along the edge: b - a
     uy: Array
     uu: Array  # (E,) int32 |u|^2
-    reach: Array  # (E,) float32 BODY * sqrt(|u|^2), as `near_segment` computes it
+    reach: Array  # (E,) float32 BODY * sqrt(|u|^2): where it is sure, the side test
     poly_valid: Array  # (P,) bool
     tiles: dict  # number of points n -> every field above, (pieces, n) each
 
@@ -433,6 +442,9 @@ def _build_blockers(xp: Namespace, m: MapArrays) -> _Blockers:
 
 _blockers = per_numpy_map(_build_blockers)
 _ZERO_I = np.asarray(0, I32)
+# Where |cross| in float32 is this near BODY sqrt(|u|^2) (relative), only `below_root` can
+# tell (both float32 values are within about 2e-7 of exact).
+_UNSURE = np.asarray(1e-5, F32)
 _BODY_SQ = np.asarray(BODY * BODY, I32)
 
 
@@ -443,11 +455,11 @@ def _numpy_blocked(p: Array, b: _Blockers) -> Array:
 
     - boxes: `_box_holds_body` against the squared grown radius kept per map (0 for
       padding, which no sum of squares is below: `hit & box_valid`);
-    - turned walls (`_edge_holds_body`): the map's parts of `near_segment` (u, |u|^2, the
-      reach) kept per map; the distance to an edge's end is the distance to the next
-      edge's start (the next block of P rows), and `orient` of the point is minus
-      `near_segment`'s cross product, so `orient >= 0` is `cross <= 0` (both far below
-      2**31 for points within twice the arena, which every caller's points are);
+    - turned walls (`_edge_holds_body`): the map's parts of its test (u, |u|^2, a float32
+      reach that decides the side test wherever it is sure, `below_root` elsewhere) kept
+      per map; the distance to an edge's end is the distance to the next edge's start (the
+      next block of P rows), and `orient >= 0` is `cross <= 0` (both far below 2**31 for
+      points within twice the arena, which every caller's points are);
     - the arena's edges as `_off_arena`.
     """
     shape = p.shape[:-1]
@@ -467,7 +479,11 @@ def _numpy_blocked(p: Array, b: _Blockers) -> Array:
         dot = wx * ux + wy * uy
         ends_a = (wx * wx + wy * wy) < _BODY_SQ
         cross = wx * uy - wy * ux
-        side = np.abs(cross).astype(F32) < reach
+        size = np.abs(cross)
+        side = size.astype(F32) < reach  # decides wherever it is sure (`below_root`)
+        unsure = np.abs(size.astype(F32) - reach) <= reach * _UNSURE
+        if unsure.any():
+            side = np.where(unsure, below_root(np, size, BODY, uu), side)
         ends_b = np.concatenate([ends_a[walls:], ends_a[:walls]])  # edge k ends at k + 1
         near = np.where(dot <= _ZERO_I, ends_a, np.where(dot >= uu, ends_b, side))
         inner = (cross <= _ZERO_I).reshape(4, walls, n).all(axis=0)

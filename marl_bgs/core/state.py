@@ -94,17 +94,49 @@ def to_milli(value: float) -> int:
     return int(round(value * MILLI))
 
 
-def wall_corners(ob: dict) -> np.ndarray:
-    """A wall's four corners in milli-units, counter-clockwise."""
+def exact_corners(ob: dict, grow: float = 0.0) -> np.ndarray:
+    """A wall's four corners in milli-units as float64, counter-clockwise, unrounded; with
+    `grow`, those of the wall widened by that many milli-units on every side."""
     cx, cy = float(ob["x"]), float(ob["y"])
-    hx, hy = ob["width"] / 2.0, ob["height"] / 2.0
+    hx, hy = (ob["width"] + 2 * grow / MILLI) / 2.0, (ob["height"] + 2 * grow / MILLI) / 2.0
     theta = float(ob.get("theta", 0.0))
     c, s = np.cos(theta), np.sin(theta)
     local = ((-hx, -hy), (hx, -hy), (hx, hy), (-hx, hy))
-    return np.asarray(
-        [(to_milli(cx + c * lx - s * ly), to_milli(cy + s * lx + c * ly)) for lx, ly in local],
-        np.int32,
-    )
+    return np.asarray([(cx + c * lx - s * ly, cy + s * lx + c * ly) for lx, ly in local]) * MILLI
+
+
+def wall_corners(ob: dict) -> np.ndarray:
+    """A wall's four corners in milli-units (int32), counter-clockwise: each rounded to the
+    nearest thousandth (what a wall square to the axes is tested by), see `turned_corners`
+    for walls at other angles."""
+    return np.rint(exact_corners(ob)).astype(np.int32)
+
+
+def _inside_all(poly: np.ndarray, points: np.ndarray) -> bool:
+    """Whether every point lies inside the convex counter-clockwise polygon `poly` or
+    within 1e-6 of a thousandth outside it (float64 rounding of the exact corners)."""
+    a, b = poly, np.roll(poly, -1, axis=0)
+    e = b - a
+    w = points[None, :, :] - a[:, None, :]
+    orient = e[:, None, 0] * w[..., 1] - e[:, None, 1] * w[..., 0]
+    return bool(np.all(orient >= -1e-6 * np.hypot(e[:, 0], e[:, 1])[:, None]))
+
+
+def turned_corners(ob: dict) -> np.ndarray:
+    """A turned wall's four corners on the milli grid (int32, counter-clockwise): those of
+    the wall widened on every side by the least multiple of 0.00025 for which, rounded to the
+    nearest thousandth, they hold the exact wall.
+
+    The grid shape then holds the wall the map describes, so a body that the engine finds
+    touching it or clear of it overlaps no part of the real wall (RULES.md: no living agent
+    may overlap an obstacle), at the cost of meeting it up to about 0.002 early (rounding
+    moves a corner at most 0.0007, so a widening of 0.00075 always holds it)."""
+    exact = exact_corners(ob)
+    for step in range(12):
+        corners = np.rint(exact_corners(ob, grow=step / 4))
+        if _inside_all(corners, exact):
+            return corners.astype(np.int32)
+    raise ValueError(f"wall at ({ob['x']}, {ob['y']}): no grid shape holds it")
 
 
 def obstacle_groups(obstacles: list[dict]) -> tuple[list, list]:
@@ -120,7 +152,7 @@ def obstacle_groups(obstacles: list[dict]) -> tuple[list, list]:
         if len(xs) == 2 and len(ys) == 2:  # square to the axes once on the grid
             boxes.append((tuple(corners.min(axis=0)), tuple(corners.max(axis=0)), 0))
         else:
-            polys.append(corners)
+            polys.append(turned_corners(ob))
     return boxes, polys
 
 

@@ -156,6 +156,33 @@ export const BODY = 500; // body radius, milli-units
 export const ARENA = { lox: BODY, loy: BODY, hix: 20000 - BODY, hiy: 10000 - BODY };
 const CONTACT_SQ = (2 * BODY) * (2 * BODY);
 
+/**
+ * Exactly whether c < r * sqrt(u) for whole numbers c >= 0, r >= 1, u >= 0 (the engine's
+ * geometry.below_root, step for step: every value stays far below 2**53).
+ */
+export function belowRoot(c, r, u) {
+  const q = Math.min(Math.floor(c / r), 46340);
+  const s = c - q * r;
+  const d = u - q * q;
+  if (d > 2 * q) return true;
+  if (d <= 0) return false;
+  const x = r * d - 2 * q * s;
+  return x >= r || (x > 0 && r * x > s * s);
+}
+
+/** A body centred at (x, y) closer than BODY to the edge a-b of a turned wall, exactly. */
+function bodyNearEdge(x, y, ax, ay, bx, by) {
+  const ux = bx - ax;
+  const uy = by - ay;
+  const wx = x - ax;
+  const wy = y - ay;
+  const dot = wx * ux + wy * uy;
+  const uu = ux * ux + uy * uy;
+  if (dot <= 0) return wx * wx + wy * wy < BODY * BODY;
+  if (dot >= uu) return (x - bx) * (x - bx) + (y - by) * (y - by) < BODY * BODY;
+  return belowRoot(Math.abs(wx * uy - wy * ux), BODY, uu);
+}
+
 /** Whether a body centred at p (milli-units) sinks into an obstacle or leaves the arena. */
 export function bodyBlocked(shapes, p) {
   const [x, y] = p;
@@ -171,7 +198,7 @@ export function bodyBlocked(shapes, p) {
     for (let k = 0; k < 4; k++) {
       const [ax, ay] = corners[k];
       const [bx, by] = corners[(k + 1) % 4];
-      if (nearSegment(x, y, ax, ay, bx, by, BODY, true)) return true;
+      if (bodyNearEdge(x, y, ax, ay, bx, by)) return true;
       if (orient(ax, ay, bx, by, x, y) < 0) inside = false;
     }
     if (inside) return true;
