@@ -64,11 +64,11 @@ Hand-checked examples (milli-units; a Mage's unit moves are (1000, 0), (707, 707
    End (5586.92, 5429.91).
 5. Arena corner. Start (19500, 9500), stride (707, 707): both edges are contacts at t = 0,
    the slide along each leads into the other: it stays at (19500, 9500).
-6. A tangential pass. Blocking bodies at (5000, 5000) standing and (4000, 6000) moving
-   (1000, 0): the distance is 1000 only at t = 1 ... (5000, 6000) is exactly 1000 above:
-   no touch before the end, it ends there. Moving (2000, 0) instead from (3000, 6000): the
-   distance reaches 1000 at t = 1 as its minimum (x = 5000): a pass, not a touch; end
-   (5000, 6000).
+6. A tangential pass. A blocking body stands at (5000, 5000); another, blocking, moves
+   (1300, 0) from (4350, 6000): the distance is 1000 exactly at t = 0.5 (x = 5000) and more
+   before and after, a pass and not a touch. End (5650, 6000). From (4350, 5999) instead the
+   distance falls below 1000: it stops at its first touch, (4350 + 650 - sqrt(1999), 5999) =
+   (4955.29, 5999), at t = 0.46560.
 """
 
 from __future__ import annotations
@@ -518,7 +518,13 @@ def first_contact(
     best: Num | None = None
     hits: list[tuple[int, Face | Disc]] = []
     for k, ob in enumerate(obstacles):
-        if k in skip or lo[0] > ob.hi[0] or hi[0] < ob.lo[0] or lo[1] > ob.hi[1] or hi[1] < ob.lo[1]:
+        if (
+            k in skip
+            or lo[0] > ob.hi[0]
+            or hi[0] < ob.lo[0]
+            or lo[1] > ob.hi[1]
+            or hi[1] < ob.lo[1]
+        ):
             continue
         for surface in (*ob.faces, *ob.discs):
             if isinstance(surface, Face):
@@ -582,6 +588,18 @@ def _slide(
     return s, _axpy(q, s, w), tuple(obstacles[j].name for j, _ in hits)
 
 
+def _longer(new: tuple, old: tuple, end: int) -> bool:
+    """Whether slide option `new` beats `old` (each starts (length^2, velocity, ...)): the
+    longer slide; on a tie the one pointing more toward the body's own end, then south."""
+    order = compare(new[0], old[0], REL_TOL * (1.0 + abs(float(old[0]))))
+    if order:
+        return order > 0
+    order = compare(new[1][0], old[1][0], REL_TOL * SCALE)
+    if order:
+        return order < 0 if end == 0 else order > 0
+    return compare(new[1][1], old[1][1], REL_TOL * SCALE) < 0
+
+
 def plan_leg(
     start: tuple[int, int], stride: tuple[int, int], end: int, obstacles: tuple[Obstacle, ...]
 ) -> Leg:
@@ -620,17 +638,9 @@ def plan_leg(
     for i in options:
         w = slides[i]
         s, stop, stopper = _slide(q, w, rest, hits[i][0], obstacles)
-        length_sq = _dot(w, w) * s * s
-        if best is not None:
-            order = compare(length_sq, best[0], REL_TOL * (1.0 + abs(float(best[0]))))
-            if order == 0:  # equal slides: toward the body's own end, then south
-                order = compare(w[0], best[1][0], REL_TOL * SCALE) * (1 if end == 0 else -1)
-                if order == 0:
-                    order = compare(w[1], best[1][1], REL_TOL * SCALE)
-                order = -order  # a smaller key wins the tie: make it "longer"
-            if order <= 0:
-                continue
-        best = (length_sq, w, s, stop, stopper, i)
+        option = (_dot(w, w) * s * s, w, s, stop, stopper, i)
+        if best is None or _longer(option, best, end):
+            best = option
     _, w, s, stop, stopper, i = best  # type: ignore[misc]
     return Leg(p0, v, tc, q, w, tc + s, stop, names, names[i], stopper)
 
@@ -739,7 +749,7 @@ def first_touch(a: list[Piece], b: list[Piece]) -> Num | None:
         s = div(cc, sqrt(disc) - bb)
         order = compare(s, tb - ta)  # type: ignore[operator]
         # A touch exactly at a bend is judged by the motion after it (the next piece).
-        if order < 0 or (order == 0 and compare(tb, ONE) == 0):
+        if order < 0:  # (a touch at the tick's very end changes nothing: not counted)
             return ta + s  # type: ignore[operator]
     return None
 
@@ -749,13 +759,26 @@ class Solution(NamedTuple):
 
     `ends` (N, 2) float64 milli-units; `legs` each body against the obstacles alone;
     `stops` the instant each body stopped against another (None: never); `touches` every
-    contact taken, (instant, i, j); `exact` whether each end was computed exactly."""
+    contact taken, (instant, i, j); `exact` whether each end was computed exactly; `paths`
+    each body's whole motion (`path_at` reads a point of it)."""
 
     ends: np.ndarray
     legs: tuple[Leg, ...]
     stops: tuple[float | None, ...]
     touches: tuple[tuple[float, int, int], ...]
     exact: np.ndarray
+    paths: tuple[tuple[Piece, ...], ...]
+
+
+def path_at(path: tuple[Piece, ...] | list[Piece], t: float) -> tuple[float, float]:
+    """Where a body on `path` is at instant t, in float64 (for sweeps and diagnostics)."""
+    for pc in path:
+        if t <= float(pc.t1):
+            dt = t - float(pc.t0)
+            return float(pc.p[0]) + dt * float(pc.velocity[0]), float(pc.p[1]) + dt * float(
+                pc.velocity[1]
+            )
+    return _flt(_at(list(path), ONE))
 
 
 def solve(start, stride, blocking, end, m: MapArrays) -> Solution:
@@ -803,6 +826,7 @@ def solve(start, stride, blocking, end, m: MapArrays) -> Solution:
         tuple(None if s is None else float(s) for s in stop),
         tuple(touches),
         is_exact,
+        tuple(tuple(p) for p in paths),
     )
 
 

@@ -45,7 +45,7 @@ def test_packed_and_fallback_batches_match_numpy_game_by_game(monkeypatch):
     # Two rows per game is room for 6; the crowded batch has far more, the sparse fewer.
     for batch, overflows in zip(batches, (True, False), strict=True):
         counts = [
-            int(body_contacts.may_meet(np, plan_legs(np, s, v, e, m), b).sum())
+            int(body_contacts.may_meet(np, plan_legs(np, s, v, e, m)[0], s, b).sum())
             for s, v, b, _, e in batch
         ]
         assert (sum(counts) > 2 * len(batch)) == overflows, counts

@@ -5,7 +5,7 @@ held here to the plain form it replaces, on many inputs:
 
 - `random_play.random_actions` draws all agents' actions with one `integers` call: the same
   numbers as one `rng.choice(np.flatnonzero(row))` per agent, in order.
-- `legs._stop_quanta` on the dense NumPy surfaces asks `body_blocked` alone (which counts
+- `legs._grid_end` on the dense NumPy surfaces asks `body_blocked` alone (which counts
   the arena's edges) instead of OR-ing the edges in a second time.
 - `geometry.body_blocked` on NumPy (`_numpy_blocked`) keeps the map's parts of the test per
   map and merges steps: the answers of `body_overlap(...).any`, on and around every edge.
@@ -66,7 +66,7 @@ def test_random_actions_draw_what_one_choice_per_agent_draws(seed):
 
 
 @pytest.mark.parametrize("inline", [False, True])
-def test_stop_quanta_with_edges_counted_once_equals_counting_them_again(inline):
+def test_grid_end_with_edges_counted_once_equals_counting_them_again(inline):
     """The dense surfaces' `sunk_at` is `body_blocked`, arena edges included; `_legs` with
     the edges OR-ed in again (the row surfaces' way) plans the same legs."""
     m = _map(inline)
@@ -83,9 +83,11 @@ def test_stop_quanta_with_edges_counted_once_equals_counting_them_again(inline):
         near = reachable(np, obstacles, start, stride, legs._grown_boxes(np, m))
         dense = legs._dense_surfaces(m, near)
         assert dense.sunk_counts_arena
-        fast = legs._legs(np, start, stride, end, lists, dense)
-        slow = legs._legs(np, start, stride, end, lists, dense._replace(sunk_counts_arena=False))
-        for a, b in zip(fast, slow, strict=True):
+        fast, fast_ends = legs._legs(np, start, stride, end, lists, dense)
+        slow, slow_ends = legs._legs(
+            np, start, stride, end, lists, dense._replace(sunk_counts_arena=False)
+        )
+        for a, b in zip((*fast, fast_ends), (*slow, slow_ends), strict=True):
             assert a.dtype == b.dtype and np.array_equal(a, b)
 
 
@@ -232,7 +234,7 @@ def _random_legs(m, rng: np.random.Generator, n: int):
     stride = rng.integers(-1500, 1500, size=(n, 2)).astype(np.int32)
     stride[rng.random(n) < 0.15] = 0
     end = rng.integers(0, 2, n).astype(np.int32)
-    return start, legs.plan_legs(np, start, stride, end, m)
+    return start, legs.plan_legs(np, start, stride, end, m)[0]
 
 
 @pytest.mark.parametrize("inline", [False, True])
@@ -260,7 +262,7 @@ def test_bounded_fences_skipped_on_numpy_give_the_fenced_bits(inline):
             a = B.position_at(np, p.times, p.points, t)
             b = B.position_at(fenced, p.times, p.points, t)
             assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
-            rows = np.flatnonzero(B.may_meet(np, paths, np.ones(10, bool)))
+            rows = np.flatnonzero(B.may_meet(np, paths, start, np.ones(10, bool)))
             i, j = B.PAIR_I[rows], B.PAIR_J[rows]
             both = B.Paths(*(np.concatenate([x[i], x[j]]) for x in p))
             base = (start[i] - start[j]).astype(np.float32)
@@ -327,11 +329,13 @@ def test_numpy_legs_equal_their_general_form(inline):
         end = rng.integers(0, 2, 10).astype(np.int32)
         near = reachable(np, obstacles, start, stride, legs._grown_boxes(np, m))
         dense = legs._dense_surfaces(m, near)
-        fast = legs._legs(np, start, stride, end, lists, dense)
-        slow = legs._legs(fenced, start, stride, end, lists, dense)
-        for a, b in zip(fast, slow, strict=True):
+        fast, fast_ends = legs._legs(np, start, stride, end, lists, dense)
+        slow, slow_ends = legs._legs(fenced, start, stride, end, lists, dense)
+        for a, b in zip((*fast, fast_ends), (*slow, slow_ends), strict=True):
             assert a.dtype == b.dtype and np.array_equal(a, b)
         slid += int(np.any(fast.points[:, 2] != fast.points[:, 1], axis=1).sum())
         blocking = rng.random(10) < 0.8
-        assert np.array_equal(B.may_meet(np, fast, blocking), B.may_meet(fenced, fast, blocking))
+        assert np.array_equal(
+            B.may_meet(np, fast, start, blocking), B.may_meet(fenced, fast, start, blocking)
+        )
     assert slid > 200  # many bodies slide after a contact

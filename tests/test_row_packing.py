@@ -72,12 +72,16 @@ def test_packed_and_fallback_legs_match_numpy_game_by_game(monkeypatch, stacked,
     if room == "overflowing":
         monkeypatch.setattr(legs, "OBSTACLE_ROWS_PER_GAME", {0: 1, 1: 1, 2: 1})
     shared = jax.tree.map(jnp.asarray, m)
-    run = jax.jit(jax.vmap(lambda s, v, e: tuple(legs.plan_legs(jnp, s, v, e, shared))))
-    times, points = (np.asarray(a) for a in run(start, stride, end))
+    def plan(s, v, e):
+        paths, ends = legs.plan_legs(jnp, s, v, e, shared)
+        return paths.times, paths.points, ends
+
+    times, points, ends = (np.asarray(a) for a in jax.jit(jax.vmap(plan))(start, stride, end))
     for g, (s, v, _, _, e) in enumerate(games):
-        want = legs.plan_legs(np, s, v, e, m)
+        want, want_ends = legs.plan_legs(np, s, v, e, m)
         np.testing.assert_array_equal(times[g].view(np.int32), want.times.view(np.int32))
-        np.testing.assert_array_equal(points[g], want.points, err_msg=f"game {g}")
+        np.testing.assert_array_equal(points[g].view(np.int32), want.points.view(np.int32))
+        np.testing.assert_array_equal(ends[g], want_ends, err_msg=f"game {g}")
 
 
 @pytest.mark.parametrize("room", ["packed", "overflowing"])

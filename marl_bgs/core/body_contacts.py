@@ -30,6 +30,7 @@ QUANTA = 1024  # a tick (a leg) in quanta; stops land within one quantum of cont
 BODY_PASSES = 10
 # Constants as 0-d arrays: NumPy's `where` converts a scalar argument on every call.
 _ZERO, _ONE, _TINY, _QUANTA_F = (np.asarray(v, F32) for v in (0, 1, 1e-9, QUANTA))
+_MEET_F = np.asarray(CONTACT + 1, F32)  # `may_meet`'s reach
 # The passes' fences are `bounded_fence`s (kept under JAX, skipped on NumPy): every instant
 # lies in [0, 1], every offset is a difference of positions within a few arena widths (below
 # 1e5 in size), each divisor is floored (1e-9 for the legs' lengths of time) and `lam` is at
@@ -96,6 +97,14 @@ def on_grid(xp: Namespace, start: Array, paths: Paths) -> Paths:
     return Paths(paths.times, start[:, None, :] + rint(xp, paths.points).astype(I32))
 
 
+def grid_ends(xp: Namespace, start: Array, paths: Paths, stop: Array, leg_ends: Array) -> Array:
+    """(N, 2) where each body stands on the grid: a body no body stopped where its legs
+    end (`legs.plan_legs` chose that point clear of every obstacle), one stopped by a body
+    at the nearest thousandth to its stop."""
+    cut = start + rint(xp, paths.points[:, 2]).astype(I32)
+    return xp.where((stop >= QUANTA)[:, None], leg_ends, cut)
+
+
 def _halves(paths: Paths, n: int) -> tuple[Paths, Paths]:
     return Paths(paths.times[:n], paths.points[:n]), Paths(paths.times[n:], paths.points[n:])
 
@@ -154,18 +163,21 @@ def pair_contacts(xp: Namespace, both: Paths, base: Array) -> Array:
     return when.min(axis=1)
 
 
-def may_meet(xp: Namespace, legs: Paths, blocking: Array) -> Array:
+def may_meet(xp: Namespace, legs: Paths, start: Array, blocking: Array) -> Array:
     """(45,) pairs of blocking bodies whose paths' bounding boxes come within a body's
-    width, one moving (an exact pre-test: any other pair stays 1.0 apart all tick)."""
-    lo, hi = legs.points.min(axis=1), legs.points.max(axis=1)
+    width (and a thousandth, for float32 rounding), one moving: a safe pre-test, any other
+    pair stays 1.0 apart all tick. Paths are float offsets from each body's start."""
+    lo = legs.points.min(axis=1) + f32(start)
+    hi = legs.points.max(axis=1) + f32(start)
     gap = xp.maximum(lo[PAIR_I] - hi[PAIR_J], lo[PAIR_J] - hi[PAIR_I])  # (45, 2)
     moved = legs.points[:, 2] != legs.points[:, 0]
+    reach = _MEET_F
     if is_numpy(xp):  # the two coordinates as two columns: a short last-axis reduction costs more
         moves = moved[:, 0] | moved[:, 1]
-        near = (gap[:, 0] < CONTACT) & (gap[:, 1] < CONTACT) & (moves[PAIR_I] | moves[PAIR_J])
+        near = (gap[:, 0] < reach) & (gap[:, 1] < reach) & (moves[PAIR_I] | moves[PAIR_J])
     else:
         moves = moved.any(axis=1)
-        near = (gap < CONTACT).all(axis=1) & (moves[PAIR_I] | moves[PAIR_J])
+        near = (gap < reach).all(axis=1) & (moves[PAIR_I] | moves[PAIR_J])
     return near & blocking[PAIR_I] & blocking[PAIR_J]
 
 
@@ -278,12 +290,12 @@ def sink_back(
 ) -> Array:
     """Stops of one game's bodies, with each stop that grid rounding puts into an obstacle
     moved back to its leg's contact point (or the start): a vertex of its path, so clear.
-    A body that was not cut ends at its path's last vertex, clear as well. `ends` may pass
+    A body that was not cut ends where its legs end, clear as well. `ends` may pass
     the grid ends of the paths cut at `stop` if the caller already has them."""
     if is_numpy(xp) and not np.any((stop > 0) & (stop < QUANTA)):
         return stop
     now = on_grid(xp, start, truncate(xp, legs, stop)).points[:, 2] if ends is None else ends
-    sunk = body_blocked(xp, now, m) & (stop > 0)
+    sunk = body_blocked(xp, now, m) & (stop > 0) & (stop < QUANTA)
     first_contact = (legs.times[:, 1] * _QUANTA_F).astype(I32)
     back = xp.where(first_contact < stop, first_contact, 0)
     return xp.where(sunk, back, stop).astype(I32)
@@ -316,19 +328,21 @@ def part_overlaps(
     rows_j: Array,
     valid: Array,
     stop: Array,
+    leg_ends: Array,
 ) -> Array:
-    """Stops with both bodies of every row that still overlaps on the grid sent back to
-    where they started (always clear), until none overlaps: the last resort for chains too
-    long for the passes and for the rounding of stops."""
+    """Stops with both bodies of every row that still overlaps on the grid (`grid_ends`)
+    sent back to where they started (always clear), until none overlaps: the last resort
+    for chains too long for the passes and for the rounding of stops."""
     rows = rows_i.shape[0]
     ends = xp.concatenate([rows_i, rows_j])
     legs_ij = Paths(legs.times[ends], legs.points[ends])
-    start_gap = start[rows_i] - start[rows_j]
+    start_ij, leg_ends_ij = start[ends], leg_ends[ends]
     full = xp.full((start.shape[0],), QUANTA, dtype=I32)
 
     def part_pass(stop):
-        at_end = rint(xp, truncate(xp, legs_ij, stop[ends]).points[:, 2]).astype(I32)
-        d = (at_end[:rows] - at_end[rows:]) + start_gap
+        stop_ij = stop[ends]
+        at_end = grid_ends(xp, start_ij, truncate(xp, legs_ij, stop_ij), stop_ij, leg_ends_ij)
+        d = at_end[:rows] - at_end[rows:]
         overlap = valid & (sq(xp, d[:, 0], d[:, 1]) < CONTACT_SQ)
         cut = xp.where(overlap, 0, QUANTA).astype(I32)
         new = xp.minimum(stop, _row_min(xp, full, rows_i, rows_j, cut)).astype(I32)
@@ -337,26 +351,29 @@ def part_overlaps(
     return settle(xp, part_pass, stop, BODY_PASSES, xp.any(valid))
 
 
-def body_stops(xp: Namespace, legs: Paths, start: Array, blocking: Array, m: MapArrays) -> Array:
+def body_stops(
+    xp: Namespace, legs: Paths, leg_ends: Array, start: Array, blocking: Array, m: MapArrays
+) -> Array:
     """(10,) quanta each body of one game travels before a blocking body stops it
-    (`cut_stops`, then `sink_back` and `part_overlaps` for what rounding leaves)."""
+    (`cut_stops`, then `sink_back` and `part_overlaps` for what rounding leaves); `leg_ends`
+    are where the legs leave each body on the grid (`legs.plan_legs`)."""
     if is_numpy(xp):
-        return numpy_cuts(legs, start, blocking, m)[0]
-    return _body_stops_jax(legs.times, legs.points, start, blocking, m)
+        return numpy_cuts(legs, leg_ends, start, blocking, m)[0]
+    return _body_stops_jax(legs.times, legs.points, leg_ends, start, blocking, m)
 
 
 def numpy_cuts(
-    legs: Paths, start: Array, blocking: Array, m: MapArrays
+    legs: Paths, leg_ends: Array, start: Array, blocking: Array, m: MapArrays
 ) -> tuple[Array, Paths, Array]:
     """`body_stops` of one NumPy game with the paths it leaves and their grid ends: the
     same steps (`cut_and_sink`, then `part_overlaps`), each cut paths computed once and
     shared by the sink test, the overlap test and the caller (NumPy pays per call)."""
     full = np.full(NUM_SLOTS, QUANTA, np.int32)
-    rows = np.flatnonzero(may_meet(np, legs, blocking))
+    rows = np.flatnonzero(may_meet(np, legs, start, blocking))
 
     def cut(stop: Array) -> tuple[Array, Paths, Array]:
         paths = truncate(np, legs, stop)
-        return stop, paths, on_grid(np, start, paths).points[:, 2]
+        return stop, paths, grid_ends(np, start, paths, stop, leg_ends)
 
     if not rows.size:  # no pair can meet: nothing is cut
         return cut(full)
@@ -375,18 +392,20 @@ def numpy_cuts(
     d = ends[rows_i] - ends[rows_j]
     if not np.any(sq(np, d[:, 0], d[:, 1]) < CONTACT_SQ):
         return stop, paths, ends
-    return cut(part_overlaps(np, legs, start, rows_i, rows_j, ok, stop))
+    return cut(part_overlaps(np, legs, start, rows_i, rows_j, ok, stop, leg_ends))
 
 
-def _one_game(times: Array, points: Array, start: Array, blocking: Array, m: MapArrays) -> Array:
+def _one_game(
+    times: Array, points: Array, leg_ends: Array, start: Array, blocking: Array, m: MapArrays
+) -> Array:
     import jax.numpy as jnp
 
     legs = Paths(times, points)
-    valid = may_meet(jnp, legs, blocking)
+    valid = may_meet(jnp, legs, start, blocking)
     rows_i, rows_j = jnp.asarray(PAIR_I), jnp.asarray(PAIR_J)
     full = jnp.full(NUM_SLOTS, QUANTA, jnp.int32)
     stop = cut_and_sink(jnp, legs, start, (rows_i, rows_j, valid), m, full, 1 + REDO_ROUNDS)
-    return part_overlaps(jnp, legs, start, rows_i, rows_j, valid, stop)
+    return part_overlaps(jnp, legs, start, rows_i, rows_j, valid, stop, leg_ends)
 
 
 def _redo(
@@ -396,7 +415,7 @@ def _redo(
     import jax.numpy as jnp
 
     legs = Paths(times, points)
-    rows = (jnp.asarray(PAIR_I), jnp.asarray(PAIR_J), may_meet(jnp, legs, blocking))
+    rows = (jnp.asarray(PAIR_I), jnp.asarray(PAIR_J), may_meet(jnp, legs, start, blocking))
     return cut_and_sink(jnp, legs, start, rows, m, caps, REDO_ROUNDS)
 
 
@@ -413,12 +432,15 @@ def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Array, boo
     games = axis_size
     # The barrier makes XLA compute the paths once: the rows gather from them, and XLA on
     # the CPU would otherwise repeat the work computing each gathered element.
-    times, points, start, blocking, m = jax.lax.optimization_barrier(
+    times, points, leg_ends, start, blocking, m = jax.lax.optimization_barrier(
         every_game(games, args, in_batched)
     )
-    valid = jax.vmap(lambda t, p, b: may_meet(jnp, Paths(t, p), b))(times, points, blocking)
+    valid = jax.vmap(lambda t, p, s, b: may_meet(jnp, Paths(t, p), s, b))(
+        times, points, start, blocking
+    )
     legs = Paths(times.reshape(-1, 3), points.reshape(-1, 3, 2))
     flat_start = start.reshape(-1, 2)
+    flat_ends = leg_ends.reshape(-1, 2)
     count = jnp.sum(valid)
     capacity = ROWS_PER_GAME * games
     pair_i, pair_j = jnp.asarray(PAIR_I), jnp.asarray(PAIR_J)
@@ -441,7 +463,7 @@ def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Array, boo
         stop = _redo_games(
             times, points, start, blocking, m, jnp.where(sunk != stop, sunk, QUANTA), sunk
         )
-        return part_overlaps(jnp, legs, flat_start, rows_i, rows_j, ok, stop.ravel())
+        return part_overlaps(jnp, legs, flat_start, rows_i, rows_j, ok, stop.ravel(), flat_ends)
 
     stop = jax.lax.cond(
         count <= capacity, lambda: resolve(packed(None)), lambda: resolve(every(None))

@@ -15,8 +15,8 @@ import numpy as np
 from .backend import is_numpy, known_none
 from .batching import every_game, with_batch_rule
 from .body_contacts import QUANTA, Paths
-from .contact import NO_HIT, arena_entries, f32, obstacle_entries
-from .geometry import F32, I32, _off_arena, body_blocked, first_index, scaled
+from .contact import NO_HIT, arena_entries, bounded_fence, bounded_inverse, f32, obstacle_entries
+from .geometry import F32, I32, _off_arena, body_blocked, first_index
 from .map_cache import per_numpy_map
 from .obstacle_rows import (
     PILLAR,
@@ -33,22 +33,20 @@ from .obstacle_rows import (
     row_blocked,
     row_entries,
 )
-from .ops import dot2, pick, rint, stack
+from .ops import rint, stack
+from .slides import arena_entries as arena_slide_entries
+from .slides import row_slide_entries
 from .state import LEFT, NUM_SLOTS
 from .types import Array, Namespace
 
-# How far (in quanta) a stop backs off when rounding to the grid would put the body into
-# what stopped it; the first candidate that stands free is taken.
-BACKOFF = np.asarray([0, 1, 2, 4, 16, 1024], np.int32)
 # Rows of each kind a batch of games packs per game before it falls back to every (body,
 # obstacle) row of every game (random play on map 47 averages about 6 pillar and 12 square
 # wall rows per game; 1 game in 100 has more than 12 and 17).
 OBSTACLE_ROWS_PER_GAME = {PILLAR: 12, SQUARE: 16, TURNED: 8}
 _NO_COLUMN = np.int32(2**30)
 # Float constants as 0-d arrays (NumPy converts a scalar operand on every call).
-_QUANTA_F = np.asarray(QUANTA, F32)
 _QUANTUM_F = np.asarray(1.0 / QUANTA, F32)
-_QUANTA_SQ_F = np.asarray(QUANTA * QUANTA, F32)
+_ZERO_F, _ONE_F, _TINY_F = (np.asarray(x, F32) for x in (0, 1, 1e-12))
 # Outward normals of the arena's left, right, bottom and top edges (surfaces 0-3).
 _EDGE_NORMALS = np.asarray([[1, 0], [-1, 0], [0, 1], [0, -1]], np.int32)
 
@@ -97,20 +95,33 @@ def _by_group(xp: Namespace, rows: Rows, fn, *per_row: Any) -> Array:
     return xp.concatenate(out) if len(out) > 1 else out[0]
 
 
-def _stop_quanta(xp: Namespace, p: Array, v: Array, lam: Array, surfaces: Any) -> Array:
-    """Quanta of v a body travels before a contact at lam (QUANTA if none): the quantum
-    before it, backed off (BACKOFF) until the body stands free on the grid (in the arena
-    and sunk into no obstacle: `surfaces.sunk_at`)."""
-    q = xp.where(lam < 1, xp.floor(lam * _QUANTA_F), _QUANTA_F).astype(I32)
-    if is_numpy(xp):  # NumPy pays per call: the first candidate alone, which mostly stands free
-        at = p + scaled(np, v, q[:, None], QUANTA)
-        if not np.any(_blocked_at(np, at[:, None, :], surfaces)[:, 0]):
-            return q
-    cands = xp.maximum(q[:, None] - xp.asarray(BACKOFF)[None, :], 0)
-    pts = p[:, None, :] + scaled(xp, v[:, None, :], cands[..., None], QUANTA)
+def _grid_end(xp: Namespace, start: Array, ends: Array, surfaces: Any) -> Array:
+    """Where each body stands on the grid (int (N, 2)) after a path ending at the float
+    offsets `ends` (N, K, 2) from `start`, the exact end first, then fallbacks in order
+    (the first contact, the start): of each, the grid points of the thousandth square
+    around it, nearest first, the first where the body stands free (in the arena and sunk
+    into no obstacle: `surfaces.sunk_at`). A body touching a convex surface has one of them
+    on its free side; the start (offset 0, last) is free, as every stored position is."""
+    near = rint(xp, ends)
+    other = near + xp.sign(ends - near)  # the neighbour on the far side of each coordinate
+    x_first = xp.abs(ends[..., 0] - other[..., 0]) <= xp.abs(ends[..., 1] - other[..., 1])
+    nx, ny, ox, oy = near[..., 0], near[..., 1], other[..., 0], other[..., 1]
+    second = stack(xp, [xp.where(x_first, ox, nx), xp.where(x_first, ny, oy)], -1)
+    third = stack(xp, [xp.where(x_first, nx, ox), xp.where(x_first, oy, ny)], -1)
+    cands = stack(xp, [near, second, third, other], 2)  # (N, K, 4, 2)
+    n = start.shape[0]
+    cands = cands.reshape(n, -1, 2)
+    cands = xp.concatenate([cands, xp.zeros((n, 1, 2), F32)], axis=1).astype(I32)
+    pts = start[:, None, :] + cands
+    if is_numpy(xp):  # NumPy pays per call: the nearest alone, which mostly stands free
+        first = ~_blocked_at(np, pts[:, :1], surfaces)[:, 0]
+        if first.all():
+            return pts[:, 0]
     free = ~_blocked_at(xp, pts, surfaces)
-    chosen = pick(xp, cands, xp.minimum(first_index(xp, free, axis=1), len(BACKOFF) - 1))
-    return xp.where(free.any(axis=1), chosen, 0).astype(I32)
+    index = xp.minimum(first_index(xp, free, axis=1), pts.shape[1] - 1)
+    if is_numpy(xp):
+        return pts[np.arange(n), index]
+    return xp.take_along_axis(pts, index[:, None, None], 1)[:, 0]
 
 
 def _blocked_at(xp: Namespace, pts: Array, surfaces: Any) -> Array:
@@ -128,13 +139,15 @@ class _Surfaces(NamedTuple):
     game, densely over the whole map (`_dense_surfaces`); both give the same answers.
 
     first_two(p, v): per body the least first contact and its surface (0-3 the arena
-    edges, 4 + k obstacle k), then the same over the other surfaces. least(p, v, skip): the
-    least first contact alone, leaving out each body's surface `skip`. sunk_at(pts): whether a body at each point sinks into an obstacle
-    (and, where `sunk_counts_arena`, whether it is off the arena as well).
+    edges, 4 + k obstacle k), then the same over the other surfaces (p, v int). slides(start,
+    p, w, skip): the least first contact of slides from float offsets p along float w,
+    leaving out each body's surface `skip` (`slides`). sunk_at(pts): whether a body at each
+    point sinks into an obstacle (and, where `sunk_counts_arena`, whether it is off the
+    arena as well).
     """
 
     first_two: Array
-    least: Array
+    slides: Array
     sunk_at: Array
     sunk_counts_arena: bool = False
 
@@ -143,18 +156,15 @@ def _row_surfaces(xp: Namespace, rows: Rows, n: int) -> _Surfaces:
     def first_two(p, v):
         return _two_smallest(xp, *_entries(xp, p, v, rows), rows)
 
-    def least(p, v, skip):
-        arena, lam = _entries(xp, p, v, rows)
-        arena = xp.where(xp.arange(4)[None, :] == skip[:, None], NO_HIT, arena)
-        lam = xp.where(rows.column == skip[rows.body] - 4, NO_HIT, lam)
-        return xp.minimum(xp.min(arena, axis=1), per_body_min(xp, n, rows.body, lam, NO_HIT))
+    def slides_(start, p, w, skip):
+        return _slide_least(xp, start, p, w, skip, rows)
 
     def sunk_at(pts):
         at = materialised(xp, pts)[rows.body]
         hits = _by_group(xp, rows, lambda kind, ob, a: row_blocked(xp, a, ob, kind), at)
         return per_body_any(xp, n, rows.body, hits & rows.valid[:, None])
 
-    return _Surfaces(first_two, least, sunk_at)
+    return _Surfaces(first_two, slides_, sunk_at)
 
 
 def _dense_surfaces(m: Any, near: Array) -> _Surfaces:
@@ -175,23 +185,23 @@ def _dense_surfaces(m: Any, near: Array) -> _Surfaces:
         second = np.argmin(values, axis=1)
         return lam1, first.astype(I32), values[rows, second], second.astype(I32)
 
-    def least(p, v, skip):
-        # Only bodies that move meet anything (a still body enters no piece: NO_HIT).
-        some = np.flatnonzero(np.any(v != 0, axis=1))
-        out = np.full(p.shape[0], NO_HIT, F32)
-        if some.size:
-            hits = obstacle_entries(np, p[some], v[some], m)
-            keep = mask[some]
-            keep[np.arange(some.size), skip[some]] = False
-            out[some] = np.where(keep, hits, NO_HIT).min(axis=1)
-        return out
+    def slides_(start, p, w, skip):
+        # Rows of the bodies that slide and the obstacles in their reach, pillars first.
+        moving = np.any(w != 0, axis=1)
+        obstacles = obstacle_list(np, m)
+        lists = Obstacles(*(a[None] for a in obstacles))
+        parts = []
+        for kind, b, e in groups(m):
+            body, column = np.nonzero(near[:, b:e] & moving[:, None])
+            parts.append((kind, body, column + b, np.ones(body.shape, bool)))
+        return _slide_least(np, start, p, w, skip, make_rows(np, lists, parts))
 
     def sunk_at(pts):
         # Points on a body's path lie in its reach, so obstacles out of reach hold none.
         # `body_blocked` counts the arena's edges too, so `_stop_quanta` need not again.
         return body_blocked(np, pts, m)
 
-    return _Surfaces(first_two, least, sunk_at, sunk_counts_arena=True)
+    return _Surfaces(first_two, slides_, sunk_at, sunk_counts_arena=True)
 
 
 def _entries(xp: Namespace, p: Array, v: Array, rows: Rows) -> tuple[Array, Array]:
@@ -231,58 +241,78 @@ def _two_smallest(
     return xp.min(values, axis=1), pick(first), xp.min(others, axis=1), pick(other)
 
 
-def _surface_normal(xp: Namespace, at: Array, which: Array, obstacle: Obstacles) -> Array:
-    """Outward normal (int (N, 2), not unit length) at a point `at` on or just outside
-    surface `which` (0-3 an arena edge, else the obstacle given per body in `obstacle`).
+def _slide_least(xp: Namespace, start: Array, p: Array, w: Array, skip: Array, rows: Rows) -> Array:
+    """(N,) the least first contact of each body's slide (from float offsets p along w)
+    with the arena's edges and its rows' obstacles, its own surface `skip` left out."""
+    n = start.shape[0]
+    arena = arena_slide_entries(xp, start, p, w)
+    arena = xp.where(xp.arange(4)[None, :] == skip[:, None], NO_HIT, arena)
+    at = materialised(xp, (start, p, w))
+    lam = _by_group(
+        xp, rows,
+        lambda kind, ob, s0, a, b: row_slide_entries(xp, s0, a, b, ob, kind),
+        *(x[rows.body] for x in at),
+    )  # fmt: skip
+    lam = xp.where(rows.valid & (rows.column != skip[rows.body] - 4), lam, NO_HIT)
+    return xp.minimum(xp.min(arena, axis=1), per_body_min(xp, n, rows.body, lam, NO_HIT))
 
-    Exact integers: an edge's or a face's own direction, or the offset from the corner or
-    centre that a circle piece is drawn around.
+
+def _fdot(xp: Namespace, a: Array, b: Array) -> Array:
+    """Float dot products over a last axis of 2, each product fenced (XLA fuses an FMA)."""
+    return bounded_fence(xp, a[..., 0] * b[..., 0]) + bounded_fence(xp, a[..., 1] * b[..., 1])
+
+
+def _surface_normal(
+    xp: Namespace, at: Array, which: Array, corners: Array, kind: Array, turned_any: bool
+) -> Array:
+    """Outward normal (float32 (N, 2), not unit length) at the contact point `at` (float
+    offsets from each body's start) on surface `which` (0-3 an arena edge, else the
+    obstacle whose corners, as offsets from the body's start, and kind are given per body).
+
+    An edge's or a face's own direction (exact), or the offset of the contact point from
+    the corner or centre that a circle piece is drawn around: the normal at the exact
+    contact point (RULES.md: the tangent at the contact point), not at a grid point near it.
     """
-    x, y = at[:, 0], at[:, 1]
-    n = xp.asarray(_EDGE_NORMALS)[xp.minimum(which, 3)]
-    corners = obstacle.corners
-    lo, hi = corners[:, 0], corners[:, 2]
-    near = xp.minimum(xp.maximum(at, lo), hi)  # the nearest point of the box (clip)
+    n = f32(xp.asarray(_EDGE_NORMALS)[xp.minimum(which, 3)])
+    c = f32(corners)  # small whole numbers: exact
+    near = xp.minimum(xp.maximum(at, c[:, 0]), c[:, 2])  # the nearest point of the box (clip)
     box_n = at - near  # a pillar's lo and hi are its centre: the offset from it
-    turned = (obstacle.kind == TURNED) & (which >= 4)
-    if known_none(xp, turned):  # NumPy pays per call: no turned wall, no wall normals
-        return np.where((which >= 4)[:, None], box_n, n).astype(I32)
-    ax, ay = corners[:, :, 0], corners[:, :, 1]
+    obstacle = (which >= 4)[:, None]
+    if not turned_any:  # NumPy pays per call: no turned wall, no wall normals
+        return xp.where(obstacle, box_n, n)
+    ax, ay = c[:, :, 0], c[:, :, 1]
     bx, by = xp.roll(ax, -1, axis=1), xp.roll(ay, -1, axis=1)
     ux, uy = bx - ax, by - ay
-    wx, wy = x[:, None] - ax, y[:, None] - ay
-    dot = wx * ux + wy * uy
-    uu = ux * ux + uy * uy
-    outside = uy * wx - ux * wy > 0
+    wx, wy = at[:, None, 0] - ax, at[:, None, 1] - ay
+    dot = bounded_fence(xp, wx * ux) + bounded_fence(xp, wy * uy)
+    uu = bounded_fence(xp, ux * ux) + bounded_fence(xp, uy * uy)
+    outside = bounded_fence(xp, uy * wx) - bounded_fence(xp, ux * wy) > 0
     on_edge = outside & (dot > 0) & (dot < uu)
     on_corner = xp.roll(dot >= uu, 1, axis=1) & (dot <= 0)  # corner j closes edge j-1
-    side_n = stack(xp, [xp.where(on_edge, uy, 0).sum(1), xp.where(on_edge, -ux, 0).sum(1)], -1)
-    corner_n = stack(xp, [xp.where(on_corner, wx, 0).sum(1), xp.where(on_corner, wy, 0).sum(1)], -1)
+    zero = _ZERO_F
+    side_n = stack(
+        xp, [xp.where(on_edge, uy, zero).sum(1), xp.where(on_edge, -ux, zero).sum(1)], -1
+    )
+    corner_n = stack(
+        xp, [xp.where(on_corner, wx, zero).sum(1), xp.where(on_corner, wy, zero).sum(1)], -1
+    )
     wall_n = xp.where(on_edge.any(axis=1)[:, None], side_n, corner_n)
-    piece_n = xp.where((obstacle.kind == TURNED)[:, None], wall_n, box_n)
-    return xp.where((which >= 4)[:, None], piece_n, n).astype(I32)
+    piece_n = xp.where((kind == TURNED)[:, None], wall_n, box_n)
+    return xp.where(obstacle, piece_n, n)
 
 
 def _slide(xp: Namespace, rest: Array, n: Array) -> Array:
-    """The part of `rest` along the tangent of a surface with outward normal n, rounded to
-    the grid so that it never points into the surface (n . slide >= 0)."""
+    """The part of `rest` (float (N, 2)) along the tangent of a surface with outward
+    normal n: unrounded, so a slide keeps its exact direction until the end is stored."""
     t = stack(xp, [-n[:, 1], n[:, 0]], -1)
-    dot = dot2(xp, rest, t)
-    tt = xp.maximum(dot2(xp, t, t), 1)
-    k = f32(dot) / f32(tt)
-    w = rint(xp, f32(t) * k[:, None]).astype(I32)
-    # Rounding may lean into the surface by under a unit; one step along the normal's
-    # larger part puts it back (n . w_exact = 0, so one step is always enough).
-    major_x = xp.abs(n[:, 0]) >= xp.abs(n[:, 1])
-    lean = dot2(xp, n, w) < 0
-    step = xp.where(major_x[:, None], stack(xp, [xp.sign(n[:, 0]), 0 * n[:, 1]], -1),
-                    stack(xp, [0 * n[:, 0], xp.sign(n[:, 1])], -1))  # fmt: skip
-    return xp.where(lean[:, None], w + step, w).astype(I32)
+    tt = xp.maximum(_fdot(xp, t, t), _TINY_F)
+    k = bounded_fence(xp, _fdot(xp, rest, t) * bounded_inverse(xp, tt))
+    return bounded_fence(xp, t * k[:, None])
 
 
 def legs_on_rows(
     xp: Namespace, start: Array, stride: Array, end: Array, obstacles: Obstacles, rows: Rows
-) -> Paths:
+) -> tuple[Paths, Array]:
     """`plan_legs` for N bodies (of G games, NUM_SLOTS each, in order) given their rows;
     `obstacles` holds each game's list, (G, K, ...)."""
     return _legs(xp, start, stride, end, obstacles, _row_surfaces(xp, rows, start.shape[0]))
@@ -295,33 +325,34 @@ def _legs(
     end: Array,
     obstacles: Obstacles,
     surfaces: _Surfaces,
-) -> Paths:
+) -> tuple[Paths, Array]:
     """`plan_legs` for N bodies (of G games, NUM_SLOTS each, in order); `obstacles` holds
     each game's list, (G, K, ...), and `surfaces` answers the questions about them."""
-    q = xp.asarray(QUANTA, I32)
     n = start.shape[0]
     lam1, first, lam2, second = surfaces.first_two(start, stride)
-    reach1 = _stop_quanta(xp, start, stride, lam1, surfaces)
-    contact = start + scaled(xp, stride, reach1[:, None], QUANTA)
     met = lam1 < 1
-    t1 = f32(reach1) / _QUANTA_F
+    v = f32(stride)
+    t1 = xp.where(met, lam1, _ONE_F)  # the exact contact instant (float32)
+    v1 = bounded_fence(xp, v * t1[:, None])  # where it is then: the true velocity's path
     if known_none(xp, met):  # nothing met: every body ends at its first leg's end
-        return Paths(stack(np, [0 * t1, t1, t1], -1), stack(np, [start, contact, contact], 1))
+        paths = Paths(stack(np, [0 * t1, t1, t1], -1), stack(np, [0 * v, v1, v1], 1))
+        return paths, _grid_end(np, start, v1[:, None], surfaces)
     game = xp.arange(n) // NUM_SLOTS
     k_max = obstacles.kind.shape[-1] - 1
+    turned_any = not known_none(xp, obstacles.kind == TURNED)
 
     def normal(which: Array) -> Array:
         column = xp.minimum(xp.maximum(which - 4, 0), k_max)
         if is_numpy(xp) and obstacles.kind.shape[0] == 1:
-            # One NumPy game: its list indexed by column alone, and only the two fields
-            # `_surface_normal` reads (a gather by two index arrays costs several times more).
-            corners, kind = obstacles.corners[0], obstacles.kind[0]
-            return _surface_normal(
-                np, contact, which, Obstacles(corners[column], None, kind[column], None)
-            )
-        return _surface_normal(xp, contact, which, _gather(obstacles, game, column))
+            # One NumPy game: its list indexed by column alone (a gather by two index
+            # arrays costs several times more).
+            corners, kind = obstacles.corners[0][column], obstacles.kind[0][column]
+        else:
+            corners, kind = obstacles.corners[game, column], obstacles.kind[game, column]
+        rel = corners - start[:, None, :]
+        return _surface_normal(xp, v1, which, rel, kind, turned_any)
 
-    rest = stride - (contact - start)
+    rest = v - v1
     n1 = normal(first)
     w1 = _slide(xp, rest, n1)
     both = met & (lam2 < lam1 + _QUANTUM_F)
@@ -330,49 +361,53 @@ def _legs(
     else:
         n2 = normal(second)
         w2 = _slide(xp, rest, n2)
-    ok1 = ~both | (dot2(xp, w1, n2) >= 0)
-    ok2 = both & (dot2(xp, w2, n1) >= 0)
-    l1, l2 = dot2(xp, w1, w1), dot2(xp, w2, w2)
+    ok1 = ~both | (_fdot(xp, w1, n2) >= 0)
+    ok2 = both & (_fdot(xp, w2, n1) >= 0)
+    l1, l2 = _fdot(xp, w1, w1), _fdot(xp, w2, w2)
     # On a tie, the slide toward the own spawn end, then the southern one (mirror-safe).
-    own = xp.where(end == LEFT, 1, -1)
+    own = xp.where(end == LEFT, _ONE_F, -_ONE_F)
     key1, key2 = w1[:, 0] * own, w2[:, 0] * own
     prefer2 = (l2 > l1) | ((l2 == l1) & ((key2 < key1) | ((key2 == key1) & (w2[:, 1] < w1[:, 1]))))
     take2 = ok2 & (~ok1 | prefer2)
-    slide = xp.where(take2[:, None], w2, xp.where(ok1[:, None], w1, 0))
-    slide = xp.where(met[:, None], slide, 0).astype(I32)
+    slide = xp.where(take2[:, None], w2, xp.where(ok1[:, None], w1, _ZERO_F))
+    slide = xp.where(met[:, None], slide, _ZERO_F)
     # A slide runs along a tangent of the surface it slides on, a supporting line of that
     # convex shape (or edge): it never enters it, so only the other surfaces are asked.
     along = xp.where(take2, second, first).astype(I32)
-    lam_s = surfaces.least(contact, slide, along)
-    reach2 = _stop_quanta(xp, contact, slide, lam_s, surfaces)
-    finish = contact + scaled(xp, slide, reach2[:, None], QUANTA)
-    t2 = f32(reach1 * q + (q - reach1) * reach2) / _QUANTA_SQ_F
-    times = stack(xp, [0 * t1, t1, t2], -1)
-    return Paths(times, stack(xp, [start, contact, finish], 1))
+    reach = xp.minimum(surfaces.slides(start, v1, slide, along), _ONE_F)
+    v2 = v1 + bounded_fence(xp, slide * reach[:, None])
+    t2 = t1 + bounded_fence(xp, (_ONE_F - t1) * reach)
+    paths = Paths(stack(xp, [0 * t1, t1, t2], -1), stack(xp, [0 * v, v1, v2], 1))
+    return paths, _grid_end(xp, start, stack(xp, [v2, v1], 1), surfaces)
 
 
-def plan_legs(xp: Namespace, start: Array, stride: Array, end: Array, m: Any) -> Paths:
+def plan_legs(
+    xp: Namespace, start: Array, stride: Array, end: Array, m: Any
+) -> tuple[Paths, Array]:
     """Each body of one game against the obstacles alone: to its first contact, then one
-    slide.
+    slide; and where on the grid it stands at the end.
 
-    The slide runs from the contact instant along the tangent of the surface met, at the
+    The first leg runs at the body's own velocity to the exact contact instant (float32);
+    the slide runs from there along the tangent of the surface met at that point, at the
     part of the velocity along it, until the tick ends or it meets something else. A body
-    meeting two surfaces within one quantum slides along one that does not lead into the
-    other (the longer; on a tie toward its own spawn end, then south), or stops.
+    meeting two surfaces within one quantum (1/1024 of the tick) slides along one that does
+    not lead into the other (the longer; on a tie toward its own spawn end, then south), or
+    stops. Paths are float offsets from the start (`Paths`); only the end is rounded, to
+    the nearest grid point where the body stands free (`_grid_end`).
     """
     if is_numpy(xp):
         obstacles = obstacle_list(np, m)
         near = reachable(np, obstacles, start, stride, _grown_boxes(np, m))
         lists = Obstacles(*(a[None] for a in obstacles))
         return _legs(np, start, stride, end, lists, _dense_surfaces(m, near))
-    times, points = _plan_legs_jax(start, stride, end, m)
-    return Paths(times, points)
+    times, points, ends = _plan_legs_jax(start, stride, end, m)
+    return Paths(times, points), ends
 
 
 _grown_boxes = per_numpy_map(lambda xp, m: grown_boxes(obstacle_list(xp, m)))
 
 
-def _one_game(start: Array, stride: Array, end: Array, m: Any) -> tuple[Array, Array]:
+def _one_game(start: Array, stride: Array, end: Array, m: Any) -> tuple[Array, Array, Array]:
     import jax.numpy as jnp
 
     obstacles = obstacle_list(jnp, m)
@@ -384,11 +419,11 @@ def _one_game(start: Array, stride: Array, end: Array, m: Any) -> tuple[Array, A
         column = jnp.tile(jnp.arange(begin, stop), NUM_SLOTS)
         parts.append((kind, body, column, near[:, begin:stop].ravel()))
     lists = Obstacles(*(a[None] for a in obstacles))
-    legs = legs_on_rows(jnp, start, stride, end, lists, make_rows(jnp, lists, parts))
-    return legs.times, legs.points
+    legs, ends = legs_on_rows(jnp, start, stride, end, lists, make_rows(jnp, lists, parts))
+    return legs.times, legs.points, ends
 
 
-def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Array, Array]:
+def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Array, Array, Array]:
     """`vmap` of `_one_game`: every game's reachable rows in one list of the batch's bodies
     per group (OBSTACLE_ROWS_PER_GAME of each kind per game on average).
 
@@ -411,10 +446,14 @@ def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Array, Arr
 
     def resolve(parts):
         rows = make_rows(jnp, obstacles, parts)
-        legs = legs_on_rows(
+        legs, ends = legs_on_rows(
             jnp, start.reshape(-1, 2), stride.reshape(-1, 2), end.reshape(-1), obstacles, rows
         )
-        return legs.times.reshape(games, NUM_SLOTS, 3), legs.points.reshape(games, NUM_SLOTS, 3, 2)
+        return (
+            legs.times.reshape(games, NUM_SLOTS, 3),
+            legs.points.reshape(games, NUM_SLOTS, 3, 2),
+            ends.reshape(games, NUM_SLOTS, 2),
+        )
 
     def packed():
         parts = []
@@ -431,7 +470,7 @@ def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Array, Arr
             parts.append((kind, body, column, flat[:, b:e].ravel()))
         return resolve(parts)
 
-    return jax.lax.cond(fits, packed, every), (True, True)
+    return jax.lax.cond(fits, packed, every), (True, True, True)
 
 
 _plan_legs_jax = with_batch_rule(_one_game, _many_games)

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import classes as C
 from .backend import is_numpy, known_none
-from .body_contacts import Paths, body_stops, numpy_cuts, on_grid, truncate
+from .body_contacts import Paths, body_stops, grid_ends, numpy_cuts, truncate
 from .contact import NO_HIT, circle_span, f32, fence, inverse, obstacle_entries
 from .geometry import (
     CONTACT,
@@ -138,12 +138,13 @@ def plan_moves(
     then a pair still overlapping on the grid (a chain too long for the passes, or
     rounding) returns to where both started.
     """
-    legs = plan_legs(xp, start, stride, end, m)
+    legs, leg_ends = plan_legs(xp, start, stride, end, m)
     if is_numpy(xp):
-        _, paths, ends = numpy_cuts(legs, start, blocking, m)
+        _, paths, ends = numpy_cuts(legs, leg_ends, start, blocking, m)
         return Moves(paths, ends)
-    paths = truncate(xp, legs, body_stops(xp, legs, start, blocking, m))
-    return Moves(paths, on_grid(xp, start, paths).points[:, 2])
+    stop = body_stops(xp, legs, leg_ends, start, blocking, m)
+    paths = truncate(xp, legs, stop)
+    return Moves(paths, grid_ends(xp, start, paths, stop, leg_ends))
 
 
 def move_bodies(
