@@ -72,6 +72,7 @@ def test_packed_and_fallback_legs_match_numpy_game_by_game(monkeypatch, stacked,
     if room == "overflowing":
         monkeypatch.setattr(legs, "OBSTACLE_ROWS_PER_GAME", {0: 1, 1: 1, 2: 1})
     shared = jax.tree.map(jnp.asarray, m)
+
     def plan(s, v, e):
         paths, ends = legs.plan_legs(jnp, s, v, e, shared)
         return paths.times, paths.points, ends
