@@ -31,6 +31,12 @@ BODY_PASSES = 10
 # Constants as 0-d arrays: NumPy's `where` converts a scalar argument on every call.
 _ZERO, _ONE, _TINY, _QUANTA_F = (np.asarray(v, F32) for v in (0, 1, 1e-9, QUANTA))
 _MEET_F = np.asarray(CONTACT + 1, F32)  # `may_meet`'s reach
+_CONTACT_SQ_F = np.asarray(CONTACT_SQ, F32)
+# A body stopped by a body whose nearest grid point lies this near (squared) to a partner's
+# exact stop takes the grid point of its square farthest from its partners (`grid_ends`):
+# a thousandth more than touching covers the partner's own rounding (at most 0.0007).
+_CROWDED_SQ_F = np.asarray((CONTACT + 1) ** 2, F32)
+_FAR_F = np.asarray(1e12, F32)
 # The passes' fences are `bounded_fence`s (kept under JAX, skipped on NumPy): every instant
 # lies in [0, 1], every offset is a difference of positions within a few arena widths (below
 # 1e5 in size), each divisor is floored (1e-9 for the legs' lengths of time) and `lam` is at
@@ -97,12 +103,54 @@ def on_grid(xp: Namespace, start: Array, paths: Paths) -> Paths:
     return Paths(paths.times, start[:, None, :] + rint(xp, paths.points).astype(I32))
 
 
-def grid_ends(xp: Namespace, start: Array, paths: Paths, stop: Array, leg_ends: Array) -> Array:
+def grid_ends(
+    xp: Namespace,
+    start: Array,
+    paths: Paths,
+    stop: Array,
+    leg_ends: Array,
+    rows: tuple | None = None,
+) -> Array:
     """(N, 2) where each body stands on the grid: a body no body stopped where its legs
-    end (`legs.plan_legs` chose that point clear of every obstacle), one stopped by a body
-    at the nearest thousandth to its stop."""
-    cut = start + rint(xp, paths.points[:, 2]).astype(I32)
-    return xp.where((stop >= QUANTA)[:, None], leg_ends, cut)
+    end (`legs.plan_legs` chose that point clear of every obstacle); one stopped by a body
+    at the nearest thousandth to its stop, unless that lies within touching (and a
+    thousandth) of the exact stop of a partner in `rows` (rows_i, rows_j, valid: pairs of
+    the N bodies), where it takes the corner of its thousandth square farthest from its
+    partners' exact stops. Two bodies stopped touching thus round away from each other,
+    each coordinate at least as far apart as they really are (RULES.md: no overlap, and
+    within 1/256 of the move of the exact stop)."""
+    off = paths.points[:, 2]
+    near = rint(xp, off)
+    cut = stop < QUANTA
+    if rows is None or known_none(xp, cut):
+        return xp.where(cut[:, None], start + near.astype(I32), leg_ends)
+    rows_i, rows_j, valid = rows
+    other = near + xp.sign(off - near)  # the neighbour on the far side of each coordinate
+    x_first = xp.abs(off[:, 0] - other[:, 0]) <= xp.abs(off[:, 1] - other[:, 1])
+    nx, ny, ox, oy = near[:, 0], near[:, 1], other[:, 0], other[:, 1]
+    second = stack(xp, [xp.where(x_first, ox, nx), xp.where(x_first, ny, oy)], -1)
+    third = stack(xp, [xp.where(x_first, nx, ox), xp.where(x_first, oy, ny)], -1)
+    cands = stack(xp, [near, second, third, other], 1)  # (N, 4, 2), nearest first
+    # Each row's candidates of one body against the other's exact stop, both ways.
+    gap = f32(start[rows_i] - start[rows_j])  # exact: whole numbers
+    d_i = (cands[rows_i] - off[rows_j][:, None, :]) + gap[:, None, :]
+    d_j = (cands[rows_j] - off[rows_i][:, None, :]) - gap[:, None, :]
+    score_i = xp.where(valid[:, None], _fsq(xp, d_i[..., 0], d_i[..., 1]), _FAR_F)
+    score_j = xp.where(valid[:, None], _fsq(xp, d_j[..., 0], d_j[..., 1]), _FAR_F)
+    far = xp.full(cands.shape[:2], _FAR_F, dtype=F32)
+    score = min_at(xp, far, xp.concatenate([rows_i, rows_j]), xp.concatenate([score_i, score_j]))
+    crowded = cut & (score[:, 0] < _CROWDED_SQ_F)
+    best = first_index(xp, score == xp.max(score, axis=1, keepdims=True), axis=1)
+    choice = xp.where(crowded, best, 0)
+    picked = pick(xp, cands.reshape(cands.shape[0], -1), 2 * choice)
+    picked_y = pick(xp, cands.reshape(cands.shape[0], -1), 2 * choice + 1)
+    at = start + stack(xp, [picked, picked_y], -1).astype(I32)
+    return xp.where(cut[:, None], at, leg_ends)
+
+
+def _fsq(xp: Namespace, dx: Array, dy: Array) -> Array:
+    """Float squared lengths, each product fenced (XLA would fuse an FMA)."""
+    return bounded_fence(xp, dx * dx) + bounded_fence(xp, dy * dy)
 
 
 def _halves(paths: Paths, n: int) -> tuple[Paths, Paths]:
@@ -240,8 +288,9 @@ def cut_stops(
     Rows name pairs of bodies (indices into the N); rows not `valid` are ignored. Pass by
     pass, in each group of bodies linked by rows (`linked_groups`), the rows whose first
     contact on the actual paths is the group's earliest are taken: both bodies stop one
-    quantum before that instant (backed off further if grid rounding would make them
-    overlap) and stand from then on, and the rows are judged again with them standing.
+    quantum before that instant (backed off further in the rare case float rounding leaves
+    them overlapping there) and stand from then on, and the rows are judged again with
+    them standing.
     Only the earliest: a stop can bring a later contact of its group earlier (a body that
     now stands is met sooner, and whoever meets it stops sooner), so a later contact is
     known only once the earlier ones are settled. Stopping only cuts paths short, so each
@@ -271,10 +320,10 @@ def cut_stops(
         before = before.astype(I32)
         cands = xp.maximum(before[:, None] - xp.asarray(BODY_BACKOFF), 0)
         at = f32(cands) / _QUANTA_F
-        q = rint(xp, position_at(xp, both.times, both.points, xp.concatenate([at, at])))
-        q = q.astype(I32)
-        d = (q[:rows] - q[rows:]) + start_gap[:, None, :]
-        apart = sq(xp, d[..., 0], d[..., 1]) >= CONTACT_SQ
+        q = position_at(xp, both.times, both.points, xp.concatenate([at, at]))
+        d = (q[:rows] - q[rows:]) + base[:, None, :]
+        # Apart where they really are: `grid_ends` rounds each away from the other.
+        apart = _fsq(xp, d[..., 0], d[..., 1]) >= _CONTACT_SQ_F
         first_apart = xp.minimum(first_index(xp, apart, axis=1), len(BODY_BACKOFF) - 1)
         quanta = pick(xp, cands, first_apart)
         cut = xp.where(take, quanta, QUANTA).astype(I32)
@@ -286,15 +335,24 @@ def cut_stops(
 
 
 def sink_back(
-    xp: Namespace, legs: Paths, start: Array, stop: Array, m: MapArrays, ends: Array = None
+    xp: Namespace,
+    legs: Paths,
+    start: Array,
+    stop: Array,
+    m: MapArrays,
+    rows: tuple,
+    ends: Array = None,
 ) -> Array:
     """Stops of one game's bodies, with each stop that grid rounding puts into an obstacle
     moved back to its leg's contact point (or the start): a vertex of its path, so clear.
     A body that was not cut ends where its legs end, clear as well. `ends` may pass
-    the grid ends of the paths cut at `stop` if the caller already has them."""
+    the grid ends (`grid_ends` with `rows`) of the paths cut at `stop` if the caller
+    already has them."""
     if is_numpy(xp) and not np.any((stop > 0) & (stop < QUANTA)):
         return stop
-    now = on_grid(xp, start, truncate(xp, legs, stop)).points[:, 2] if ends is None else ends
+    if ends is None:  # bodies not cut are not asked: their legs' ends stand in as the start
+        ends = grid_ends(xp, start, truncate(xp, legs, stop), stop, start, rows)
+    now = ends
     sunk = body_blocked(xp, now, m) & (stop > 0) & (stop < QUANTA)
     first_contact = (legs.times[:, 1] * _QUANTA_F).astype(I32)
     back = xp.where(first_contact < stop, first_contact, 0)
@@ -313,7 +371,7 @@ def cut_and_sink(
     def one_round(value):
         caps, _ = value
         stop = cut_stops(xp, legs, start, rows_i, rows_j, valid, caps)
-        sunk = sink_back(xp, legs, start, stop, m)
+        sunk = sink_back(xp, legs, start, stop, m, rows)
         moved = sunk != stop
         return (xp.where(moved, xp.minimum(caps, sunk), caps), sunk), xp.any(moved)
 
@@ -333,16 +391,12 @@ def part_overlaps(
     """Stops with both bodies of every row that still overlaps on the grid (`grid_ends`)
     sent back to where they started (always clear), until none overlaps: the last resort
     for chains too long for the passes and for the rounding of stops."""
-    rows = rows_i.shape[0]
-    ends = xp.concatenate([rows_i, rows_j])
-    legs_ij = Paths(legs.times[ends], legs.points[ends])
-    start_ij, leg_ends_ij = start[ends], leg_ends[ends]
     full = xp.full((start.shape[0],), QUANTA, dtype=I32)
+    rows = (rows_i, rows_j, valid)
 
     def part_pass(stop):
-        stop_ij = stop[ends]
-        at_end = grid_ends(xp, start_ij, truncate(xp, legs_ij, stop_ij), stop_ij, leg_ends_ij)
-        d = at_end[:rows] - at_end[rows:]
+        at_end = grid_ends(xp, start, truncate(xp, legs, stop), stop, leg_ends, rows)
+        d = at_end[rows_i] - at_end[rows_j]
         overlap = valid & (sq(xp, d[:, 0], d[:, 1]) < CONTACT_SQ)
         cut = xp.where(overlap, 0, QUANTA).astype(I32)
         new = xp.minimum(stop, _row_min(xp, full, rows_i, rows_j, cut)).astype(I32)
@@ -373,16 +427,18 @@ def numpy_cuts(
 
     def cut(stop: Array) -> tuple[Array, Paths, Array]:
         paths = truncate(np, legs, stop)
-        return stop, paths, grid_ends(np, start, paths, stop, leg_ends)
+        return stop, paths, grid_ends(np, start, paths, stop, leg_ends, pairs)
 
     if not rows.size:  # no pair can meet: nothing is cut
+        pairs = None
         return cut(full)
     ok = np.ones(rows.size, bool)
     rows_i, rows_j = PAIR_I[rows], PAIR_J[rows]
+    pairs = (rows_i, rows_j, ok)
     caps = full
     for _ in range(1 + REDO_ROUNDS):  # cut_and_sink's rounds
         stop, paths, ends = cut(cut_stops(np, legs, start, rows_i, rows_j, ok, caps))
-        sunk = sink_back(np, legs, start, stop, m, ends)
+        sunk = sink_back(np, legs, start, stop, m, pairs, ends)
         moved = sunk != stop
         if not moved.any():
             break
@@ -457,9 +513,10 @@ def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Array, boo
     def resolve(rows):
         rows_i, rows_j, ok = rows
         stop = cut_stops(jnp, legs, flat_start, rows_i, rows_j, ok).reshape(games, NUM_SLOTS)
-        sunk = jax.vmap(lambda t, p, s, q, mm: sink_back(jnp, Paths(t, p), s, q, mm))(
-            times, points, start, stop, m
-        )
+        pairs = (jnp.asarray(PAIR_I), jnp.asarray(PAIR_J))
+        sunk = jax.vmap(
+            lambda t, p, s, q, mm, v: sink_back(jnp, Paths(t, p), s, q, mm, (*pairs, v))
+        )(times, points, start, stop, m, valid)
         stop = _redo_games(
             times, points, start, blocking, m, jnp.where(sunk != stop, sunk, QUANTA), sunk
         )
