@@ -98,11 +98,6 @@ def truncate(xp: Namespace, legs: Paths, stop: Array) -> Paths:
     return Paths(bounded_fence(xp, times), bounded_fence(xp, stack(xp, [rel[:, 0], v1, v2], 1)))
 
 
-def on_grid(xp: Namespace, start: Array, paths: Paths) -> Paths:
-    """Offsets back to whole thousandths, added to the start."""
-    return Paths(paths.times, start[:, None, :] + rint(xp, paths.points).astype(I32))
-
-
 def grid_ends(
     xp: Namespace,
     start: Array,
