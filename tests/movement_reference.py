@@ -642,7 +642,8 @@ def plan_leg(
         if best is None or _longer(option, best, end):
             best = option
     _, w, s, stop, stopper, i = best  # type: ignore[misc]
-    return Leg(p0, v, tc, q, w, tc + s, stop, names, names[i], stopper)
+    along = names[i] if sign(_dot(w, w), REL_TOL * _norm(w) ** 2) else ""  # "" head-on
+    return Leg(p0, v, tc, q, w, tc + s, stop, names, along, stopper)
 
 
 class Legs(NamedTuple):
