@@ -37,6 +37,7 @@ _CONTACT_SQ_F = np.asarray(CONTACT_SQ, F32)
 # a thousandth more than touching covers the partner's own rounding (at most 0.0007).
 _CROWDED_SQ_F = np.asarray((CONTACT + 1) ** 2, F32)
 _FAR_F = np.asarray(1e12, F32)
+_SUNK_F = np.asarray(-1, F32)  # the score of a grid point where the body would sink
 # The passes' fences are `bounded_fence`s (kept under JAX, skipped on NumPy): every instant
 # lies in [0, 1], every offset is a difference of positions within a few arena widths (below
 # 1e5 in size), each divisor is floored (1e-9 for the legs' lengths of time) and `lam` is at
@@ -44,6 +45,8 @@ _FAR_F = np.asarray(1e12, F32)
 # Quanta a stop backs off by when rounding to the grid would make a pair overlap; the last
 # returns both to where they started, which is always clear.
 BODY_BACKOFF = np.asarray([0, 2, 8, 32, QUANTA], np.int32)
+# How far (quanta) `part_overlaps` moves a pair back, pass by pass: 10 passes reach the start.
+PART_STEPS = np.asarray([2, 4, 8, 16, 32, 64, 128, 256, 512, QUANTA], np.int32)
 # Rows a batch of games packs per game before it falls back to all 45 pairs of every game
 # (random play averages about two; fresh games at their spawns have more).
 ROWS_PER_GAME = 5
@@ -104,21 +107,24 @@ def grid_ends(
     paths: Paths,
     stop: Array,
     leg_ends: Array,
-    rows: tuple | None = None,
+    rows: tuple,
+    blocked: Any,
 ) -> Array:
     """(N, 2) where each body stands on the grid: a body no body stopped where its legs
     end (`legs.plan_legs` chose that point clear of every obstacle); one stopped by a body
-    at the nearest thousandth to its stop, unless that lies within touching (and a
-    thousandth) of the exact stop of a partner in `rows` (rows_i, rows_j, valid: pairs of
-    the N bodies), where it takes the corner of its thousandth square farthest from its
+    at a corner of the thousandth square around its stop where it overlaps no obstacle
+    (`blocked(points (N, 4, 2))` says where it would): the nearest, unless that lies within
+    touching (and a thousandth) of the exact stop of a partner in `rows` (rows_i, rows_j,
+    valid: pairs of the N bodies), where it takes the free corner farthest from its
     partners' exact stops. Two bodies stopped touching thus round away from each other,
     each coordinate at least as far apart as they really are (RULES.md: no overlap, and
-    within 1/256 of the move of the exact stop)."""
+    within 1/256 of the move of the exact stop). A body with no free corner takes the
+    nearest (`sink_back` then moves its stop)."""
     off = paths.points[:, 2]
     near = rint(xp, off)
     cut = stop < QUANTA
-    if rows is None or known_none(xp, cut):
-        return xp.where(cut[:, None], start + near.astype(I32), leg_ends)
+    if known_none(xp, cut):
+        return leg_ends
     rows_i, rows_j, valid = rows
     other = near + xp.sign(off - near)  # the neighbour on the far side of each coordinate
     x_first = xp.abs(off[:, 0] - other[:, 0]) <= xp.abs(off[:, 1] - other[:, 1])
@@ -134,9 +140,11 @@ def grid_ends(
     score_j = xp.where(valid[:, None], _fsq(xp, d_j[..., 0], d_j[..., 1]), _FAR_F)
     far = xp.full(cands.shape[:2], _FAR_F, dtype=F32)
     score = min_at(xp, far, xp.concatenate([rows_i, rows_j]), xp.concatenate([score_i, score_j]))
-    crowded = cut & (score[:, 0] < _CROWDED_SQ_F)
+    sunk = blocked(start[:, None, :] + cands.astype(I32))
+    score = xp.where(sunk, _SUNK_F, score)
+    crowded = cut & ((score[:, 0] < _CROWDED_SQ_F) | sunk[:, 0])
     best = first_index(xp, score == xp.max(score, axis=1, keepdims=True), axis=1)
-    choice = xp.where(crowded, best, 0)
+    choice = xp.where(crowded & ~sunk.all(axis=1), best, 0)
     picked = pick(xp, cands.reshape(cands.shape[0], -1), 2 * choice)
     picked_y = pick(xp, cands.reshape(cands.shape[0], -1), 2 * choice + 1)
     at = start + stack(xp, [picked, picked_y], -1).astype(I32)
@@ -346,7 +354,8 @@ def sink_back(
     if is_numpy(xp) and not np.any((stop > 0) & (stop < QUANTA)):
         return stop
     if ends is None:  # bodies not cut are not asked: their legs' ends stand in as the start
-        ends = grid_ends(xp, start, truncate(xp, legs, stop), stop, start, rows)
+        blocked = lambda p: body_blocked(xp, p, m)  # noqa: E731
+        ends = grid_ends(xp, start, truncate(xp, legs, stop), stop, start, rows, blocked)
     now = ends
     sunk = body_blocked(xp, now, m) & (stop > 0) & (stop < QUANTA)
     first_contact = (legs.times[:, 1] * _QUANTA_F).astype(I32)
@@ -382,22 +391,29 @@ def part_overlaps(
     valid: Array,
     stop: Array,
     leg_ends: Array,
+    blocked: Any,
 ) -> Array:
     """Stops with both bodies of every row that still overlaps on the grid (`grid_ends`)
-    sent back to where they started (always clear), until none overlaps: the last resort
-    for chains too long for the passes and for the rounding of stops."""
+    moved back along their paths, 2 quanta before the earlier of the two stops, then 4, 8,
+    ... pass by pass (the 10th sends them to where they started, always clear), until none
+    overlaps: the last resort for chains too long for the passes and for stops whose grid
+    points cannot round apart (a body pressed to a wall, its partner touching it)."""
     full = xp.full((start.shape[0],), QUANTA, dtype=I32)
     rows = (rows_i, rows_j, valid)
 
-    def part_pass(stop):
-        at_end = grid_ends(xp, start, truncate(xp, legs, stop), stop, leg_ends, rows)
+    def part_pass(value):
+        stop, k = value
+        at_end = grid_ends(xp, start, truncate(xp, legs, stop), stop, leg_ends, rows, blocked)
         d = at_end[rows_i] - at_end[rows_j]
         overlap = valid & (sq(xp, d[:, 0], d[:, 1]) < CONTACT_SQ)
-        cut = xp.where(overlap, 0, QUANTA).astype(I32)
+        step = xp.asarray(PART_STEPS)[xp.minimum(k, len(PART_STEPS) - 1)]
+        back = xp.maximum(xp.minimum(stop[rows_i], stop[rows_j]) - step, 0)
+        cut = xp.where(overlap, back, QUANTA).astype(I32)
         new = xp.minimum(stop, _row_min(xp, full, rows_i, rows_j, cut)).astype(I32)
-        return new, xp.any(new != stop)
+        return (new, k + 1), xp.any(new != stop)
 
-    return settle(xp, part_pass, stop, BODY_PASSES, xp.any(valid))
+    start_pass = xp.asarray(0, I32)
+    return settle(xp, part_pass, (stop, start_pass), BODY_PASSES, xp.any(valid))[0]
 
 
 def body_stops(
@@ -422,7 +438,10 @@ def numpy_cuts(
 
     def cut(stop: Array) -> tuple[Array, Paths, Array]:
         paths = truncate(np, legs, stop)
-        return stop, paths, grid_ends(np, start, paths, stop, leg_ends, pairs)
+        return stop, paths, grid_ends(np, start, paths, stop, leg_ends, pairs, blocked)
+
+    def blocked(p: Array) -> Array:
+        return body_blocked(np, p, m)
 
     if not rows.size:  # no pair can meet: nothing is cut
         pairs = None
@@ -443,7 +462,7 @@ def numpy_cuts(
     d = ends[rows_i] - ends[rows_j]
     if not np.any(sq(np, d[:, 0], d[:, 1]) < CONTACT_SQ):
         return stop, paths, ends
-    return cut(part_overlaps(np, legs, start, rows_i, rows_j, ok, stop, leg_ends))
+    return cut(part_overlaps(np, legs, start, rows_i, rows_j, ok, stop, leg_ends, blocked))
 
 
 def _one_game(
@@ -456,7 +475,8 @@ def _one_game(
     rows_i, rows_j = jnp.asarray(PAIR_I), jnp.asarray(PAIR_J)
     full = jnp.full(NUM_SLOTS, QUANTA, jnp.int32)
     stop = cut_and_sink(jnp, legs, start, (rows_i, rows_j, valid), m, full, 1 + REDO_ROUNDS)
-    return part_overlaps(jnp, legs, start, rows_i, rows_j, valid, stop, leg_ends)
+    blocked = lambda p: body_blocked(jnp, p, m)  # noqa: E731
+    return part_overlaps(jnp, legs, start, rows_i, rows_j, valid, stop, leg_ends, blocked)
 
 
 def _redo(
@@ -515,7 +535,14 @@ def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Array, boo
         stop = _redo_games(
             times, points, start, blocking, m, jnp.where(sunk != stop, sunk, QUANTA), sunk
         )
-        return part_overlaps(jnp, legs, flat_start, rows_i, rows_j, ok, stop.ravel(), flat_ends)
+        return part_overlaps(
+            jnp, legs, flat_start, rows_i, rows_j, ok, stop.ravel(), flat_ends, blocked
+        )
+
+    def blocked(p):  # each game's points against its own map
+        per_game = p.reshape((games, NUM_SLOTS) + p.shape[1:])
+        hit = jax.vmap(lambda q, mm: body_blocked(jnp, q, mm))(per_game, m)
+        return hit.reshape(p.shape[:-1])
 
     stop = jax.lax.cond(
         count <= capacity, lambda: resolve(packed(None)), lambda: resolve(every(None))

@@ -145,7 +145,8 @@ def plan_moves(
     stop = body_stops(xp, legs, leg_ends, start, blocking, m)
     paths = truncate(xp, legs, stop)
     rows = (xp.asarray(PAIR_I), xp.asarray(PAIR_J), may_meet(xp, legs, start, blocking))
-    return Moves(paths, grid_ends(xp, start, paths, stop, leg_ends, rows))
+    blocked = lambda p: body_blocked(xp, p, m)  # noqa: E731
+    return Moves(paths, grid_ends(xp, start, paths, stop, leg_ends, rows, blocked))
 
 
 def move_bodies(
