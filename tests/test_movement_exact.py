@@ -252,3 +252,87 @@ def test_property_stored_stops_never_overlap_a_turned_wall_exactly():
             worst = min(worst, float(d.min(initial=np.inf)))
     assert worst >= 500 - 1e-9, f"a stored end {500 - worst:.6f} inside a turned wall"
     assert worst < 501  # many ended touching
+
+
+# --- Properties: near-tangent and moving-in-step configurations, against the reference ---------
+
+
+def _tangent_case(rng: np.random.Generator, m) -> tuple:
+    """One body per case placed exactly on, or a thousandth off, a line tangent to a circle
+    piece or along a face of map 47 (pillars and square walls), moving along it at a random
+    class speed; the others still."""
+    start = np.zeros((10, 2), np.int32)
+    stride = np.zeros((10, 2), np.int32)
+    start[:, 0] = 1000 + 2000 * np.arange(10)  # out of the way, still
+    start[:, 1] = 9500
+    valid = np.flatnonzero(np.asarray(m.box_valid))
+    k = rng.choice(valid)
+    lo, hi, r = np.asarray(m.box_lo[k]), np.asarray(m.box_hi[k]), int(m.box_radius[k])
+    g = r + 500
+    side = rng.choice([-1, 1])
+    off = int(rng.choice([0, 0, 0, 1, -1]))  # exactly tangent most often
+    speeds = sorted({abs(int(s)) for s in STRIDES[:, 1, 1]} - {0})
+    s = int(rng.choice(speeds)) * int(rng.choice([-1, 1]))
+    if rng.random() < 0.5:  # moving north or south on x = lo - g or hi + g
+        x = (lo[0] - g - off) if side < 0 else (hi[0] + g + off)
+        y = int(rng.integers(lo[1] - g - 1500, hi[1] + g + 1500))
+        start[0], stride[0] = (x, y), (0, s)
+    else:  # moving east or west on y = lo - g or hi + g
+        y = (lo[1] - g - off) if side < 0 else (hi[1] + g + off)
+        x = int(rng.integers(lo[0] - g - 1500, hi[0] + g + 1500))
+        start[0], stride[0] = (x, y), (s, 0)
+    return start, stride
+
+
+def _in_step_case(rng: np.random.Generator) -> tuple:
+    """Two bodies a hair over touching apart (1000 and a fraction of a thousandth to a few
+    thousandths), moving in step along one diagonal, one of them near an edge so it meets
+    it and slides; the others still."""
+    start = np.zeros((10, 2), np.int32)
+    stride = np.zeros((10, 2), np.int32)
+    start[:, 0] = 1000 + 2000 * np.arange(10)
+    start[:, 1] = 9500
+    move = int(rng.integers(5, 9))  # a diagonal
+    speed = int(rng.integers(0, STRIDES.shape[0] - 1))
+    v = STRIDES[speed, move]
+    lead = np.asarray([int(rng.integers(501, 700)), int(rng.integers(2500, 7500))])
+    if v[0] > 0:
+        lead[0] = 20000 - lead[0]
+    dy = int(rng.integers(1, 60))  # sqrt(1000^2 + dy^2) - 1000: 0.0005 to 1.8 thousandths
+    other = lead + np.asarray([-1000 if v[0] > 0 else 1000, dy * rng.choice([-1, 1])])
+    start[0], start[1] = lead, other
+    stride[0] = stride[1] = v
+    return start, stride
+
+
+@pytest.mark.parametrize("kind", ["tangent", "in_step"])
+def test_property_generated_cases_match_the_exact_reference(kind):
+    """Every body ends within 1/256 of its move (plus the grid) of the exact answer of an
+    independent implementation of RULES.md (tests/movement_reference.py)."""
+    from marl_bgs.core.movement import plan_moves
+    from marl_bgs.maps import load_map
+
+    from .movement_reference import reference_moves
+
+    m = map_arrays(load_map(47)["obstacles"])
+    rng = np.random.default_rng(42 if kind == "tangent" else 43)
+    blocking = np.arange(10) < 2  # the bodies of each case; the rest stand aside, unblocking
+    end = np.asarray([0] * 5 + [1] * 5, np.int32)
+    checked = 0
+    for _ in range(150):
+        if kind == "tangent":
+            start, stride = _tangent_case(rng, m)
+        else:
+            start, stride = _in_step_case(rng)
+        from .movement_reference import obstacles_of, overlaps_obstacle
+
+        obstacles = obstacles_of(m)
+        if any(overlaps_obstacle(tuple(map(int, p)), obstacles) for p in start):
+            continue
+        got = np.asarray(plan_moves(np, start, stride, blocking, m, end).end, np.float64)
+        want = reference_moves(start, stride, blocking, end, m)
+        bound = np.hypot(stride[:, 0], stride[:, 1]) / 256 + 1.0
+        off = np.hypot(*(got - want).T)
+        assert np.all(off <= bound), (start.tolist(), stride.tolist(), got[:2], want[:2])
+        checked += 1
+    assert checked > 80  # most cases start clear of every obstacle
