@@ -23,7 +23,7 @@ from marl_bgs.core.movement import STRIDES
 from marl_bgs.core.state import exact_corners, map_arrays, turned_corners
 
 from .helpers import STAY, SW, E, N, agent, play, position, wall
-from .test_movement_fidelity import ROGUE, assert_at, gap, moves, tol, xy
+from .test_movement_fidelity import ROGUE, _pillar_slide, assert_at, gap, moves, tol, xy
 
 FAR_RIGHT = agent("rogue", 18, 9)
 FAR_LEFT = agent("mage", 2, 1)
@@ -114,18 +114,10 @@ def test_bodies_moving_in_step_touch_when_their_true_paths_do(backend):
 
 def _circle_slide_to_edge(start, v, centre, reach, edge_y):
     """A body from `start` at velocity v meets the circle (centre, reach), slides along
-    the tangent at the contact point (the part of v along it) and stops where it reaches
-    the line y = edge_y, if it does within the tick. Returns the end (float64)."""
-    dx, dy = start[0] - centre[0], start[1] - centre[1]
-    a = v[0] ** 2 + v[1] ** 2
-    b = 2 * (dx * v[0] + dy * v[1])
-    c = dx * dx + dy * dy - reach * reach
-    tc = (-b - math.sqrt(b * b - 4 * a * c)) / (2 * a)
-    p = (start[0] + tc * v[0], start[1] + tc * v[1])
-    nx, ny = (p[0] - centre[0]) / reach, (p[1] - centre[1]) / reach
-    tx, ty = -ny, nx
-    along = (1 - tc) * (v[0] * tx + v[1] * ty)
-    w = (along * tx, along * ty)
+    the tangent at the contact point (`_pillar_slide`) and stops where it reaches the line
+    y = edge_y, if it does within the tick. Returns the end (float64)."""
+    _, p, slid = _pillar_slide(start, v, centre, reach)
+    w = (slid[0] - p[0], slid[1] - p[1])
     f = 1.0 if w[1] <= 0 else min(1.0, (edge_y - p[1]) / w[1])
     return p[0] + f * w[0], p[1] + f * w[1]
 

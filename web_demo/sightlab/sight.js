@@ -21,8 +21,9 @@ const closerOrTouching = (d, limit) => d <= limit;
 const closer = (d, limit) => d < limit;
 
 /** Whether point p lies within r of segment a-b (closed: touching counts; `strict`: only a
- * point closer than r counts, the engine's test of where a body may stand). */
-export function nearSegment(px, py, ax, ay, bx, by, r, strict = false) {
+ * point closer than r counts, the engine's test of where a body may stand; `exact`, with
+ * `strict`: decided in whole numbers, as the engine decides a body against a turned wall). */
+export function nearSegment(px, py, ax, ay, bx, by, r, strict = false, exact = false) {
   const inside = strict ? closer : closerOrTouching;
   const ux = bx - ax;
   const uy = by - ay;
@@ -33,6 +34,7 @@ export function nearSegment(px, py, ax, ay, bx, by, r, strict = false) {
   const r2 = r * r;
   if (dot <= 0) return inside(wx * wx + wy * wy, r2);
   if (dot >= uu) return inside((px - bx) * (px - bx) + (py - by) * (py - by), r2);
+  if (exact) return belowRoot(Math.abs(wx * uy - wy * ux), r, uu); // strict, in whole numbers
   const cross = f32(Math.abs(wx * uy - wy * ux));
   const reach = f32(f32(r) * f32(Math.sqrt(f32(uu))));
   return inside(cross, reach);
@@ -170,19 +172,6 @@ export function belowRoot(c, r, u) {
   return x >= r || (x > 0 && r * x > s * s);
 }
 
-/** A body centred at (x, y) closer than BODY to the edge a-b of a turned wall, exactly. */
-function bodyNearEdge(x, y, ax, ay, bx, by) {
-  const ux = bx - ax;
-  const uy = by - ay;
-  const wx = x - ax;
-  const wy = y - ay;
-  const dot = wx * ux + wy * uy;
-  const uu = ux * ux + uy * uy;
-  if (dot <= 0) return wx * wx + wy * wy < BODY * BODY;
-  if (dot >= uu) return (x - bx) * (x - bx) + (y - by) * (y - by) < BODY * BODY;
-  return belowRoot(Math.abs(wx * uy - wy * ux), BODY, uu);
-}
-
 /** Whether a body centred at p (milli-units) sinks into an obstacle or leaves the arena. */
 export function bodyBlocked(shapes, p) {
   const [x, y] = p;
@@ -198,7 +187,7 @@ export function bodyBlocked(shapes, p) {
     for (let k = 0; k < 4; k++) {
       const [ax, ay] = corners[k];
       const [bx, by] = corners[(k + 1) % 4];
-      if (bodyNearEdge(x, y, ax, ay, bx, by)) return true;
+      if (nearSegment(x, y, ax, ay, bx, by, BODY, true, true)) return true;
       if (orient(ax, ay, bx, by, x, y) < 0) inside = false;
     }
     if (inside) return true;
