@@ -49,7 +49,16 @@ from .core.actions import (
     encode_pair,
     own_frame_joint,
 )
-from .core.checks import FieldTypeError, boolean, choice, number, one_or_many, sequence, whole
+from .core.checks import (
+    FieldTypeError,
+    boolean,
+    choice,
+    number,
+    one_or_many,
+    sequence,
+    thousandths,
+    whole,
+)
 from .core.geometry import first_index
 from .core.inputs import TeamInputs
 from .core.observation import MAX_TURNED_WALLS, OBS_HIGH, OBS_LOW, OBS_WIDTH, observations
@@ -327,7 +336,7 @@ class TeamDeathmatch:
         self._scores = jnp.asarray(scores, jnp.int32)
         self.horizon = whole(horizon, "horizon", 1, 100_000)
         depth = number(red_zone_depth, "red_zone_depth", 0.0, 10.0)
-        self.red_zone_depth = int(round(depth * 1000))
+        self.red_zone_depth = thousandths(depth, "red_zone_depth")
         self.num_envs = None if num_envs is None else whole(num_envs, "num_envs", 1, MAX_NUM_ENVS)
         self.swap_spawns = boolean(swap_spawns, "swap_spawns")
         choice(metrics, "metrics", METRIC_LEVELS)
@@ -612,6 +621,10 @@ class TeamDeathmatch:
             missing = [a for a in AGENT_NAMES if a not in actions]
             if missing:
                 raise ValueError(f"actions: no action for agent {missing[0]!r}")
+            unknown = [a for a in actions if a not in AGENT_NAMES]
+            if unknown:  # a typo's action would otherwise be dropped without a word
+                names = ", ".join(repr(a) for a in unknown)
+                raise ValueError(f"actions: unknown agent {names}; agents are a0..a4, b0..b4")
             parts = [_as_heads(actions[a], games, f"actions[{a!r}]") for a in AGENT_NAMES]
             return jnp.stack(parts, axis=-2)
         return _as_heads(actions, (*games, NUM_SLOTS), "actions")

@@ -13,7 +13,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .core.actions import HEAD_LIMITS, HEAD_NAMES, MIRROR_FLAT, NUM_JOINT, decode
-from .core.checks import plain_json
+from .core.checks import FieldTypeError, plain_json
 from .core.events import agent_name, tick_events
 from .core.inputs import TeamInputs
 from .core.observation import observations
@@ -237,13 +237,18 @@ class Game:
                 `step_slots`.
 
         Raises:
-            ValueError: Not five actions for a team, or one outside 0..197.
+            ValueError: Not five actions for a team, one outside 0..197, or one that is not
+                a whole number (197.9 is refused, not cut to 197).
         """
         out = np.zeros((NUM_SLOTS, 3), np.int32)
-        for t, flat in enumerate((flat_a, flat_b)):
-            flat = np.asarray(flat, np.int32)
-            if flat.shape != (TEAM_SIZE,) or flat.min() < 0 or flat.max() >= NUM_JOINT:
-                raise ValueError(f"flat_{'ab'[t]}: expected 5 flat actions in 0..197")
+        for t, given in enumerate((flat_a, flat_b)):
+            where = f"flat_{'ab'[t]}"
+            raw = np.asarray(given)
+            if raw.dtype == bool or not np.issubdtype(raw.dtype, np.integer):
+                raise FieldTypeError(f"{where}: expected whole numbers, got dtype {raw.dtype}")
+            if raw.shape != (TEAM_SIZE,) or raw.min() < 0 or raw.max() >= NUM_JOINT:
+                raise ValueError(f"{where}: expected 5 flat actions in 0..197")
+            flat = raw.astype(np.int32)
             if int(self.state.spawn_end[t]) != LEFT:
                 flat = MIRROR_FLAT[flat]
             heads = np.stack(decode(flat), axis=1)

@@ -54,6 +54,8 @@ BAD_ENV_ACTIONS = [
     ({**agents(np.zeros(2, int)), "a3": "stay"}, r"actions\['a3'\]: dtype"),
     ({**agents(np.zeros(2, int)), "a4": [1, None]}, r"actions\['a4'\]: dtype object"),
     ({k: v for k, v in agents(np.zeros(2, int)).items() if k != "b0"}, r"no action for agent 'b0'"),
+    ({**agents(np.zeros(2, int)), "c0": np.zeros(2, int)}, r"actions: unknown agent 'c0'; agents are a0\.\.a4, b0\.\.b4"),
+    ({**agents(np.zeros(2, int)), "A0": 0, 7: 0}, r"actions: unknown agent 'A0', 7;"),
 ]  # fmt: skip
 
 
@@ -174,3 +176,25 @@ def test_training_refuses_an_opponent_with_out_of_range_actions(tmp_path, monkey
                        r"from the opponents \(overflow\)"):  # fmt: skip
         train(cfg, progress=False, plots=False)
     assert not (tmp_path / "run" / "updates.csv").exists()  # nothing of it was logged
+
+
+@pytest.mark.parametrize(
+    "flat,message",
+    [
+        (np.asarray([197.9, 0, 0, 0, 0]), r"flat_a: expected whole numbers, got dtype float64"),
+        (np.asarray([True] * 5), r"flat_a: expected whole numbers, got dtype bool"),
+        (np.asarray([0, 0, 0, 0, 198]), r"flat_a: expected 5 flat actions in 0\.\.197"),
+    ],
+)
+def test_slots_from_flat_takes_whole_numbers_only(flat, message):
+    """197.9 was cut to 197 without a word."""
+    from marl_bgs import Game
+    from marl_bgs.core.position import starting_position
+
+    game = Game(starting_position(47))
+    with pytest.raises(ValueError, match=message):
+        game.slots_from_flat(flat, np.zeros(5, np.int64))
+    assert game.slots_from_flat(np.arange(5, dtype=np.int64), np.zeros(5, np.int32)).shape == (
+        10,
+        3,
+    )

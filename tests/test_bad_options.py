@@ -52,6 +52,7 @@ ENV_OPTIONS = [
     ({"red_zone_depth": "5"}, FieldTypeError, r"red_zone_depth: expected a number, got '5'"),
     ({"red_zone_depth": 11}, ValueError, r"red_zone_depth: 11 must lie in \[0, 10\]"),
     ({"red_zone_depth": float("nan")}, ValueError, r"red_zone_depth: must be finite"),
+    ({"red_zone_depth": 5.0004}, ValueError, r"red_zone_depth: 5\.0004 has more than three decimals \(the grid is 0\.001\)"),
     ({"horizon": 0}, ValueError, r"horizon: 0 is out of range"),
     ({"horizon": "300"}, FieldTypeError, r"horizon: expected a whole number"),
     ({"metrics": "all"}, ValueError, r"metrics: unknown value 'all'; known: none, priority, full"),

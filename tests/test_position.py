@@ -48,6 +48,8 @@ def mutate(path: str, value) -> dict:
 BAD = [
     ("format", "marl-bgs/replay", "format"),
     ("version", 2, "version"),
+    ("version", True, "version: expected the whole number 1, got True"),
+    ("version", 1.0, "version: expected the whole number 1, got 1.0"),
     ("map", 99, "no map with id 99"),
     ("map", "47", "map"),
     ("map", {"obstacles": [{"kind": "tree", "x": 1, "y": 1}]}, "map.obstacles[0].kind"),

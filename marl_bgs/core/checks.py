@@ -61,6 +61,16 @@ def number(value: Any, where: str, lo: float | None = None, hi: float | None = N
     return value
 
 
+def thousandths(value: float, where: str) -> int:
+    """A number (already checked finite) as whole thousandths, the engine's grid; finer
+    values are rejected, not rounded (a fourth decimal would be silently lost)."""
+    scaled = value * 1000
+    near = round(scaled)
+    if abs(scaled - near) > 1e-6 * max(1.0, abs(scaled)):
+        raise ValueError(f"{where}: {value} has more than three decimals (the grid is 0.001)")
+    return int(near)
+
+
 def boolean(value: Any, where: str) -> bool:
     """True or False exactly: the string "false" is not False."""
     if not isinstance(value, (bool, np.bool_)):

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import classes as C
 from .actions import NUM_MOVES, NUM_TARGETS
-from .checks import FieldTypeError, fields, number, plain_json, whole
+from .checks import FieldTypeError, fields, number, plain_json, thousandths, whole
 from .geometry import body_overlap
 from .movement import overlapping_pairs
 from .state import (
@@ -59,15 +59,6 @@ class Position:
     map_arrays: MapArrays
     map_ref: Any  # the map id, or {"obstacles": [...]} for an inline map
     obstacles: list
-
-
-def _exact_milli(value: float, where: str) -> int:
-    """A number as whole thousandths; finer values are rejected, not rounded."""
-    scaled = value * MILLI
-    whole = round(scaled)
-    if abs(scaled - whole) > 1e-6 * max(1.0, abs(scaled)):
-        raise ValueError(f"{where}: {value} has more than three decimals (the grid is 0.001)")
-    return int(whole)
 
 
 def _keys(obj: Any, allowed: set, required: set, where: str) -> None:
@@ -147,8 +138,13 @@ def _check_header(data: Any) -> None:
     _keys(data, TOP_KEYS, TOP_KEYS - {"red_zone_depth"}, "position")
     if data["format"] != POSITION_FORMAT:
         raise ValueError(f"format: expected {POSITION_FORMAT!r}, got {data['format']!r}")
-    if data["version"] != POSITION_VERSION:
-        raise ValueError(f"version: unsupported version {data['version']!r}")
+    version = data["version"]
+    if type(version) is not int:  # true and 1.0 equal 1 in Python, but are not version 1
+        raise FieldTypeError(
+            f"version: expected the whole number {POSITION_VERSION}, got {version!r}"
+        )
+    if version != POSITION_VERSION:
+        raise ValueError(f"version: unsupported version {version!r}")
 
 
 def _read_clock(data: dict) -> tuple[int, int, int]:
@@ -173,7 +169,7 @@ def _read_red_zone_depth(data: dict) -> int:
     depth = number(data.get("red_zone_depth", 5), "red_zone_depth")
     if not 0 <= depth <= 10:
         raise ValueError(f"red_zone_depth: {depth} is out of range [0, 10]")
-    return _exact_milli(depth, "red_zone_depth")
+    return thousandths(depth, "red_zone_depth")
 
 
 def _read_teams(raw: Any) -> list[_Team]:
@@ -240,7 +236,7 @@ def _read_place(agent: dict, at: str) -> tuple[int, int]:
         raise ValueError(f"{at}.x: {x} puts the body outside the arena [0.5, 19.5]")
     if not (0.5 <= y <= 9.5):
         raise ValueError(f"{at}.y: {y} puts the body outside the arena [0.5, 9.5]")
-    return _exact_milli(x, f"{at}.x"), _exact_milli(y, f"{at}.y")
+    return thousandths(x, f"{at}.x"), thousandths(y, f"{at}.y")
 
 
 def _read_life(agent: dict, max_health: float, at: str) -> tuple[bool, int]:
@@ -254,7 +250,7 @@ def _read_life(agent: dict, max_health: float, at: str) -> tuple[bool, int]:
         raise ValueError(f"{at}.health: {hp} must be above 0 and at most {max_health:g}")
     if not alive and hp != 0:
         raise ValueError(f"{at}.health: a dead agent's health is 0, got {hp}")
-    return alive, _exact_milli(hp, f"{at}.health")
+    return alive, thousandths(hp, f"{at}.health")
 
 
 def _read_effects(raw: Any, where: str) -> tuple[int, ...]:
