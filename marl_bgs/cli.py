@@ -150,7 +150,9 @@ def _crossplay(args: argparse.Namespace) -> int:
     from .evaluation import CROSSPLAY_FILES, crossplay, wdl_matrix
     from .outputs import check_new_files, write_atomic
 
-    systems = [name for name in args.systems.split(",") if name.strip()]
+    systems = [name.strip() for name in args.systems.split(",")]
+    if "" in systems:  # "random,,tdm-alpha": a slip, not a System
+        raise ValueError(f"--systems: an empty name in {args.systems!r}")
     if len(systems) < 2:
         raise ValueError(f"--systems: cross-play needs at least two Systems, got {args.systems!r}")
     if args.out:  # before any game is played

@@ -793,7 +793,11 @@ def evaluate(
             sequence(team, f"rosters[{t}]", 1, TEAM_SIZE)))
         for t, team in enumerate(teams)
     )  # fmt: skip
-    record = sorted({whole(g, "record[]", 0, games - 1) for g in record})
+    if isinstance(record, (range, np.ndarray)):
+        record = list(record)
+    record = sorted(
+        {whole(g, f"record[{i}]", 0, games - 1) for i, g in enumerate(sequence(record, "record"))}
+    )
     schedule = Schedule(map_ids, games, first_seed)
     from .positions import parse_position
 

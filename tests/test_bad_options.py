@@ -95,6 +95,9 @@ EVAL_OPTIONS = [
     ({"maps": None}, ValueError, r"maps: expected a split name, a map id or a list of ids"),
     ({"maps": [47.0]}, FieldTypeError, r"maps\[0\]: expected a whole number, got 47\.0"),
     ({"maps": [47, 52]}, ValueError, r"maps\[1\]: 52 is out of range \[0, 51\]"),
+    ({"record": 5}, FieldTypeError, r"record: expected a list, got 5"),
+    ({"record": [0, 2]}, ValueError, r"record\[1\]: 2 is out of range \[0, 1\]"),
+    ({"record": [0.0]}, FieldTypeError, r"record\[0\]: expected a whole number, got 0\.0"),
 ]  # fmt: skip
 
 
@@ -170,7 +173,9 @@ MAP_FILES = [
     (lambda t: b"\xef\xbb\xbf" + t.encode(), r"map_47\.json: starts with a byte-order mark"),
     (lambda t: "[" * 100_000 + "]" * 100_000, r"map_47\.json: nested too deeply"),
     (lambda t: t[: len(t) // 2], r"map_47\.json: not valid JSON"),
-    (lambda t: t.replace('"id": 47', '"id": NaN', 1), r"map_47\.json: NaN is not allowed"),
+    (lambda t: t.replace('"id": 47', '"id": NaN', 1), r"map_47\.json: id: NaN is not allowed"),
+    (lambda t: t.replace('"width": 20.0', '"width": NaN', 1), r"map_47\.json: width: NaN is not allowed"),
+    (lambda t: t.replace('"theta": 0.7853982', '"theta": NaN', 1), r"map_47\.json: obstacles\[28\]\.theta: NaN is not allowed"),
     (lambda t: t + "junk", r"map_47\.json: not valid JSON \(Extra data"),
 ]  # fmt: skip
 
@@ -243,3 +248,7 @@ def test_crossplay_needs_two_systems(capsys):
         crossplay("random")
     assert cli.main(["crossplay", "--systems", "random", "--quiet"]) == 2
     assert "systems: cross-play needs at least two" in capsys.readouterr().err
+    # An empty name is a usage error (it exited 0 and printed a NaN row).
+    for given in ("random,,tdm-alpha", "random,tdm-alpha,", ",random,tdm-alpha", "random, ,x"):
+        assert cli.main(["crossplay", "--systems", given, "--quiet"]) == 2
+        assert f"--systems: an empty name in {given!r}" in capsys.readouterr().err

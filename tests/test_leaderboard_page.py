@@ -355,7 +355,7 @@ def test_bad_data_errors_name_the_file_and_field(root):
         L.pages(root)["leaderboard/index.md"]()  # a wrong type: FieldTypeError, also a ValueError
     board["table"][1]["elo"] = float("nan")
     (folder / "leaderboard.json").write_text(json.dumps(board))
-    with pytest.raises(ValueError, match=r"leaderboard\.json: NaN is not allowed"):
+    with pytest.raises(ValueError, match=r"leaderboard\.json: table\[1\]\.elo: NaN is not allowed"):
         L.pages(root)["leaderboard/index.md"]()
     board["table"][1]["elo"] = 1000.0
     text = json.dumps(board).replace('"format"', '"format": "x", "format"', 1)

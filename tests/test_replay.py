@@ -296,8 +296,8 @@ def test_the_small_document_itself_is_valid(small_doc):
     [
         (b"", r"^file: not valid JSON"),
         (b"[1, 2]", r"^file: expected a JSON object"),
-        (b'{"format": "marl-bgs/replay", "version": NaN}', r"^file: NaN is not allowed"),
-        (b'{"a": Infinity}', r"^file: Infinity is not allowed"),
+        (b'{"format": "marl-bgs/replay", "version": NaN}', r"^file: version: NaN is not allowed"),
+        (b'{"a": Infinity}', r"^file: a: Infinity is not allowed"),
         (b'{"a": 1, "a": 2}', r"^file: the key 'a' appears twice"),
         (b'{"a": "\xff"}', r"^file: not UTF-8"),
         (b"[" * 100_000 + b"]" * 100_000, r"^file: nested too deeply"),

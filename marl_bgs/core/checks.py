@@ -155,6 +155,31 @@ def plain_json(value: Any, where: str, max_depth: int = 24, max_items: int = 1_0
     return value
 
 
+class _Constant(str):
+    """NaN or Infinity, kept as a marker so that its place can be named."""
+
+
+def _constant_field(text: str) -> str | None:
+    """Where the first NaN or Infinity of a JSON text stands (`obstacles[3].theta`), read
+    again with constants kept as markers; None if the text cannot be read that way."""
+
+    def find(node: Any, path: str) -> str | None:
+        if isinstance(node, _Constant):
+            return path or "(the document)"
+        if isinstance(node, (dict, list)):
+            for key, value in node.items() if isinstance(node, dict) else enumerate(node):
+                step = f"[{key}]" if isinstance(key, int) else (f".{key}" if path else key)
+                found = find(value, path + step)
+                if found:
+                    return found
+        return None
+
+    try:
+        return find(json.loads(text, parse_constant=_Constant), "")
+    except (ValueError, RecursionError):
+        return None
+
+
 def strict_json(data: bytes | str, where: str, error: type[ValueError] = ValueError) -> Any:
     """JSON text as a Python document, strictly: UTF-8 only (a UTF-16 file or a byte-order
     mark is named, not misread), no key twice in one object (else the second would win
@@ -185,7 +210,8 @@ def strict_json(data: bytes | str, where: str, error: type[ValueError] = ValueEr
     try:
         return json.loads(data, parse_constant=no_constants, object_pairs_hook=no_duplicates)
     except Refused as why:
-        raise error(f"{where}: {why}") from None
+        field = _constant_field(data) if "is not allowed" in str(why) else None
+        raise error(f"{where}: {field + ': ' if field else ''}{why}") from None
     except json.JSONDecodeError as err:
         raise error(
             f"{where}: not valid JSON ({err.msg} at line {err.lineno}, column {err.colno};"
