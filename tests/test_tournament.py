@@ -690,3 +690,34 @@ def test_entrants_files_are_read_strictly(tmp_path):
     path.write_bytes(b"\xff\xfe{}")
     with pytest.raises(ValueError, match=r"byte-order mark"):
         load_entrants(path)
+
+
+def wrong_shape_host(**_kw):
+    """A host System that answers with the wrong shape (for the test below)."""
+    from marl_bgs.systems.base import host_system
+
+    return host_system(lambda inputs: np.zeros(3, np.int32), name="sloppy")
+
+
+def test_a_host_entrant_that_answers_wrongly_is_named():
+    """The refusal names the entrant (it said only "host system")."""
+    from marl_bgs.systems.base import TeamInputs
+
+    spec = parse_entrants(
+        {
+            **_spec(),
+            "entrants": [
+                _entry("A", "weak"),
+                {
+                    "name": "Sloppy Bot",
+                    "type": "learned",
+                    "load": {"entry_point": "tests.test_tournament:wrong_shape_host"},
+                },
+            ],
+        }
+    )
+    system = build_system(spec.entrants[1])
+    inputs = TeamInputs(*(np.zeros((2, 5)) for _ in TeamInputs._fields))
+    message = r"^entrant 'Sloppy Bot': host system 'sloppy': expected actions of shape \(2, 5\)"
+    with pytest.raises(ValueError, match=message):
+        system.act(None, inputs, None)

@@ -125,6 +125,7 @@ def host_system(
     if not callable(fn):
         raise ValueError(f"fn: expected a function, got {fn!r}")
     takes_memory = len(inspect.signature(fn).parameters) >= 2
+    label = name or getattr(fn, "__name__", "host")
 
     def act(key, inputs, memory):
         del key
@@ -132,17 +133,19 @@ def host_system(
             actions, memory = fn(inputs, memory)
         else:
             actions = fn(inputs)
-        return check_host_actions(actions, inputs), memory
+        return check_host_actions(actions, inputs, label), memory
 
-    return System(name or getattr(fn, "__name__", "host"), act, init or (lambda key: None), True)
+    return System(label, act, init or (lambda key: None), True)
 
 
-def check_host_actions(actions: Any, inputs: TeamInputs) -> np.ndarray:
-    """A host System's answer as (games, 5) int32; wrong shapes or values are refused.
+def check_host_actions(actions: Any, inputs: TeamInputs, name: str = "") -> np.ndarray:
+    """A host System's answer as (games, 5) int32; wrong shapes or values are refused,
+    naming the System (in a season, the entrant whose System it is).
 
     Args:
         actions: The answer, array-like.
         inputs: The inputs it answered (their `present` gives the number of games).
+        name: The System's name, for the message.
 
     Returns:
         int32 `(games, 5)`.
@@ -150,14 +153,15 @@ def check_host_actions(actions: Any, inputs: TeamInputs) -> np.ndarray:
     Raises:
         ValueError: A wrong shape, a non-integer dtype, or a value outside 0..197.
     """
+    who = f"host system {name!r}" if name else "host system"
     arr = np.asarray(actions)
     games = np.asarray(inputs.present).shape[0]
     if arr.shape != (games, TEAM_SIZE):
-        raise ValueError(f"host system: expected actions of shape ({games}, 5), got {arr.shape}")
+        raise ValueError(f"{who}: expected actions of shape ({games}, 5), got {arr.shape}")
     if not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"host system: actions must be whole numbers, got {arr.dtype}")
+        raise ValueError(f"{who}: actions must be whole numbers, got {arr.dtype}")
     if arr.min(initial=0) < 0 or arr.max(initial=0) >= NUM_JOINT:
-        raise ValueError(f"host system: actions must lie in 0..{NUM_JOINT - 1}")
+        raise ValueError(f"{who}: actions must lie in 0..{NUM_JOINT - 1}")
     return arr.astype(np.int32)
 
 

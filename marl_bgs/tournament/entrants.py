@@ -230,4 +230,18 @@ def build_system(entrant: Entrant):
             f"{where}.entry_point: {entrant.load['entry_point']} returned "
             f"{type(system).__name__}, not a System"
         )
+    if system.on_host:  # its answers are checked as it plays: say which entrant's failed
+        return system._replace(act=_naming(system.act, f"entrant {entrant.name!r}"))
     return system
+
+
+def _naming(act, who: str):
+    """A host System's `act` whose refusals (`check_host_actions`) name the entrant."""
+
+    def named(key, inputs, memory):
+        try:
+            return act(key, inputs, memory)
+        except ValueError as err:
+            raise ValueError(f"{who}: {err}") from err
+
+    return named
