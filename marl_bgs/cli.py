@@ -183,6 +183,7 @@ def _crossplay(args: argparse.Namespace) -> int:
 def _view(args: argparse.Namespace) -> int:
     from .core.checks import choice, whole
     from .replay import load_replay
+    from .replay.read import MAX_BYTES
     from .replay.view import VIEWS
     from .serve import start_server, viewer_url
 
@@ -192,11 +193,15 @@ def _view(args: argparse.Namespace) -> int:
         choice(args.view, "--view", ("oracle", *VIEWS))
     if not path.is_file():
         raise ValueError(f"replay: no file at {path}")
-    replay = load_replay(path)  # a bad file is refused here, with the reader's message
+    with open(path, "rb") as f:  # read once: what is checked is what is served
+        data = f.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise ValueError(f"replay: larger than the {MAX_BYTES:,}-byte limit")
+    replay = load_replay(data)  # a bad file is refused here, with the reader's message
     if args.tick is not None:
         whole(args.tick, "--tick", 0, replay.ticks)
     try:
-        server = start_server(path, port)
+        server = start_server(path, port, data)
     except OSError as err:
         raise ValueError(f"--port: cannot listen on 127.0.0.1:{port} ({err.strerror})") from None
     url = viewer_url(server.server_address[1], path, args.tick, args.view)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import functools
 import http.server
+import io
 import threading
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 REPLAY_ROUTE = "/__replay__/"
 
@@ -26,11 +27,25 @@ def web_root() -> Path:
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
     replay_path: Path = Path()
+    replay_bytes: bytes = b""  # the replay as it was checked at start-up, served as is
+
+    def send_head(self):  # noqa: ANN201 (the base class's own signature)
+        """A NUL byte in the path is a bad request (answered 400, not a dropped connection);
+        the replay's route serves the bytes checked at start-up, not what the file holds
+        now (it may have been replaced since)."""
+        clean = unquote(self.path.split("?", 1)[0].split("#", 1)[0])
+        if "\x00" in clean:
+            self.send_error(400, "a NUL byte in the path")
+            return None
+        if clean.startswith(REPLAY_ROUTE):
+            self.send_response(200)
+            self.send_header("Content-Type", self.guess_type(str(self.replay_path)))
+            self.send_header("Content-Length", str(len(self.replay_bytes)))
+            self.end_headers()
+            return io.BytesIO(self.replay_bytes)
+        return super().send_head()
 
     def translate_path(self, path: str) -> str:
-        clean = path.split("?", 1)[0].split("#", 1)[0]
-        if clean.startswith(REPLAY_ROUTE):
-            return str(self.replay_path)
         served = Path(super().translate_path(path)).resolve()
         allowed = (Path(self.directory) / "web_demo").resolve()
         if not served.is_relative_to(allowed):
@@ -49,9 +64,17 @@ def viewer_url(port: int, replay: Path, tick: int | None = None, view: str | Non
     return url + ("#" + "&".join(parts) if parts else "")
 
 
-def start_server(replay: Path, port: int = 0) -> http.server.ThreadingHTTPServer:
-    """Serve the viewer and `replay` on 127.0.0.1 in a background thread (port 0: any free)."""
-    handler = type("ReplayHandler", (_Handler,), {"replay_path": replay.resolve()})
+def start_server(
+    replay: Path, port: int = 0, data: bytes | None = None
+) -> http.server.ThreadingHTTPServer:
+    """Serve the viewer and `replay` on 127.0.0.1 in a background thread (port 0: any free).
+
+    `data` is the replay's bytes as the caller checked them (`load_replay`); without it the
+    file is read now. Either way those bytes are what the viewer gets, however the file
+    changes later."""
+    data = replay.read_bytes() if data is None else data
+    fields = {"replay_path": replay.resolve(), "replay_bytes": data}
+    handler = type("ReplayHandler", (_Handler,), fields)
     server = http.server.ThreadingHTTPServer(
         ("127.0.0.1", port), functools.partial(handler, directory=str(web_root()))
     )

@@ -56,3 +56,31 @@ def test_files_outside_web_demo_are_not_served(name):
         assert _get(f"http://127.0.0.1:{server.server_address[1]}/{name}")[0] == 404
     finally:
         server.shutdown()
+
+
+def test_a_nul_byte_in_the_path_is_a_bad_request():
+    """It dropped the connection without an answer."""
+    replay = sorted(REPLAY.glob("*.json"))[0]
+    server = start_server(replay, 0)
+    try:
+        port = server.server_address[1]
+        for path in ("/web_demo/viewer/index%00.html", "/__replay__/x%00", "/%00"):
+            assert _get(f"http://127.0.0.1:{port}{path}")[0] == 400, path
+        assert _get(f"http://127.0.0.1:{port}/web_demo/viewer/index.html")[0] == 200
+    finally:
+        server.shutdown()
+
+
+def test_the_replay_served_is_the_one_checked_at_start_up(tmp_path):
+    """A replay file replaced after start-up was served unchecked: now the bytes read and
+    checked at start-up are what the viewer gets."""
+    replay = tmp_path / "game.json"
+    original = sorted(REPLAY.glob("*.json"))[0].read_bytes()
+    replay.write_bytes(original)
+    server = start_server(replay, 0)
+    try:
+        replay.write_text('{"format": "something else"}')
+        status, body = _get(f"http://127.0.0.1:{server.server_address[1]}/__replay__/game.json")
+        assert status == 200 and body == original
+    finally:
+        server.shutdown()
