@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .backend import is_numpy
 from .contact import NO_HIT, bounded_fence, bounded_inverse
 from .geometry import ARENA_HI, ARENA_LO, BODY, F32
 from .obstacle_rows import PILLAR, SQUARE, Obstacles
@@ -101,6 +102,8 @@ def row_slide_entries(
     corners = (ob.corners - start[:, None, :]).astype(F32)  # exact: small whole numbers
     x, y, wx, wy = p[:, 0], p[:, 1], w[:, 0], w[:, 1]
     g = ob.radius.astype(F32)
+    if is_numpy(xp) and kind != PILLAR:
+        return _numpy_wall_entries(corners, x, y, wx, wy, g, ob.valid, kind)
     if kind == PILLAR:
         centre = corners[:, 0]
         lam = circle_entries(xp, x - centre[:, 0], y - centre[:, 1], wx, wy, g)
@@ -137,3 +140,37 @@ def row_slide_entries(
             slack = bounded_fence(xp, _SLACK * length)
             out = xp.minimum(out, line_entries(xp, outer, closing, along, drift, span, slack))
     return xp.where(ob.valid, out, NO_HIT)
+
+
+def _numpy_wall_entries(corners, x, y, wx, wy, g, valid, kind: int) -> Array:
+    """`row_slide_entries` of walls on NumPy: a wall's four corners (and four faces or
+    edges) on one more axis, so each step is one call for all of them (NumPy pays per
+    call; XLA, which does not vectorise short reductions along the last axis, takes the
+    corner-by-corner form). Every element goes through the same operations: the same bits."""
+
+    def col(a: Array) -> Array:
+        return a[:, None]
+
+    cx, cy = corners[..., 0], corners[..., 1]
+    out = circle_entries(np, col(x) - cx, col(y) - cy, col(wx), col(wy), col(g)).min(axis=1)
+    if kind == SQUARE:
+        lo_x, lo_y, hi_x, hi_y = cx[:, 0], cy[:, 0], cx[:, 2], cy[:, 2]
+        outer = np.stack(
+            [lo_x - _BODY - x, x - hi_x - _BODY, lo_y - _BODY - y, y - hi_y - _BODY], 1
+        )
+        closing = np.stack([wx, -wx, wy, -wy], 1)
+        along = np.stack([y - lo_y, y - lo_y, x - lo_x, x - lo_x], 1)
+        drift = np.stack([wy, wy, wx, wx], 1)
+        span = np.stack([hi_y - lo_y, hi_y - lo_y, hi_x - lo_x, hi_x - lo_x], 1)
+        faces = line_entries(np, outer, closing, along, drift, span).min(axis=1)
+        return np.where(valid, np.minimum(out, faces), NO_HIT)
+    ex, ey = np.roll(cx, -1, axis=1) - cx, np.roll(cy, -1, axis=1) - cy
+    length = np.sqrt(_fenced_dot(np, ex, ey, ex, ey))
+    rx, ry = col(x) - cx, col(y) - cy
+    outer = (ey * rx - ex * ry) - _BODY * length
+    closing = ex * col(wy) - ey * col(wx)
+    along = _fenced_dot(np, ex, ey, rx, ry)
+    drift = _fenced_dot(np, ex, ey, col(wx), col(wy))
+    span = _fenced_dot(np, ex, ey, ex, ey)
+    edges = line_entries(np, outer, closing, along, drift, span, _SLACK * length).min(axis=1)
+    return np.where(valid, np.minimum(out, edges), NO_HIT)
