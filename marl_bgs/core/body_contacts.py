@@ -18,7 +18,7 @@ import numpy as np
 
 from .backend import is_numpy, known_none, min_at
 from .batching import every_game, with_batch_rule
-from .contact import NO_HIT, bounded_fence, bounded_inverse, f32, float_circle_entry
+from .contact import NO_HIT, bounded_fence, bounded_inverse, f32, fenced_dot, float_circle_entry
 from .geometry import CONTACT, CONTACT_SQ, F32, I32, body_blocked, first_index, sq
 from .loops import settle
 from .ops import pick, rint, stack
@@ -42,8 +42,9 @@ _SUNK_F = np.asarray(-1, F32)  # the score of a grid point where the body would 
 # lies in [0, 1], every offset is a difference of positions within a few arena widths (below
 # 1e5 in size), each divisor is floored (1e-9 for the legs' lengths of time) and `lam` is at
 # most NO_HIT (1e6), so no fenced value exceeds about 1e14 (`float_circle_entry` states its own).
-# Quanta a stop backs off by when rounding to the grid would make a pair overlap; the last
-# returns both to where they started, which is always clear.
+# Quanta a stop backs off by when the two bodies' exact positions one quantum before contact
+# still overlap (float32 rounding of the contact instant); the last returns both to where
+# they started, which is always clear.
 BODY_BACKOFF = np.asarray([0, 2, 8, 32, QUANTA], np.int32)
 # How far (quanta) `part_overlaps` moves a pair back, pass by pass: 10 passes reach the start.
 PART_STEPS = np.asarray([2, 4, 8, 16, 32, 64, 128, 256, 512, QUANTA], np.int32)
@@ -121,23 +122,17 @@ def grid_ends(
     within 1/256 of the move of the exact stop). A body with no free corner takes the
     nearest (`sink_back` then moves its stop)."""
     off = paths.points[:, 2]
-    near = rint(xp, off)
     cut = stop < QUANTA
     if known_none(xp, cut):
         return leg_ends
     rows_i, rows_j, valid = rows
-    other = near + xp.sign(off - near)  # the neighbour on the far side of each coordinate
-    x_first = xp.abs(off[:, 0] - other[:, 0]) <= xp.abs(off[:, 1] - other[:, 1])
-    nx, ny, ox, oy = near[:, 0], near[:, 1], other[:, 0], other[:, 1]
-    second = stack(xp, [xp.where(x_first, ox, nx), xp.where(x_first, ny, oy)], -1)
-    third = stack(xp, [xp.where(x_first, nx, ox), xp.where(x_first, oy, ny)], -1)
-    cands = stack(xp, [near, second, third, other], 1)  # (N, 4, 2), nearest first
+    cands = cell_corners(xp, off)  # (N, 4, 2), nearest first
     # Each row's candidates of one body against the other's exact stop, both ways.
     gap = f32(start[rows_i] - start[rows_j])  # exact: whole numbers
     d_i = (cands[rows_i] - off[rows_j][:, None, :]) + gap[:, None, :]
     d_j = (cands[rows_j] - off[rows_i][:, None, :]) - gap[:, None, :]
-    score_i = xp.where(valid[:, None], _fsq(xp, d_i[..., 0], d_i[..., 1]), _FAR_F)
-    score_j = xp.where(valid[:, None], _fsq(xp, d_j[..., 0], d_j[..., 1]), _FAR_F)
+    score_i = xp.where(valid[:, None], fenced_dot(xp, *(d_i[..., k] for k in (0, 1, 0, 1))), _FAR_F)
+    score_j = xp.where(valid[:, None], fenced_dot(xp, *(d_j[..., k] for k in (0, 1, 0, 1))), _FAR_F)
     far = xp.full(cands.shape[:2], _FAR_F, dtype=F32)
     score = min_at(xp, far, xp.concatenate([rows_i, rows_j]), xp.concatenate([score_i, score_j]))
     sunk = blocked(start[:, None, :] + cands.astype(I32))
@@ -145,15 +140,29 @@ def grid_ends(
     crowded = cut & ((score[:, 0] < _CROWDED_SQ_F) | sunk[:, 0])
     best = first_index(xp, score == xp.max(score, axis=1, keepdims=True), axis=1)
     choice = xp.where(crowded & ~sunk.all(axis=1), best, 0)
-    picked = pick(xp, cands.reshape(cands.shape[0], -1), 2 * choice)
-    picked_y = pick(xp, cands.reshape(cands.shape[0], -1), 2 * choice + 1)
-    at = start + stack(xp, [picked, picked_y], -1).astype(I32)
+    at = start + pick_point(xp, cands, choice).astype(I32)
     return xp.where(cut[:, None], at, leg_ends)
 
 
-def _fsq(xp: Namespace, dx: Array, dy: Array) -> Array:
-    """Float squared lengths, each product fenced (XLA would fuse an FMA)."""
-    return bounded_fence(xp, dx * dx) + bounded_fence(xp, dy * dy)
+def cell_corners(xp: Namespace, off: Array) -> Array:
+    """(..., 4, 2) the corners of the thousandth square around float points (..., 2),
+    nearest first: the nearest grid point, the two that move one coordinate to its other
+    neighbour (the nearer of those first, x on a tie), then the far corner. Offsets, not
+    positions: a mirrored game negates them, and rounds them alike."""
+    near = rint(xp, off)
+    other = near + xp.sign(off - near)  # the neighbour on the far side of each coordinate
+    x_first = xp.abs(off[..., 0] - other[..., 0]) <= xp.abs(off[..., 1] - other[..., 1])
+    nx, ny, ox, oy = near[..., 0], near[..., 1], other[..., 0], other[..., 1]
+    second = stack(xp, [xp.where(x_first, ox, nx), xp.where(x_first, ny, oy)], -1)
+    third = stack(xp, [xp.where(x_first, nx, ox), xp.where(x_first, oy, ny)], -1)
+    return stack(xp, [near, second, third, other], -2)
+
+
+def pick_point(xp: Namespace, pts: Array, index: Array) -> Array:
+    """pts[i, index[i]] for points (N, K, 2): (N, 2)."""
+    if is_numpy(xp):
+        return pts[np.arange(pts.shape[0]), index]
+    return xp.take_along_axis(pts, index[:, None, None], 1)[:, 0]
 
 
 def _halves(paths: Paths, n: int) -> tuple[Paths, Paths]:
@@ -326,7 +335,7 @@ def cut_stops(
         q = position_at(xp, both.times, both.points, xp.concatenate([at, at]))
         d = (q[:rows] - q[rows:]) + base[:, None, :]
         # Apart where they really are: `grid_ends` rounds each away from the other.
-        apart = _fsq(xp, d[..., 0], d[..., 1]) >= _CONTACT_SQ_F
+        apart = fenced_dot(xp, d[..., 0], d[..., 1], d[..., 0], d[..., 1]) >= _CONTACT_SQ_F
         first_apart = xp.minimum(first_index(xp, apart, axis=1), len(BODY_BACKOFF) - 1)
         quanta = pick(xp, cands, first_apart)
         cut = xp.where(take, quanta, QUANTA).astype(I32)

@@ -55,6 +55,12 @@ def f32(x: Array) -> Array:
     return x.astype(F32)
 
 
+def fenced_dot(xp: Namespace, ax: Array, ay: Array, bx: Array, by: Array) -> Array:
+    """ax bx + ay by in float32, each product fenced (`bounded_fence`: XLA would fuse it
+    into an FMA with the sum); callers keep the products below 3e38."""
+    return bounded_fence(xp, ax * bx) + bounded_fence(xp, ay * by)
+
+
 def inverse(xp: Namespace, x: Array) -> Array:
     """1 / x as a fenced value, to multiply by: the form XLA gives a broadcast divisor."""
     return fence(xp, _ONE / x)

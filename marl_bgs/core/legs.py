@@ -14,8 +14,16 @@ import numpy as np
 
 from .backend import is_numpy, known_none
 from .batching import every_game, with_batch_rule
-from .body_contacts import QUANTA, Paths
-from .contact import NO_HIT, arena_entries, bounded_fence, bounded_inverse, f32, obstacle_entries
+from .body_contacts import QUANTA, Paths, cell_corners, pick_point
+from .contact import (
+    NO_HIT,
+    arena_entries,
+    bounded_fence,
+    bounded_inverse,
+    f32,
+    fenced_dot,
+    obstacle_entries,
+)
 from .geometry import F32, I32, _off_arena, body_blocked, first_index
 from .map_cache import per_numpy_map
 from .obstacle_rows import (
@@ -33,7 +41,7 @@ from .obstacle_rows import (
     row_blocked,
     row_entries,
 )
-from .ops import rint, stack
+from .ops import stack
 from .slides import arena_entries as arena_slide_entries
 from .slides import row_slide_entries
 from .state import LEFT, NUM_SLOTS
@@ -102,15 +110,8 @@ def _grid_end(xp: Namespace, start: Array, ends: Array, surfaces: Any) -> Array:
     around it, nearest first, the first where the body stands free (in the arena and sunk
     into no obstacle: `surfaces.sunk_at`). A body touching a convex surface has one of them
     on its free side; the start (offset 0, last) is free, as every stored position is."""
-    near = rint(xp, ends)
-    other = near + xp.sign(ends - near)  # the neighbour on the far side of each coordinate
-    x_first = xp.abs(ends[..., 0] - other[..., 0]) <= xp.abs(ends[..., 1] - other[..., 1])
-    nx, ny, ox, oy = near[..., 0], near[..., 1], other[..., 0], other[..., 1]
-    second = stack(xp, [xp.where(x_first, ox, nx), xp.where(x_first, ny, oy)], -1)
-    third = stack(xp, [xp.where(x_first, nx, ox), xp.where(x_first, oy, ny)], -1)
-    cands = stack(xp, [near, second, third, other], 2)  # (N, K, 4, 2)
     n = start.shape[0]
-    cands = cands.reshape(n, -1, 2)
+    cands = cell_corners(xp, ends).reshape(n, -1, 2)  # (N, 4 K, 2)
     cands = xp.concatenate([cands, xp.zeros((n, 1, 2), F32)], axis=1).astype(I32)
     pts = start[:, None, :] + cands
     if is_numpy(xp):  # NumPy pays per call: the nearest alone, which mostly stands free
@@ -118,10 +119,7 @@ def _grid_end(xp: Namespace, start: Array, ends: Array, surfaces: Any) -> Array:
         if first.all():
             return pts[:, 0]
     free = ~_blocked_at(xp, pts, surfaces)
-    index = xp.minimum(first_index(xp, free, axis=1), pts.shape[1] - 1)
-    if is_numpy(xp):
-        return pts[np.arange(n), index]
-    return xp.take_along_axis(pts, index[:, None, None], 1)[:, 0]
+    return pick_point(xp, pts, xp.minimum(first_index(xp, free, axis=1), pts.shape[1] - 1))
 
 
 def _blocked_at(xp: Namespace, pts: Array, surfaces: Any) -> Array:
@@ -258,13 +256,11 @@ def _slide_least(xp: Namespace, start: Array, p: Array, w: Array, skip: Array, r
 
 
 def _fdot(xp: Namespace, a: Array, b: Array) -> Array:
-    """Float dot products over a last axis of 2, each product fenced (XLA fuses an FMA)."""
-    return bounded_fence(xp, a[..., 0] * b[..., 0]) + bounded_fence(xp, a[..., 1] * b[..., 1])
+    """`fenced_dot` of vectors on a last axis of 2."""
+    return fenced_dot(xp, a[..., 0], a[..., 1], b[..., 0], b[..., 1])
 
 
-def _surface_normal(
-    xp: Namespace, at: Array, which: Array, corners: Array, kind: Array, turned_any: bool
-) -> Array:
+def _surface_normal(xp: Namespace, at: Array, which: Array, corners: Array, kind: Array) -> Array:
     """Outward normal (float32 (N, 2), not unit length) at the contact point `at` (float
     offsets from each body's start) on surface `which` (0-3 an arena edge, else the
     obstacle whose corners, as offsets from the body's start, and kind are given per body).
@@ -278,7 +274,7 @@ def _surface_normal(
     near = xp.minimum(xp.maximum(at, c[:, 0]), c[:, 2])  # the nearest point of the box (clip)
     box_n = at - near  # a pillar's lo and hi are its centre: the offset from it
     obstacle = (which >= 4)[:, None]
-    if not turned_any:  # NumPy pays per call: no turned wall, no wall normals
+    if known_none(xp, (kind == TURNED) & (which >= 4)):  # NumPy pays per call: none met
         return xp.where(obstacle, box_n, n)
     ax, ay = c[:, :, 0], c[:, :, 1]
     bx, by = xp.roll(ax, -1, axis=1), xp.roll(ay, -1, axis=1)
@@ -339,7 +335,6 @@ def _legs(
         return paths, _grid_end(np, start, v1[:, None], surfaces)
     game = xp.arange(n) // NUM_SLOTS
     k_max = obstacles.kind.shape[-1] - 1
-    turned_any = not known_none(xp, obstacles.kind == TURNED)
 
     def normal(which: Array) -> Array:
         column = xp.minimum(xp.maximum(which - 4, 0), k_max)
@@ -350,7 +345,7 @@ def _legs(
         else:
             corners, kind = obstacles.corners[game, column], obstacles.kind[game, column]
         rel = corners - start[:, None, :]
-        return _surface_normal(xp, v1, which, rel, kind, turned_any)
+        return _surface_normal(xp, v1, which, rel, kind)
 
     rest = v - v1
     n1 = normal(first)

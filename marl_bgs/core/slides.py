@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .backend import is_numpy
-from .contact import NO_HIT, bounded_fence, bounded_inverse
+from .contact import NO_HIT, bounded_fence, bounded_inverse, fenced_dot
 from .geometry import ARENA_HI, ARENA_LO, BODY, F32
 from .obstacle_rows import PILLAR, SQUARE, Obstacles
 from .ops import stack
@@ -36,16 +36,12 @@ _BODY = np.asarray(BODY, F32)
 _SLACK = np.asarray(0.01, F32)
 
 
-def _fenced_dot(xp: Namespace, ax: Array, ay: Array, bx: Array, by: Array) -> Array:
-    return bounded_fence(xp, ax * bx) + bounded_fence(xp, ay * by)
-
-
 def circle_entries(xp: Namespace, ax: Array, ay: Array, wx: Array, wy: Array, g: Array) -> Array:
     """First lam >= 0 at which a + lam w comes within g of the origin while moving in
     (NO_HIT if never): floats in, a at or outside the circle up to rounding."""
-    ab = _fenced_dot(xp, ax, ay, wx, wy)
-    bb = _fenced_dot(xp, wx, wy, wx, wy)
-    aa = _fenced_dot(xp, ax, ay, ax, ay)
+    ab = fenced_dot(xp, ax, ay, wx, wy)
+    bb = fenced_dot(xp, wx, wy, wx, wy)
+    aa = fenced_dot(xp, ax, ay, ax, ay)
     cross = xp.abs(bounded_fence(xp, ax * wy) - bounded_fence(xp, ay * wx))
     per_speed = bounded_inverse(xp, xp.maximum(xp.sqrt(bb), _TINY))
     miss = bounded_fence(xp, cross * per_speed)
@@ -127,15 +123,15 @@ def row_slide_entries(
         for k in range(4):
             a, b = corners[:, k], corners[:, (k + 1) % 4]
             ex, ey = b[:, 0] - a[:, 0], b[:, 1] - a[:, 1]
-            length = xp.sqrt(_fenced_dot(xp, ex, ey, ex, ey))
+            length = xp.sqrt(fenced_dot(xp, ex, ey, ex, ey))
             rx, ry = x - a[:, 0], y - a[:, 1]
             outer = (bounded_fence(xp, ey * rx) - bounded_fence(xp, ex * ry)) - bounded_fence(
                 xp, _BODY * length
             )
             closing = bounded_fence(xp, ex * wy) - bounded_fence(xp, ey * wx)
-            along = _fenced_dot(xp, ex, ey, rx, ry)
-            drift = _fenced_dot(xp, ex, ey, wx, wy)
-            span = _fenced_dot(xp, ex, ey, ex, ey)
+            along = fenced_dot(xp, ex, ey, rx, ry)
+            drift = fenced_dot(xp, ex, ey, wx, wy)
+            span = fenced_dot(xp, ex, ey, ex, ey)
             # outer and closing are |e| times a length: so is the slack.
             slack = bounded_fence(xp, _SLACK * length)
             out = xp.minimum(out, line_entries(xp, outer, closing, along, drift, span, slack))
@@ -165,12 +161,12 @@ def _numpy_wall_entries(corners, x, y, wx, wy, g, valid, kind: int) -> Array:
         faces = line_entries(np, outer, closing, along, drift, span).min(axis=1)
         return np.where(valid, np.minimum(out, faces), NO_HIT)
     ex, ey = np.roll(cx, -1, axis=1) - cx, np.roll(cy, -1, axis=1) - cy
-    length = np.sqrt(_fenced_dot(np, ex, ey, ex, ey))
+    length = np.sqrt(fenced_dot(np, ex, ey, ex, ey))
     rx, ry = col(x) - cx, col(y) - cy
     outer = (ey * rx - ex * ry) - _BODY * length
     closing = ex * col(wy) - ey * col(wx)
-    along = _fenced_dot(np, ex, ey, rx, ry)
-    drift = _fenced_dot(np, ex, ey, col(wx), col(wy))
-    span = _fenced_dot(np, ex, ey, ex, ey)
+    along = fenced_dot(np, ex, ey, rx, ry)
+    drift = fenced_dot(np, ex, ey, col(wx), col(wy))
+    span = fenced_dot(np, ex, ey, ex, ey)
     edges = line_entries(np, outer, closing, along, drift, span, _SLACK * length).min(axis=1)
     return np.where(valid, np.minimum(out, edges), NO_HIT)
