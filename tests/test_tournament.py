@@ -144,21 +144,16 @@ def test_bad_entrants_name_the_field(change, field):
 def test_entry_point_loads_a_system_without_code_changes():
     spec = parse_entrants(_spec())
     assert build_system(spec.entrants[2]).name == "strong"
-    bad = parse_entrants(
-        {
-            **_spec(),
-            "entrants": [
-                _entry("A", "weak"),
-                {
-                    "name": "B",
-                    "type": "learned",
-                    "load": {"entry_point": "tests.test_tournament:_spec"},
-                },
-            ],
-        }
-    )
+    bad = _beside_weak("B", "tests.test_tournament:_spec")
     with pytest.raises(ValueError, match="not a System"):
-        build_system(bad.entrants[1])
+        build_system(bad)
+
+
+def _beside_weak(name: str, entry_point: str):
+    """The second entrant of a two-entrant spec whose first is a plain fake: `name`,
+    loaded from `entry_point`."""
+    raw = {"name": name, "type": "learned", "load": {"entry_point": entry_point}}
+    return parse_entrants({**_spec(), "entrants": [_entry("A", "weak"), raw]}).entrants[1]
 
 
 # ---- schedule --------------------------------------------------------------------------------
@@ -703,20 +698,7 @@ def test_a_host_entrant_that_answers_wrongly_is_named():
     """The refusal names the entrant (it said only "host system")."""
     from marl_bgs.systems.base import TeamInputs
 
-    spec = parse_entrants(
-        {
-            **_spec(),
-            "entrants": [
-                _entry("A", "weak"),
-                {
-                    "name": "Sloppy Bot",
-                    "type": "learned",
-                    "load": {"entry_point": "tests.test_tournament:wrong_shape_host"},
-                },
-            ],
-        }
-    )
-    system = build_system(spec.entrants[1])
+    system = build_system(_beside_weak("Sloppy Bot", "tests.test_tournament:wrong_shape_host"))
     inputs = TeamInputs(*(np.zeros((2, 5)) for _ in TeamInputs._fields))
     message = r"^entrant 'Sloppy Bot': host system 'sloppy': expected actions of shape \(2, 5\)"
     with pytest.raises(ValueError, match=message):
