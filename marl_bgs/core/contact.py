@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .backend import is_numpy
-from .geometry import ARENA_HI, ARENA_LO, BODY, F32, I32, below_root, piece_tiles
+from .geometry import ARENA_HI, ARENA_LO, BODY, F32, I32, below_root_where_unsure, piece_tiles
 from .map_cache import per_numpy_map
 from .ops import stack
 from .state import MapArrays
@@ -41,9 +41,6 @@ _MIN_SPEED = np.asarray(1e-6, F32)  # float_circle_entry's floors
 _PASS = np.asarray(1 + 4e-7, F32)  # float_circle_entry: a pass this near g is tangential
 _MIN_BB = np.asarray(1e-12, F32)
 _TOUCH_SLACK = np.asarray(F32(0.01 / BODY))  # _poly_edge: a start this near counts as touching
-# Where a float32 distance of a line from a centre is this near the radius (relative), only
-# the exact test can tell (the quotient's error is below 4e-7 relative).
-_UNSURE = np.asarray(1e-5, F32)
 
 
 def fence(xp: Namespace, x: Array) -> Array:
@@ -82,22 +79,6 @@ def bounded_inverse(xp: Namespace, x: Array) -> Array:
     return bounded_fence(xp, _ONE / x)
 
 
-def line_passes_within(
-    xp: Namespace, cross: Array, g: Array, bb: Array, miss: Array, g_f: Array
-) -> Array:
-    """Whether a line passes strictly within g of a centre: |cross| < g sqrt(bb), decided
-    exactly (`geometry.below_root`; a line exactly tangent never enters). `miss`, the
-    float32 distance, decides on NumPy wherever it is far enough from g to be sure (the
-    same answers, fewer calls); under JAX the exact test always runs."""
-    if not is_numpy(xp):
-        return below_root(xp, cross, g, bb)
-    near = miss < g_f
-    unsure = np.abs(miss - g_f) <= g_f * _UNSURE
-    if unsure.any():
-        near = np.where(unsure, below_root(np, cross, g, bb), near)
-    return near
-
-
 def circle_entry(xp: Namespace, ax: Array, ay: Array, vx: Array, vy: Array, g: Array) -> Array:
     """First lam >= 0 at which a + lam * v comes strictly within g of the origin.
 
@@ -111,7 +92,7 @@ def circle_entry(xp: Namespace, ax: Array, ay: Array, vx: Array, vy: Array, g: A
     g_f = f32(xp.asarray(g))
     per_speed = inverse(xp, xp.maximum(fence(xp, xp.sqrt(f32(bb))), _ONE))
     miss = fence(xp, f32(cross) * per_speed)  # distance of the line from the centre
-    near = line_passes_within(xp, cross, g, bb, miss, g_f)
+    near = below_root_where_unsure(xp, cross, g, bb, miss, g_f)
     half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, _ZERO) * (g_f + miss)))
     mid = fence(xp, f32(-ab) * inverse(xp, f32(xp.maximum(bb, 1))))
     lam = mid - fence(xp, half * per_speed)
@@ -135,7 +116,7 @@ def circle_span(
     half = xp.sqrt(fence(xp, xp.maximum(g_f - miss, _ZERO) * (g_f + miss)))
     mid = fence(xp, f32(-ab) * inverse(xp, f32(xp.maximum(bb, 1))))
     spread = fence(xp, half * per_speed)
-    crosses = line_passes_within(xp, cross, g, bb, miss, g_f) & (bb > 0)
+    crosses = below_root_where_unsure(xp, cross, g, bb, miss, g_f) & (bb > 0)
     return xp.where(crosses, mid - spread, NO_HIT), xp.where(crosses, mid + spread, NO_HIT)
 
 
@@ -448,7 +429,7 @@ def _numpy_entries(p: Array, v: Array, k: _NumpyPieces) -> Array:
             cross = np.abs(ax_c * w - ay_c * u)
             per_speed = _ONE / np.maximum(np.sqrt(f32(bb)), _ONE)
             miss = f32(cross) * per_speed
-            near = line_passes_within(np, cross, g_int, bb, miss, g_f)
+            near = below_root_where_unsure(np, cross, g_int, bb, miss, g_f)
             half = np.sqrt(np.maximum(g_f - miss, _ZERO) * (g_f + miss))
             mid = f32(-ab) * (_ONE / f32(np.maximum(bb, _ONE_I)))
             lam = mid - half * per_speed

@@ -65,8 +65,33 @@ def below_root(xp: Namespace, c: Array, r: Array, u: Array) -> Array:
     return (d > 2 * q) | ((d > 0) & middle)
 
 
-def near_segment(xp: Namespace, px, py, ax, ay, bx, by, r: Array, strict: bool) -> Array:
-    """Whether point p lies within r of segment a-b (closer than r if `strict`)."""
+# Where a float32 `approx` is this near its float32 `limit` (relative), only `below_root`
+# can tell: both are within a few units in the last place (below 4e-7 relative) of exact.
+_UNSURE = np.asarray(1e-5, F32)
+
+
+def below_root_where_unsure(
+    xp: Namespace, c: Array, r: Array, u: Array, approx: Array, limit: Array
+) -> Array:
+    """`below_root(c, r, u)`, given the float32 comparison it decides, `approx < limit`
+    (the two sides of c < r sqrt(u), or of c / sqrt(u) < r): on NumPy the float answer
+    stands wherever it is sure and the exact test runs only where it is not (the same
+    answers, fewer calls); under JAX the exact test always runs."""
+    if not is_numpy(xp):
+        return below_root(xp, c, r, u)
+    out = approx < limit
+    unsure = np.abs(approx - limit) <= limit * _UNSURE
+    if unsure.any():
+        out = np.where(unsure, below_root(np, c, r, u), out)
+    return out
+
+
+def near_segment(
+    xp: Namespace, px, py, ax, ay, bx, by, r: Array, strict: bool, exact: bool = False
+) -> Array:
+    """Whether point p lies within r of segment a-b (closer than r if `strict`; `exact`,
+    with `strict`: the side test decided exactly, `below_root`, as a body against a turned
+    wall is; sight lines keep the float32 test the Sight Lab's vectors pin)."""
     ux, uy = bx - ax, by - ay
     wx, wy = px - ax, py - ay
     dot = wx * ux + wy * uy
@@ -74,9 +99,13 @@ def near_segment(xp: Namespace, px, py, ax, ay, bx, by, r: Array, strict: bool) 
     r2 = r * r
     d_a = wx * wx + wy * wy
     d_b = sq(xp, px - bx, py - by)
-    cross = xp.abs(wx * uy - wy * ux).astype(F32)
+    size = xp.abs(wx * uy - wy * ux)
+    cross = size.astype(F32)
     reach = xp.asarray(r).astype(F32) * xp.sqrt(uu.astype(F32))
-    if strict:
+    if strict and exact:
+        side = below_root_where_unsure(xp, size, r, uu, cross, reach)
+        ends_a, ends_b = d_a < r2, d_b < r2
+    elif strict:
         ends_a, ends_b, side = d_a < r2, d_b < r2, cross < reach
     else:
         ends_a, ends_b, side = d_a <= r2, d_b <= r2, cross <= reach
@@ -373,16 +402,8 @@ def _edge_holds_body(xp: Namespace, pt: tuple, ax, ay, bx, by) -> tuple[Array, t
     (any edge), or on its inner side (all edges: the centre is inside). Decided exactly
     (`below_root`): a body exactly touching a face stands clear of it."""
     x, y = pt
-    ux, uy = bx - ax, by - ay
-    wx, wy = x - ax, y - ay
-    dot = wx * ux + wy * uy
-    uu = ux * ux + uy * uy
-    cross = wx * uy - wy * ux
-    side = below_root(xp, xp.abs(cross), BODY, uu)
-    ends_a = sq(xp, wx, wy) < BODY * BODY
-    ends_b = sq(xp, x - bx, y - by) < BODY * BODY
-    near = xp.where(dot <= 0, ends_a, xp.where(dot >= uu, ends_b, side))
-    return near, (cross <= 0,)  # orient(a, b, pt) is -cross
+    near = near_segment(xp, x, y, ax, ay, bx, by, BODY, strict=True, exact=True)
+    return near, (orient(ax, ay, bx, by, x, y) >= 0,)
 
 
 def _off_arena(p: Array) -> tuple[Array, Array]:
@@ -442,9 +463,6 @@ def _build_blockers(xp: Namespace, m: MapArrays) -> _Blockers:
 
 _blockers = per_numpy_map(_build_blockers)
 _ZERO_I = np.asarray(0, I32)
-# Where |cross| in float32 is this near BODY sqrt(|u|^2) (relative), only `below_root` can
-# tell (both float32 values are within about 2e-7 of exact).
-_UNSURE = np.asarray(1e-5, F32)
 _BODY_SQ = np.asarray(BODY * BODY, I32)
 
 
@@ -480,10 +498,7 @@ def _numpy_blocked(p: Array, b: _Blockers) -> Array:
         ends_a = (wx * wx + wy * wy) < _BODY_SQ
         cross = wx * uy - wy * ux
         size = np.abs(cross)
-        side = size.astype(F32) < reach  # decides wherever it is sure (`below_root`)
-        unsure = np.abs(size.astype(F32) - reach) <= reach * _UNSURE
-        if unsure.any():
-            side = np.where(unsure, below_root(np, size, BODY, uu), side)
+        side = below_root_where_unsure(np, size, BODY, uu, size.astype(F32), reach)
         ends_b = np.concatenate([ends_a[walls:], ends_a[:walls]])  # edge k ends at k + 1
         near = np.where(dot <= _ZERO_I, ends_a, np.where(dot >= uu, ends_b, side))
         inner = (cross <= _ZERO_I).reshape(4, walls, n).all(axis=0)
