@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import gc
 import http.server
@@ -24,22 +25,57 @@ def pytest_configure(config):
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
 
 
+def _resident_bytes() -> int:
+    """This process's resident memory (0 where /proc is not there)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+    return pages * os.sysconf("SC_PAGE_SIZE")
+
+
+def _memory_share() -> int:
+    """A fair share of the machine's memory for one test process: half of it, split among
+    pytest-xdist's workers (all of it is never ours: page cache, the browser, Node)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (OSError, ValueError):
+        return 1 << 62
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    return total // (2 * max(workers, 1))
+
+
+def _return_freed_memory() -> None:
+    """Hand the allocator's freed pages back to the kernel (glibc keeps them otherwise, and
+    the process's memory would not shrink after freeing compiled programs)."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _free_compiled_programs():
     """Drop JAX's compiled programs after a test module once the process holds more than
-    half of the kernel's memory-map limit. Every loaded XLA CPU program keeps a few dozen
-    memory maps; the whole suite in one process passed the default limit of 65,530, and
-    XLA then crashed (SIGSEGV) loading the next program instead of reporting the failed
-    mmap. Later modules recompile what they need (from the persistent cache)."""
+    half of the kernel's memory-map limit, or more than its share of memory. Every loaded
+    XLA CPU program keeps a few dozen memory maps and its code: the whole suite in one
+    process passed the default limit of 65,530 maps (XLA then crashed, SIGSEGV, loading the
+    next program instead of reporting the failed mmap), and two workers holding every
+    program they had compiled grew past 10 GB each on a 24 GB machine, where the kernel
+    then spent the run evicting pages (a CI run timed out). Later modules recompile what
+    they need (from the persistent cache)."""
     yield
     jax = sys.modules.get("jax")
     if jax is None:
         return
-    from marl_bgs.evaluation import memory_map_limit, memory_maps
+    from marl_bgs.evaluation import clear_runners, memory_map_limit, memory_maps
 
-    if (memory_maps() or 0) > memory_map_limit() // 2:
+    crowded = (memory_maps() or 0) > memory_map_limit() // 2
+    if crowded or _resident_bytes() > _memory_share():
+        clear_runners()
         jax.clear_caches()
         gc.collect()
+        _return_freed_memory()
 
 
 @pytest.fixture(params=["numpy", "jax"])
