@@ -27,7 +27,9 @@ def web_root() -> Path:
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
     replay_path: Path = Path()
-    replay_bytes: bytes = b""  # the replay as it was checked at start-up, served as is
+    # The replay as it was checked at start-up, served as is; None: no replay here (the
+    # battle client's server), so the route answers 404 like any path outside web_demo/.
+    replay_bytes: bytes | None = None
 
     def send_head(self):  # noqa: ANN201 (the base class's own signature)
         """A NUL byte in the path is a bad request (answered 400, not a dropped connection);
@@ -38,6 +40,9 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.send_error(400, "a NUL byte in the path")
             return None
         if clean.startswith(REPLAY_ROUTE):
+            if self.replay_bytes is None:
+                self.send_error(404, "no replay is served here")
+                return None
             self.send_response(200)
             self.send_header("Content-Type", self.guess_type(str(self.replay_path)))
             self.send_header("Content-Length", str(len(self.replay_bytes)))
