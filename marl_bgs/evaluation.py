@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import platform
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -402,6 +403,10 @@ MAX_CACHED_RUNNERS = 16
 # ("Cannot allocate memory") after 14 fixtures. Runners are dropped, oldest first, while the
 # process holds more than this share of the kernel's limit.
 MAP_BUDGET_SHARE = 0.7
+# ... and while it holds more than this share of the machine's memory: a runner's compiled
+# program takes hundreds of MB, and tutorial 4's crossplay kernel grew to 10 GB on a 24 GB
+# machine (the kernel killed it) with 16 runners kept.
+MEMORY_BUDGET_SHARE = 0.25
 
 
 def memory_map_limit() -> int:
@@ -443,14 +448,44 @@ def runner_key(
     return (systems, map_ids, num_envs, rosters, winning_score, horizon, devices, metrics)
 
 
+def resident_bytes() -> int:
+    """This process's resident memory (0 where /proc is not there)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+    return pages * os.sysconf("SC_PAGE_SIZE")
+
+
+def _memory_budget() -> int:
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (OSError, ValueError):
+        return 1 << 62
+    return int(MEMORY_BUDGET_SHARE * total)
+
+
+def return_freed_memory() -> None:
+    """Hand the allocator's freed pages back to the kernel (glibc keeps them otherwise, and
+    the process would not shrink after dropping compiled programs)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
 def _within_map_budget() -> None:
-    """Drop the oldest runners while the process holds more mappings than its budget."""
+    """Drop the oldest runners while the process holds more mappings, or more memory, than
+    its budget."""
     import gc
 
-    budget = _map_budget()
-    while _RUNNERS and (memory_maps() or 0) > budget:
+    budget, memory = _map_budget(), _memory_budget()
+    while _RUNNERS and ((memory_maps() or 0) > budget or resident_bytes() > memory):
         _RUNNERS.pop(next(iter(_RUNNERS)))
         gc.collect()
+        return_freed_memory()
 
 
 def _runner(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import gc
 import http.server
@@ -25,15 +24,6 @@ def pytest_configure(config):
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
 
 
-def _resident_bytes() -> int:
-    """This process's resident memory (0 where /proc is not there)."""
-    try:
-        pages = int(Path("/proc/self/statm").read_text().split()[1])
-    except (OSError, ValueError, IndexError):
-        return 0
-    return pages * os.sysconf("SC_PAGE_SIZE")
-
-
 def _memory_share() -> int:
     """A fair share of the machine's memory for one test process: half of it, split among
     pytest-xdist's workers (all of it is never ours: page cache, the browser, Node)."""
@@ -45,37 +35,35 @@ def _memory_share() -> int:
     return total // (2 * max(workers, 1))
 
 
-def _return_freed_memory() -> None:
-    """Hand the allocator's freed pages back to the kernel (glibc keeps them otherwise, and
-    the process's memory would not shrink after freeing compiled programs)."""
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc
-        pass
-
-
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(autouse=True)
 def _free_compiled_programs():
-    """Drop JAX's compiled programs after a test module once the process holds more than
+    """Drop JAX's compiled programs after a test once the process holds more than
     half of the kernel's memory-map limit, or more than its share of memory. Every loaded
     XLA CPU program keeps a few dozen memory maps and its code: the whole suite in one
     process passed the default limit of 65,530 maps (XLA then crashed, SIGSEGV, loading the
     next program instead of reporting the failed mmap), and two workers holding every
     program they had compiled grew past 10 GB each on a 24 GB machine, where the kernel
     then spent the run evicting pages (a CI run timed out). Later modules recompile what
-    they need (from the persistent cache)."""
+    they need (from the persistent cache); one module alone (test_scripted's 52-map
+    games) grew one process to 11 GB, so the check runs after every test (a /proc read)."""
     yield
     jax = sys.modules.get("jax")
     if jax is None:
         return
-    from marl_bgs.evaluation import clear_runners, memory_map_limit, memory_maps
+    from marl_bgs.evaluation import (
+        clear_runners,
+        memory_map_limit,
+        memory_maps,
+        resident_bytes,
+        return_freed_memory,
+    )
 
     crowded = (memory_maps() or 0) > memory_map_limit() // 2
-    if crowded or _resident_bytes() > _memory_share():
+    if crowded or resident_bytes() > _memory_share():
         clear_runners()
         jax.clear_caches()
         gc.collect()
-        _return_freed_memory()
+        return_freed_memory()
 
 
 @pytest.fixture(params=["numpy", "jax"])
