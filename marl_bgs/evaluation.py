@@ -457,12 +457,17 @@ def resident_bytes() -> int:
     return pages * os.sysconf("SC_PAGE_SIZE")
 
 
-def _memory_budget() -> int:
+def machine_memory() -> int:
+    """The machine's physical memory in bytes (a huge number where it cannot be read, so
+    that no budget derived from it ever binds)."""
     try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (OSError, ValueError):
         return 1 << 62
-    return int(MEMORY_BUDGET_SHARE * total)
+
+
+def _memory_budget() -> int:
+    return int(MEMORY_BUDGET_SHARE * machine_memory())
 
 
 def return_freed_memory() -> None:

@@ -27,12 +27,10 @@ def pytest_configure(config):
 def _memory_share() -> int:
     """A fair share of the machine's memory for one test process: half of it, split among
     pytest-xdist's workers (all of it is never ours: page cache, the browser, Node)."""
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (OSError, ValueError):
-        return 1 << 62
+    from marl_bgs.evaluation import machine_memory
+
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
-    return total // (2 * max(workers, 1))
+    return machine_memory() // (2 * max(workers, 1))
 
 
 @pytest.fixture(autouse=True)
