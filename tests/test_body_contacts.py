@@ -2,8 +2,7 @@
 
 `body_contacts` runs the same pair rows three ways: NumPy on the candidate rows alone, one
 JAX game on all 45 rows with the rest masked, and a `vmap` batch that packs every game's
-candidate rows into one list (falling back to all 45 rows of every game when the list is
-too short). Each game of a batch must move exactly as it does alone on the NumPy engine,
+candidate rows into one list (games a list at a time when one list is too short). Each game of a batch must move exactly as it does alone on the NumPy engine,
 whichever way its batch went.
 """
 
@@ -31,7 +30,8 @@ def _crowded(seed: int) -> tuple:
 
 def test_packed_and_fallback_batches_match_numpy_game_by_game(monkeypatch):
     """A nested vmap (2 batches of 3 games, the map shared, not batched): with room for two
-    rows per game, the crowded batch overflows to all 45 rows, the sparse one stays packed."""
+    rows per game, the crowded batch overflows and runs a list at a time, the sparse one
+    fits in one list."""
     import jax.numpy as jnp
 
     from marl_bgs.core import body_contacts

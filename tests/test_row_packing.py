@@ -3,7 +3,7 @@
 `legs` tests each body only against the obstacles it can reach (`obstacle_rows`) and
 `sight_pairs` tests only the lines of pairs close enough to see each other. NumPy builds
 just those rows, one JAX game masks the rest, and a `vmap` batch packs every game's rows
-into one list (falling back to every row when the list is too short). The per-row tests
+into one list (games a list at a time when one list is too short). The per-row tests
 must equal the whole-map tests they stand for, and every game of a batch must come out
 exactly as it does alone on the NumPy engine, whichever way its batch went.
 """

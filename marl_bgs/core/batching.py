@@ -40,3 +40,36 @@ def every_game(games: int, args: tuple, in_batched: Any) -> tuple:
         args,
         tuple(in_batched),
     )
+
+
+def in_chunks(counts: Any, room: Any, run: Callable[[Any], Any], empty: Any) -> Any:
+    """`run(take)` over a batch's games in order, as many games at a time as fit, until
+    every game has run; each game's results from the run that took it.
+
+    Why: a batch rule packs every game's candidates into one list of `room` rows. Packing
+    games a chunk at a time (one chunk, almost always) keeps one compiled copy of the
+    work; a second, unpacked copy for batches that overflow the list doubled the program.
+
+    Args:
+        counts: (games, kinds) int, each game's candidates of each kind.
+        room: (kinds,) rows of each kind one run holds; every game alone must fit.
+        run: (games,) bool, the games to resolve -> results with a leading games axis
+            (what it gives for the other games is ignored).
+        empty: results of the shapes and dtypes `run` gives (their values are replaced).
+    """
+    import jax
+    import jax.numpy as jnp
+
+    games = counts.shape[0]
+    room = jnp.asarray(room)
+
+    def one_chunk(carry: tuple) -> tuple:
+        left, out = carry
+        taken = jnp.cumsum(jnp.where(left[:, None], counts, 0), axis=0)
+        take = left & jnp.all(taken <= room, axis=1)  # a prefix of the games left
+        new = run(take)
+        keep = lambda o, n: jnp.where(take.reshape((games,) + (1,) * (o.ndim - 1)), n, o)  # noqa: E731
+        return left & ~take, jax.tree.map(keep, out, new)
+
+    left = jnp.ones(games, bool)
+    return jax.lax.while_loop(lambda c: jnp.any(c[0]), one_chunk, (left, empty))[1]

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .backend import is_numpy, known_none, min_at
-from .batching import every_game, with_batch_rule
+from .batching import every_game, in_chunks, with_batch_rule
 from .contact import NO_HIT, bounded_fence, bounded_inverse, f32, fenced_dot, float_circle_entry
 from .geometry import CONTACT, CONTACT_SQ, F32, I32, body_blocked, first_index, sq
 from .loops import settle
@@ -504,7 +504,7 @@ def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Array, boo
 
     The passes then cost what the pairs that may meet cost, and the loops run until the
     slowest game has settled (as `vmap` of a loop would). A batch with more candidates than
-    the list holds runs all 45 rows of every game instead; the result is the same.
+    the list holds runs its games a list at a time (`in_chunks`); the result is the same.
     """
     import jax
     import jax.numpy as jnp
@@ -521,69 +521,54 @@ def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Array, boo
     legs = Paths(times.reshape(-1, 3), points.reshape(-1, 3, 2))
     flat_start = start.reshape(-1, 2)
     flat_ends = leg_ends.reshape(-1, 2)
-    count = jnp.sum(valid)
-    capacity = ROWS_PER_GAME * games
+    capacity = max(ROWS_PER_GAME * games, len(PAIR_I))  # any one game fits
     pair_i, pair_j = jnp.asarray(PAIR_I), jnp.asarray(PAIR_J)
 
-    def packed(_):
-        game, pair = jnp.nonzero(valid, size=capacity, fill_value=0)
+    def resolve(take):
+        mine = valid & take[:, None]
+        game, pair = jnp.nonzero(mine, size=capacity, fill_value=0)
         body = game * NUM_SLOTS
-        return body + pair_i[pair], body + pair_j[pair], jnp.arange(capacity) < count
-
-    def every(_):
-        body = jnp.arange(games)[:, None] * NUM_SLOTS
-        return (body + pair_i).ravel(), (body + pair_j).ravel(), valid.ravel()
-
-    def resolve(rows):
-        rows_i, rows_j, ok = rows
+        rows_i, rows_j = body + pair_i[pair], body + pair_j[pair]
+        ok = jnp.arange(capacity) < jnp.sum(mine)
         stop = cut_stops(jnp, legs, flat_start, rows_i, rows_j, ok).reshape(games, NUM_SLOTS)
-        pairs = (jnp.asarray(PAIR_I), jnp.asarray(PAIR_J))
         sunk = jax.vmap(
-            lambda t, p, s, q, mm, v: sink_back(jnp, Paths(t, p), s, q, mm, (*pairs, v))
-        )(times, points, start, stop, m, valid)
-        stop = _redo_games(
-            times, points, start, blocking, m, jnp.where(sunk != stop, sunk, QUANTA), sunk
-        )
-        return part_overlaps(
+            lambda t, p, s, q, mm, v: sink_back(jnp, Paths(t, p), s, q, mm, (pair_i, pair_j, v))
+        )(times, points, start, stop, m, mine)
+        caps = jnp.where((sunk != stop) & take[:, None], sunk, QUANTA)
+        stop = _redo_games(times, points, start, blocking, m, caps, sunk)
+        stop = part_overlaps(
             jnp, legs, flat_start, rows_i, rows_j, ok, stop.ravel(), flat_ends, blocked
         )
+        return stop.reshape(games, NUM_SLOTS)
 
     def blocked(p):  # each game's points against its own map
         per_game = p.reshape((games, NUM_SLOTS) + p.shape[1:])
         hit = jax.vmap(lambda q, mm: body_blocked(jnp, q, mm))(per_game, m)
         return hit.reshape(p.shape[:-1])
 
-    stop = jax.lax.cond(
-        count <= capacity, lambda: resolve(packed(None)), lambda: resolve(every(None))
-    )
-    return stop.reshape(games, NUM_SLOTS), True
+    counts = jnp.sum(valid, axis=1, dtype=jnp.int32)[:, None]
+    empty = jnp.zeros((games, NUM_SLOTS), jnp.int32)
+    return in_chunks(counts, [capacity], resolve, empty), True
 
 
 def _redo_games(times, points, start, blocking, m, caps, sunk) -> Array:
     """The later rounds of `cut_and_sink` for the games whose first round sank a stop (a few
-    in a thousand per tick), packed REDO_GAMES at a time; more run every game again."""
+    in a thousand per tick), REDO_GAMES at a time, none when no stop sank."""
     import jax
     import jax.numpy as jnp
 
     games = caps.shape[0]
-    moved = jnp.any(caps < QUANTA, axis=1)
-    count = jnp.sum(moved)
-    args = (times, points, start, blocking, m)
+    args = (times, points, start, blocking, m, caps)
 
-    def none():
-        return sunk
-
-    def some():
-        which = jnp.nonzero(moved, size=REDO_GAMES, fill_value=games)[0]
-        picked = jax.tree.map(lambda a: a[jnp.minimum(which, games - 1)], args + (caps,))
+    def some(value):
+        left, out = value
+        which = jnp.nonzero(left, size=REDO_GAMES, fill_value=games)[0]
+        picked = jax.tree.map(lambda a: a[jnp.minimum(which, games - 1)], args)
         redone = jax.vmap(_redo)(*picked)
-        return sunk.at[which].set(redone, mode="drop")
+        return left.at[which].set(False, mode="drop"), out.at[which].set(redone, mode="drop")
 
-    def every():
-        return jnp.where(moved[:, None], jax.vmap(_redo)(*args, caps), sunk)
-
-    branch = jnp.where(count == 0, 0, jnp.where(count <= REDO_GAMES, 1, 2))
-    return jax.lax.switch(branch, [none, some, every])
+    moved = jnp.any(caps < QUANTA, axis=1)
+    return jax.lax.while_loop(lambda v: jnp.any(v[0]), some, (moved, sunk))[1]
 
 
 _body_stops_jax = with_batch_rule(_one_game, _many_games)

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .backend import is_numpy, known_none
-from .batching import every_game, with_batch_rule
+from .batching import every_game, in_chunks, with_batch_rule
 from .body_contacts import QUANTA, Paths, cell_corners, pick_point
 from .contact import (
     NO_HIT,
@@ -422,8 +422,8 @@ def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Array, Arr
     """`vmap` of `_one_game`: every game's reachable rows in one list of the batch's bodies
     per group (OBSTACLE_ROWS_PER_GAME of each kind per game on average).
 
-    A batch with more reachable rows of some kind than its list holds runs every row of
-    every game instead; the result is the same.
+    A batch with more reachable rows of some kind than its list holds runs its games a
+    list at a time (`in_chunks`); the result is the same.
     """
     import jax
     import jax.numpy as jnp
@@ -432,14 +432,16 @@ def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Array, Arr
     start, stride, end, m = jax.lax.optimization_barrier(every_game(games, args, in_batched))
     obstacles = jax.vmap(lambda mm: obstacle_list(jnp, mm))(m)
     near = jax.vmap(lambda o, s, v: reachable(jnp, o, s, v))(obstacles, start, stride)
-    bodies = games * NUM_SLOTS
-    flat = near.reshape(bodies, near.shape[-1])
     spans = groups(m)
-    counts = [jnp.sum(flat[:, b:e]) for _, b, e in spans]
-    room = [OBSTACLE_ROWS_PER_GAME[kind] * games for kind, _, _ in spans]
-    fits = jnp.all(jnp.stack([c <= r for c, r in zip(counts, room, strict=True)]))
+    # Any one game fits: every body of it against every obstacle of each kind.
+    room = [max(OBSTACLE_ROWS_PER_GAME[kind] * games, NUM_SLOTS * (e - b)) for kind, b, e in spans]
 
-    def resolve(parts):
+    def resolve(take):
+        flat = (near & take[:, None, None]).reshape(games * NUM_SLOTS, near.shape[-1])
+        parts = []
+        for (kind, b, e), size in zip(spans, room, strict=True):
+            body, column = jnp.nonzero(flat[:, b:e], size=size, fill_value=0)
+            parts.append((kind, body, column + b, jnp.arange(size) < jnp.sum(flat[:, b:e])))
         rows = make_rows(jnp, obstacles, parts)
         legs, ends = legs_on_rows(
             jnp, start.reshape(-1, 2), stride.reshape(-1, 2), end.reshape(-1), obstacles, rows
@@ -450,22 +452,10 @@ def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Array, Arr
             ends.reshape(games, NUM_SLOTS, 2),
         )
 
-    def packed():
-        parts = []
-        for (kind, b, e), count, size in zip(spans, counts, room, strict=True):
-            body, column = jnp.nonzero(flat[:, b:e], size=size, fill_value=0)
-            parts.append((kind, body, column + b, jnp.arange(size) < count))
-        return resolve(parts)
-
-    def every():
-        parts = []
-        for kind, b, e in spans:
-            body = jnp.repeat(jnp.arange(bodies), e - b)
-            column = jnp.tile(jnp.arange(b, e), bodies)
-            parts.append((kind, body, column, flat[:, b:e].ravel()))
-        return resolve(parts)
-
-    return jax.lax.cond(fits, packed, every), (True, True, True)
+    counts = jnp.stack([jnp.sum(near[:, :, b:e], axis=(1, 2)) for _, b, e in spans], axis=1)
+    empty = jax.eval_shape(resolve, jnp.ones(games, bool))
+    empty = jax.tree.map(lambda a: jnp.zeros(a.shape, a.dtype), empty)
+    return in_chunks(counts, room, resolve, empty), (True, True, True)
 
 
 _plan_legs_jax = with_batch_rule(_one_game, _many_games)

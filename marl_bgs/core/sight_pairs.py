@@ -15,15 +15,15 @@ import numpy as np
 
 from . import classes as C
 from .backend import is_numpy
-from .batching import every_game, with_batch_rule
+from .batching import every_game, in_chunks, with_batch_rule
 from .geometry import numpy_lines_blocked, sight_blocked, sq
 from .state import NUM_SLOTS
 from .types import Array, Namespace
 
 PAIR_I, PAIR_J = np.triu_indices(NUM_SLOTS, k=1)
 MAX_SIGHT_SQ = int(np.max(C.SIGHT_SQ))
-# Near pairs a batch of games packs per game before it tests all 45 of every game instead
-# (random play on map 47 averages about 15; a fresh game has its 20 teammate pairs).
+# Near pairs a batch of games packs per game; a batch with more runs its games a list at a
+# time (random play on map 47 averages about 15; a fresh game has its 20 teammate pairs).
 SIGHT_PAIRS_PER_GAME = 20
 
 
@@ -51,34 +51,33 @@ def _one_game(pos: Array, m: Any) -> Array:
 
 def _many_games(axis_size: int, in_batched: Any, pos: Array, m: Any) -> tuple[Array, bool]:
     """`vmap` of `_one_game`: the near pairs of every game in one list. A batch with more
-    than the list holds tests all 45 pairs of every game; the result is the same."""
+    than the list holds tests its games a list at a time (`in_chunks`); the result is the
+    same."""
     import jax
     import jax.numpy as jnp
 
     games = axis_size
     pos, m = every_game(games, (pos, m), in_batched)
     near = _near(jnp, pos)
-    count = jnp.sum(near)
-    capacity = SIGHT_PAIRS_PER_GAME * games
+    capacity = max(SIGHT_PAIRS_PER_GAME * games, len(PAIR_I))  # any one game fits
 
-    def packed():
-        game, pair = jnp.nonzero(near, size=capacity, fill_value=0)
+    def packed(take):
+        mine = near & take[:, None]
+        game, pair = jnp.nonzero(mine, size=capacity, fill_value=0)
         ends = jnp.stack([jnp.asarray(PAIR_I)[pair], jnp.asarray(PAIR_J)[pair]], 1)
         ends = pos[game[:, None], ends]  # (R, 2, 2): each row's two centres
         # Each row's obstacles with the rows last: an obstacle's values for all rows are
         # then contiguous, which XLA's loop over the rows vectorises.
         own_map = jax.tree.map(lambda a: jnp.moveaxis(a[game], 0, -1), m)
         hit = sight_blocked(jnp, ends[:, 0], ends[:, 1], own_map)
-        hit = jnp.where(jnp.arange(capacity) < count, hit, True).astype(jnp.int32)
+        hit = jnp.where(jnp.arange(capacity) < jnp.sum(mine), hit, True).astype(jnp.int32)
         # Computed whole before the scatter reads it: XLA on the CPU would otherwise fuse
         # the tests into the scatter's element loop, which runs one element at a time.
         hit = jax.lax.optimization_barrier(hit)
         return jnp.ones(near.shape, jnp.int32).at[game, pair].min(hit) > 0
 
-    def every():
-        return jax.vmap(_one_game)(pos, m)
-
-    return jax.lax.cond(count <= capacity, packed, every), True
+    counts = jnp.sum(near, axis=1, dtype=jnp.int32)[:, None]
+    return in_chunks(counts, [capacity], packed, jnp.ones(near.shape, bool)), True
 
 
 _blocked_pairs_jax = with_batch_rule(_one_game, _many_games)
