@@ -55,6 +55,9 @@ ROWS_PER_GAME = 5
 # games of a batch redo theirs in one packed list (random play: about 3 in 1,024 per tick).
 REDO_ROUNDS = 2
 REDO_GAMES = 16
+# Stopped bodies per game whose grid corners a batch tests against the map in one list
+# (a batch with more takes another list).
+BLOCKED_PER_GAME = 2
 
 
 class Paths(NamedTuple):
@@ -114,17 +117,33 @@ def grid_ends(
     """(N, 2) where each body stands on the grid: a body no body stopped where its legs
     end (`legs.plan_legs` chose that point clear of every obstacle); one stopped by a body
     at a corner of the thousandth square around its stop where it overlaps no obstacle
-    (`blocked(points (N, 4, 2))` says where it would): the nearest, unless that lies within
-    touching (and a thousandth) of the exact stop of a partner in `rows` (rows_i, rows_j,
-    valid: pairs of the N bodies), where it takes the free corner farthest from its
-    partners' exact stops. Two bodies stopped touching thus round away from each other,
-    each coordinate at least as far apart as they really are (RULES.md: no overlap, and
-    within 1/256 of the move of the exact stop). A body with no free corner takes the
-    nearest (`sink_back` then moves its stop)."""
+    (`blocked(points (N, 4, 2), need (N,))` says where it would, for the bodies `need`
+    marks: the stopped ones; what it says of the others is never read): the nearest,
+    unless that lies within touching (and a thousandth) of the exact stop of a partner in
+    `rows` (rows_i, rows_j, valid: pairs of the N bodies), where it takes the free corner
+    farthest from its partners' exact stops. Two bodies stopped touching thus round away
+    from each other, each coordinate at least as far apart as they really are (RULES.md:
+    no overlap, and within 1/256 of the move of the exact stop). A body with no free
+    corner takes the nearest (`sink_back` then moves its stop)."""
+    return grid_ends_sinking(xp, start, paths, stop, leg_ends, rows, blocked)[0]
+
+
+def grid_ends_sinking(
+    xp: Namespace,
+    start: Array,
+    paths: Paths,
+    stop: Array,
+    leg_ends: Array,
+    rows: tuple,
+    blocked: Any,
+) -> tuple[Array, Array]:
+    """`grid_ends`, and (N,) which stopped bodies' ends overlap an obstacle: those with no
+    free corner (the nearest, taken then, is the one end that can overlap), so `sink_back`
+    need not test the ends again."""
     off = paths.points[:, 2]
     cut = stop < QUANTA
     if known_none(xp, cut):
-        return leg_ends
+        return leg_ends, xp.zeros(cut.shape, bool)
     rows_i, rows_j, valid = rows
     cands = cell_corners(xp, off)  # (N, 4, 2), nearest first
     # Each row's candidates of one body against the other's exact stop, both ways.
@@ -135,13 +154,14 @@ def grid_ends(
     score_j = xp.where(valid[:, None], fenced_dot(xp, *(d_j[..., k] for k in (0, 1, 0, 1))), _FAR_F)
     far = xp.full(cands.shape[:2], _FAR_F, dtype=F32)
     score = min_at(xp, far, xp.concatenate([rows_i, rows_j]), xp.concatenate([score_i, score_j]))
-    sunk = blocked(start[:, None, :] + cands.astype(I32))
+    sunk = blocked(start[:, None, :] + cands.astype(I32), cut)
     score = xp.where(sunk, _SUNK_F, score)
     crowded = cut & ((score[:, 0] < _CROWDED_SQ_F) | sunk[:, 0])
     best = first_index(xp, score == xp.max(score, axis=1, keepdims=True), axis=1)
-    choice = xp.where(crowded & ~sunk.all(axis=1), best, 0)
+    sinks = cut & sunk.all(axis=1)
+    choice = xp.where(crowded & ~sinks, best, 0)
     at = start + pick_point(xp, cands, choice).astype(I32)
-    return xp.where(cut[:, None], at, leg_ends)
+    return xp.where(cut[:, None], at, leg_ends), sinks
 
 
 def cell_corners(xp: Namespace, off: Array) -> Array:
@@ -353,20 +373,20 @@ def sink_back(
     stop: Array,
     m: MapArrays,
     rows: tuple,
-    ends: Array = None,
+    sinks: Array = None,
 ) -> Array:
     """Stops of one game's bodies, with each stop that grid rounding puts into an obstacle
     moved back to its leg's contact point (or the start): a vertex of its path, so clear.
-    A body that was not cut ends where its legs end, clear as well. `ends` may pass
-    the grid ends (`grid_ends` with `rows`) of the paths cut at `stop` if the caller
-    already has them."""
+    A body that was not cut ends where its legs end, clear as well. `sinks` may pass
+    which grid ends overlap an obstacle (`grid_ends_sinking` with `rows`, of the paths cut
+    at `stop`) if the caller already knows."""
     if is_numpy(xp) and not np.any((stop > 0) & (stop < QUANTA)):
         return stop
-    if ends is None:  # bodies not cut are not asked: their legs' ends stand in as the start
-        blocked = lambda p: body_blocked(xp, p, m)  # noqa: E731
-        ends = grid_ends(xp, start, truncate(xp, legs, stop), stop, start, rows, blocked)
-    now = ends
-    sunk = body_blocked(xp, now, m) & (stop > 0) & (stop < QUANTA)
+    if sinks is None:  # bodies not cut are not asked: their legs' ends stand in as the start
+        blocked = lambda p, need: body_blocked(xp, p, m)  # noqa: E731
+        paths = truncate(xp, legs, stop)
+        sinks = grid_ends_sinking(xp, start, paths, stop, start, rows, blocked)[1]
+    sunk = sinks & (stop > 0)
     first_contact = (legs.times[:, 1] * _QUANTA_F).astype(I32)
     back = xp.where(first_contact < stop, first_contact, 0)
     return xp.where(sunk, back, stop).astype(I32)
@@ -427,12 +447,14 @@ def part_overlaps(
 
 def body_stops(
     xp: Namespace, legs: Paths, leg_ends: Array, start: Array, blocking: Array, m: MapArrays
-) -> Array:
+) -> tuple[Array, Array]:
     """(10,) quanta each body of one game travels before a blocking body stops it
-    (`cut_stops`, then `sink_back` and `part_overlaps` for what rounding leaves); `leg_ends`
-    are where the legs leave each body on the grid (`legs.plan_legs`)."""
+    (`cut_stops`, then `sink_back` and `part_overlaps` for what rounding leaves), and
+    (10, 2) where each body then stands on the grid (`grid_ends`); `leg_ends` are where
+    the legs leave each body on the grid (`legs.plan_legs`)."""
     if is_numpy(xp):
-        return numpy_cuts(legs, leg_ends, start, blocking, m)[0]
+        stop, _, ends = numpy_cuts(legs, leg_ends, start, blocking, m)
+        return stop, ends
     return _body_stops_jax(legs.times, legs.points, leg_ends, start, blocking, m)
 
 
@@ -445,38 +467,40 @@ def numpy_cuts(
     full = np.full(NUM_SLOTS, QUANTA, np.int32)
     rows = np.flatnonzero(may_meet(np, legs, start, blocking))
 
-    def cut(stop: Array) -> tuple[Array, Paths, Array]:
+    def cut(stop: Array) -> tuple[Array, Paths, Array, Array]:
         paths = truncate(np, legs, stop)
-        return stop, paths, grid_ends(np, start, paths, stop, leg_ends, pairs, blocked)
+        return stop, paths, *grid_ends_sinking(np, start, paths, stop, leg_ends, pairs, blocked)
 
-    def blocked(p: Array) -> Array:
-        return body_blocked(np, p, m)
+    def blocked(p: Array, need: Array) -> Array:  # only the bodies asked about
+        out = np.zeros(p.shape[:-1], bool)
+        out[need] = body_blocked(np, p[need], m)
+        return out
 
     if not rows.size:  # no pair can meet: nothing is cut
         pairs = None
-        return cut(full)
+        return cut(full)[:3]
     ok = np.ones(rows.size, bool)
     rows_i, rows_j = PAIR_I[rows], PAIR_J[rows]
     pairs = (rows_i, rows_j, ok)
     caps = full
     for _ in range(1 + REDO_ROUNDS):  # cut_and_sink's rounds
-        stop, paths, ends = cut(cut_stops(np, legs, start, rows_i, rows_j, ok, caps))
-        sunk = sink_back(np, legs, start, stop, m, pairs, ends)
+        stop, paths, ends, sinks = cut(cut_stops(np, legs, start, rows_i, rows_j, ok, caps))
+        sunk = sink_back(np, legs, start, stop, m, pairs, sinks)
         moved = sunk != stop
         if not moved.any():
             break
         caps = np.where(moved, np.minimum(caps, sunk), caps)
-        stop, paths, ends = cut(sunk)
+        stop, paths, ends, sinks = cut(sunk)
     # part_overlaps, its first pass read off the grid ends already known.
     d = ends[rows_i] - ends[rows_j]
     if not np.any(sq(np, d[:, 0], d[:, 1]) < CONTACT_SQ):
         return stop, paths, ends
-    return cut(part_overlaps(np, legs, start, rows_i, rows_j, ok, stop, leg_ends, blocked))
+    return cut(part_overlaps(np, legs, start, rows_i, rows_j, ok, stop, leg_ends, blocked))[:3]
 
 
 def _one_game(
     times: Array, points: Array, leg_ends: Array, start: Array, blocking: Array, m: MapArrays
-) -> Array:
+) -> tuple[Array, Array]:
     import jax.numpy as jnp
 
     legs = Paths(times, points)
@@ -484,8 +508,10 @@ def _one_game(
     rows_i, rows_j = jnp.asarray(PAIR_I), jnp.asarray(PAIR_J)
     full = jnp.full(NUM_SLOTS, QUANTA, jnp.int32)
     stop = cut_and_sink(jnp, legs, start, (rows_i, rows_j, valid), m, full, 1 + REDO_ROUNDS)
-    blocked = lambda p: body_blocked(jnp, p, m)  # noqa: E731
-    return part_overlaps(jnp, legs, start, rows_i, rows_j, valid, stop, leg_ends, blocked)
+    blocked = lambda p, need: body_blocked(jnp, p, m)  # noqa: E731
+    stop = part_overlaps(jnp, legs, start, rows_i, rows_j, valid, stop, leg_ends, blocked)
+    paths = truncate(jnp, legs, stop)
+    return stop, grid_ends(jnp, start, paths, stop, leg_ends, (rows_i, rows_j, valid), blocked)
 
 
 def _redo(
@@ -499,7 +525,7 @@ def _redo(
     return cut_and_sink(jnp, legs, start, rows, m, caps, REDO_ROUNDS)
 
 
-def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Array, bool]:
+def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[tuple, tuple]:
     """`vmap` of `_one_game`: every game's candidate rows in one list of the batch's bodies.
 
     The passes then cost what the pairs that may meet cost, and the loops run until the
@@ -530,25 +556,40 @@ def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Array, boo
         body = game * NUM_SLOTS
         rows_i, rows_j = body + pair_i[pair], body + pair_j[pair]
         ok = jnp.arange(capacity) < jnp.sum(mine)
-        stop = cut_stops(jnp, legs, flat_start, rows_i, rows_j, ok).reshape(games, NUM_SLOTS)
-        sunk = jax.vmap(
-            lambda t, p, s, q, mm, v: sink_back(jnp, Paths(t, p), s, q, mm, (pair_i, pair_j, v))
-        )(times, points, start, stop, m, mine)
+        rows = (rows_i, rows_j, ok)
+        stop = cut_stops(jnp, legs, flat_start, rows_i, rows_j, ok)
+        cut = truncate(jnp, legs, stop)
+        sinks = grid_ends_sinking(jnp, flat_start, cut, stop, flat_start, rows, blocked)[1]
+        sunk = sink_back(jnp, legs, flat_start, stop, None, rows, sinks)
+        sunk, stop = sunk.reshape(games, NUM_SLOTS), stop.reshape(games, NUM_SLOTS)
         caps = jnp.where((sunk != stop) & take[:, None], sunk, QUANTA)
         stop = _redo_games(times, points, start, blocking, m, caps, sunk)
         stop = part_overlaps(
             jnp, legs, flat_start, rows_i, rows_j, ok, stop.ravel(), flat_ends, blocked
         )
-        return stop.reshape(games, NUM_SLOTS)
+        ends = grid_ends(jnp, flat_start, truncate(jnp, legs, stop), stop, flat_ends, rows, blocked)
+        return stop.reshape(games, NUM_SLOTS), ends.reshape(games, NUM_SLOTS, 2)
 
-    def blocked(p):  # each game's points against its own map
-        per_game = p.reshape((games, NUM_SLOTS) + p.shape[1:])
-        hit = jax.vmap(lambda q, mm: body_blocked(jnp, q, mm))(per_game, m)
-        return hit.reshape(p.shape[:-1])
+    def blocked(p, need):
+        """Only the bodies asked about (the stopped ones, a few per game), a list of
+        BLOCKED_PER_GAME per game at a time, each against its own game's map: testing
+        every body's points against the whole map was most of a tick's time."""
+        n = p.shape[0]
+
+        def some(value):
+            left, out = value
+            which = jnp.nonzero(left, size=BLOCKED_PER_GAME * games, fill_value=n)[0]
+            body = jnp.minimum(which, n - 1)
+            own = jax.tree.map(lambda a: a[body // NUM_SLOTS], m)
+            hit = jax.vmap(lambda q, mm: body_blocked(jnp, q, mm))(p[body], own)
+            return left.at[which].set(False, mode="drop"), out.at[which].set(hit, mode="drop")
+
+        out = jnp.zeros(p.shape[:-1], bool)
+        return jax.lax.while_loop(lambda v: jnp.any(v[0]), some, (need, out))[1]
 
     counts = jnp.sum(valid, axis=1, dtype=jnp.int32)[:, None]
-    empty = jnp.zeros((games, NUM_SLOTS), jnp.int32)
-    return in_chunks(counts, [capacity], resolve, empty), True
+    empty = (jnp.zeros((games, NUM_SLOTS), jnp.int32), jnp.zeros((games, NUM_SLOTS, 2), jnp.int32))
+    return in_chunks(counts, [capacity], resolve, empty), (True, True)
 
 
 def _redo_games(times, points, start, blocking, m, caps, sunk) -> Array:

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import classes as C
 from .backend import is_numpy, known_none
-from .body_contacts import Paths, body_stops, grid_ends, may_meet, numpy_cuts, truncate
+from .body_contacts import Paths, body_stops, numpy_cuts, truncate
 from .contact import NO_HIT, circle_span, f32, fence, inverse, obstacle_entries
 from .geometry import (
     CONTACT,
@@ -30,7 +30,7 @@ from .geometry import (
 )
 from .legs import plan_legs
 from .loops import settle
-from .sight import PAIR_I, PAIR_J, stunned
+from .sight import stunned
 from .state import MILLI, NUM_SLOTS, MapArrays, State
 from .types import Array, Namespace
 
@@ -142,11 +142,8 @@ def plan_moves(
     if is_numpy(xp):
         _, paths, ends = numpy_cuts(legs, leg_ends, start, blocking, m)
         return Moves(paths, ends)
-    stop = body_stops(xp, legs, leg_ends, start, blocking, m)
-    paths = truncate(xp, legs, stop)
-    rows = (xp.asarray(PAIR_I), xp.asarray(PAIR_J), may_meet(xp, legs, start, blocking))
-    blocked = lambda p: body_blocked(xp, p, m)  # noqa: E731
-    return Moves(paths, grid_ends(xp, start, paths, stop, leg_ends, rows, blocked))
+    stop, ends = body_stops(xp, legs, leg_ends, start, blocking, m)
+    return Moves(truncate(xp, legs, stop), ends)
 
 
 def move_bodies(
