@@ -31,13 +31,15 @@ def _crowded(seed: int) -> tuple:
 def test_packed_and_fallback_batches_match_numpy_game_by_game(monkeypatch):
     """A nested vmap (2 batches of 3 games, the map shared, not batched): with room for two
     rows per game, the crowded batch overflows and runs a list at a time, the sparse one
-    fits in one list."""
+    fits in one list; with room for one stopped body per game in the map test's list, the
+    crowded batch's stopped bodies take several lists too."""
     import jax.numpy as jnp
 
     from marl_bgs.core import body_contacts
     from marl_bgs.core.movement import plan_legs, plan_moves
 
     monkeypatch.setattr(body_contacts, "ROWS_PER_GAME", 2)
+    monkeypatch.setattr(body_contacts, "BLOCKED_PER_GAME", 1)
     crowded = [_crowded(seed) for seed in range(3)]
     sparse = [draw_case(seed, inline=True, cluster=False) for seed in range(3)]
     m = crowded[0][3]
@@ -49,6 +51,11 @@ def test_packed_and_fallback_batches_match_numpy_game_by_game(monkeypatch):
             for s, v, b, _, e in batch
         ]
         assert (sum(counts) > 2 * len(batch)) == overflows, counts
+    stopped = [
+        int((body_contacts.numpy_cuts(*plan_legs(np, s, v, e, m), s, b, m)[0] < 1024).sum())
+        for s, v, b, _, e in crowded
+    ]
+    assert sum(stopped) > len(crowded), stopped
     stacked = [
         np.stack([np.stack([game[k] for game in batch]) for batch in batches]) for k in (0, 1, 2, 4)
     ]
