@@ -42,6 +42,9 @@ RELAX_PER_TICK = 8  # min-plus steps per field per tick
 ADVANCE_FROM_X = 18.75  # advance field's goal: the enemy's end of the arena
 TARGET_RADIUS = 1.0  # target field's goal: free cells this close to the target point
 RETARGET = 4.0  # a target point this far from the last one (a new target) restarts its field
+JAM_REACH = 1.1  # teammates' centres this close (bodies touch at 1.0) can jam each other
+GIVE_WAY_TICKS = 3  # ticks an agent backs off to let a jammed teammate through
+CALM_REACH = 4.0  # no seen enemy this close: a stop is a jam, not a fight
 
 STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))
 STEP_LEN = np.asarray([CELL * np.hypot(dx, dy) for dx, dy in STEPS], F32)
@@ -263,6 +266,7 @@ class Paths(NamedTuple):
     last_xy: Any  # (5, 2) where each agent stood at its last decision
     last_move: Any  # (5,) the move it chose then
     failed: Any  # (5, 9) bool, moves that went nowhere from where it stands
+    give_way: Any  # (5,) int32, ticks left of backing off for a jammed teammate
 
 
 def paths_memory(xp: Any = np) -> Paths:
@@ -274,6 +278,7 @@ def paths_memory(xp: Any = np) -> Paths:
         xp.zeros((5, 2), F32),
         xp.zeros(5, xp.int32),
         xp.zeros((5, 9), bool),
+        xp.zeros(5, xp.int32),
     )
 
 
@@ -429,6 +434,30 @@ def remember_move(xp: Any, paths: Paths, xy: Any, move: Any, speed: Any, alone: 
         last_move=move.astype(xp.int32),
         failed=failed,
     )
+
+
+def give_way(
+    xp: Any, paths: Paths, xy: Any, alive: Any, enemy_xy: Any, enemy_seen: Any
+) -> tuple[Any, Paths]:
+    """Which agents back off this tick, (5,) bool, and the memory counting it down.
+
+    Two teammates pressing into one gap from beside each other can each block the other's
+    slide: both fail, both back off, both come back, and the cycle repeats for as long as
+    their moves stay in step. The lower slot goes first: an agent whose last move went
+    nowhere, touching a living teammate of a lower slot whose last move went nowhere too,
+    backs off (heads the opposite way) for `GIVE_WAY_TICKS` ticks, if it sees no enemy
+    within `CALM_REACH` (in a fight, bodies pressing on each other are not lost, and
+    backing off would cost the fight). Where no two teammates jam, nothing changes.
+    """
+    foe = xp.sum((xy[:, None, :] - enemy_xy[None, :, :]) ** 2, axis=-1)
+    calm = ~xp.any(enemy_seen[None, :] & (foe < F32(CALM_REACH**2)), axis=-1)
+    stuck = xp.any(paths.failed, axis=-1) & alive
+    near = xp.sum((xy[:, None, :] - xy[None, :, :]) ** 2, axis=-1) < F32(JAM_REACH**2)
+    lower = xp.asarray(np.tril(np.ones((5, 5), bool), -1))  # [i, j]: j is a lower slot than i
+    jammed = stuck & calm & xp.any(near & lower & stuck[None, :], axis=-1)
+    left = xp.where(paths.give_way > 0, paths.give_way - 1, xp.where(jammed, GIVE_WAY_TICKS, 0))
+    left = xp.where(alive, left, 0).astype(xp.int32)
+    return left > 0, paths._replace(give_way=left)
 
 
 def alone(xp: Any, xy: Any, alive: Any, enemy_xy: Any, enemy_seen: Any) -> Any:

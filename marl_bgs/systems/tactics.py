@@ -81,10 +81,13 @@ def move_and_remember(
     xp: Any, p: Any, avail: Any, cls: Any, direction: Any, still: Any, paths: Any, pair: Any
 ) -> tuple[Any, Any]:
     """Steer each agent along `direction`, remember moves that met a wall, and return the
-    flat actions with the updated path memory: the last step all three opponents share."""
-    from .pathing import alone, remember_move, steer
+    flat actions with the updated path memory: the last step all three opponents share.
+    An agent giving way to a jammed teammate (`pathing.give_way`) heads the other way."""
+    from .pathing import alone, give_way, remember_move, steer
 
     speed = speeds(xp, cls)
+    back_off, paths = give_way(xp, paths, p.my_xy, p.alive, p.enemy_xy, p.enemy_seen)
+    direction = xp.where(back_off[:, None], -direction, direction)
     move = xp.argmax(steer(xp, direction, legal_moves(avail), still, p.my_xy, speed, paths), axis=1)
     free = alone(xp, p.my_xy, p.alive, p.enemy_xy, p.enemy_seen) & p.alive & ~p.my_held
     paths = remember_move(xp, paths, p.my_xy, move, speed, free)
