@@ -42,7 +42,7 @@ import jax
 from report import random_play_step, run_facts, write_report
 
 from marl_bgs.learn.config import ALGOS, load_config
-from marl_bgs.learn.trainer import learner_class
+from marl_bgs.learn.registry import learner_class
 
 SELF_PLAY = ["opponent_self=1", "opponent_pool=0", "opponent_fixed=0", "opponent_scripted=0"]
 
@@ -118,7 +118,7 @@ def config_for(algo: str, num_envs: int, args: argparse.Namespace):
 
 def train_run(algo: str, num_envs: int, args: argparse.Namespace) -> tuple[dict, object]:
     cfg = config_for(algo, num_envs, args)
-    learner = learner_class(cfg)(cfg)
+    learner = learner_class(cfg.algo)(cfg)
     state = learner.init(jax.random.PRNGKey(0))
     out, _ = _timed(learner.update, state, args.updates)
     out["steps_per_s"] = learner.cfg.steps_per_update / out["median_call_s"]

@@ -413,7 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--no-browser", action="store_true", help="print the address only")
     cl.set_defaults(run=_client)
 
-    from .learn.config import ALGOS
+    from .learn.registry import ALGORITHMS
 
     tr = sub.add_parser(
         "train",
@@ -422,7 +422,8 @@ def build_parser() -> argparse.ArgumentParser:
         "then key=value overrides (field names of marl_bgs.learn.PPOConfig, QMIXConfig or "
         "PQNVDNConfig), then --out.",
     )
-    tr.add_argument("--algo", choices=ALGOS, help=", ".join(ALGOS[:-1]) + " or " + ALGOS[-1])
+    algos = "; ".join(f"{a.name}: {a.summary}" for a in ALGORITHMS.values())
+    tr.add_argument("--algo", choices=tuple(ALGORITHMS), help=algos)
     tr.add_argument("--config", help="a .toml, .yaml/.yml or .json file of settings")
     tr.add_argument("--out", help="run folder (the config's `out`)")
     tr.add_argument("--resume", action="store_true", help="continue from the newest checkpoint")

@@ -136,10 +136,10 @@ def test_table(policy: Path, opponents: list[str], games: int, seed: int, out: P
 
 
 def actions_of(cfg: dict) -> str:
-    """How the entrant picks actions: Q-learners play their best legal Q-value."""
-    from marl_bgs.learn.config import Q_ALGOS
+    """How the entrant picks actions (the algorithm's acting kind in the registry)."""
+    from marl_bgs.learn.registry import acts_greedily
 
-    return "greedy (best legal Q-value)" if cfg["algo"] in Q_ALGOS else "sampled"
+    return "greedy (best legal Q-value)" if acts_greedily(cfg["algo"]) else "sampled"
 
 
 def model_card(name: str, facts: dict, rows: list, cfg: dict) -> str:

@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from marl_bgs.learn.config import ALGOS, Q_ALGOS, from_dict  # noqa: E402
+from marl_bgs.learn.config import ALGOS, CONFIG_CLASSES, QConfig, from_dict  # noqa: E402
 from marl_bgs.learn.policy import saved_steps  # noqa: E402
 from marl_bgs.outputs import folder_argument  # noqa: E402
 
@@ -80,7 +80,7 @@ def q_schedule(algo: str, steps: int) -> dict:
 
 def settings(algo: str, steps: int, seed: int) -> dict:
     """Every setting `algo` gets that differs from its defaults."""
-    own = q_schedule(algo, steps) if algo in Q_ALGOS else dict(PPO)
+    own = q_schedule(algo, steps) if issubclass(CONFIG_CLASSES[algo], QConfig) else dict(PPO)
     out = {"algo": algo, **SHARED, **own, "total_steps": steps, "seed": seed}
     updates = max(steps // (out["num_envs"] * out["rollout_len"]), 1)
     out["checkpoint_every"] = max(updates // 20, 1)

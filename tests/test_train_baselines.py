@@ -7,7 +7,7 @@ import tomllib
 
 import pytest
 
-from marl_bgs.learn.config import ALGOS, Q_ALGOS, from_dict
+from marl_bgs.learn.config import ALGOS, QConfig, from_dict
 
 from .engine_files import script
 
@@ -23,7 +23,7 @@ def test_every_method_gets_valid_settings_on_one_budget(steps):
             64, 64, 0.4, 0.1,
         )  # fmt: skip
         assert from_dict(tomllib.loads(tb.toml_text(values, "t"))) == cfg
-        if algo in Q_ALGOS:
+        if isinstance(cfg, QConfig):
             assert cfg.eps_decay_steps == steps // 2
         if algo == "pqn-vdn":
             assert cfg.rollout_len == 128

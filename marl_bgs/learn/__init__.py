@@ -1,5 +1,7 @@
 """Learning: the six baselines for Team A: recurrent/feedforward IPPO and MAPPO
-(`trainer.py`), recurrent QMIX (`qmix.py`) and recurrent PQN-VDN (`pqn.py`).
+(`ppo.py`), recurrent QMIX (`qmix.py`) and recurrent PQN-VDN (`pqn.py`), listed in
+`registry.py` (name -> config class, learner, acting kind) and trained by the one loop
+of `trainer.py`.
 
 `config` needs nothing beyond the package; the rest needs the `train` extra (flax, optax,
 orbax-checkpoint; flashbax for QMIX's replay), so `train` is imported on first use.
@@ -33,13 +35,18 @@ from .config import (
     load_config,
     read_json,
 )
+from .registry import ALGORITHMS, Algorithm, Learner, LearnerState
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("train", "TrainState", "Learner", "TrainResult"):
+    if name in ("train", "TrainResult"):
         from . import trainer
 
         return getattr(trainer, name)
+    if name in ("PPOLearner", "PPOState"):
+        from . import ppo
+
+        return getattr(ppo, name)
     if name in _POLICY_NAMES:
         from . import policy
 
@@ -53,6 +60,7 @@ _POLICY_NAMES = ("learned_system", "load_policy", "export_npz", "NumpyPolicy", "
 __all__ = [
     "CONFIG_CLASSES", "FFIPPOConfig", "FFMAPPOConfig", "PPOConfig", "RecIPPOConfig",
     "RecMAPPOConfig", "TrainConfig", "QMIXConfig", "PQNVDNConfig", "load_config", "read_json",
-    "train", "learned_system", "load_policy",
+    "ALGORITHMS", "Algorithm", "Learner", "LearnerState", "PPOLearner", "PPOState",
+    "train", "TrainResult", "learned_system", "load_policy",
     "export_npz", "NumpyPolicy", "LearnedPolicy",
 ]  # fmt: skip

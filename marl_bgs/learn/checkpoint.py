@@ -1,6 +1,6 @@
 """Orbax checkpoints of the whole learner state, so a resumed run continues bit-identically.
 
-A checkpoint is the `TrainState` pytree: parameters, optimizer states, value-normalisation
+A checkpoint is the learner's whole state pytree (`registry.LearnerState`; for PPO): parameters, optimizer states, value-normalisation
 statistics, the PRNG key, the live games (env state), every recurrent memory (learner and
 self-play opponent), each game's drawn opponent and the scripted opponents' memories, and
 the update and step counters. Restoring needs a template of the same structure (a freshly

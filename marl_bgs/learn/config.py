@@ -24,10 +24,10 @@ from ..core.checks import FieldTypeError, boolean, choice, number, whole
 from ..core.position import MAX_HORIZON, MAX_WINNING_SCORE, OFFICIAL_ROSTER
 from ..maps import CURRICULUM, HELD_OUT_MAPS, NUM_MAPS, SPLITS, split_of
 from ..systems.registry import BUILDERS
+from .registry import ALGORITHMS, ALGOS
 
 CONFIG_FORMAT = "marl-bgs/train-config"
 CONFIG_VERSION = 1
-ALGOS = ("rec-ippo", "rec-mappo", "ff-ippo", "ff-mappo", "qmix", "pqn-vdn")
 REWARD_FORMS = ("per_agent", "team")
 CRITICS = ("local", "world")
 CLASS_NAMES = ("mage", "warrior", "hunter", "rogue", "priest")
@@ -327,15 +327,18 @@ class PQNVDNConfig(QConfig):
     minibatches: int = 4  # split along the games axis (sequences stay whole)
 
 
+def _config_class(name: str, class_name: str) -> type[TrainConfig]:
+    """The config class a registry entry names; it must be a TrainConfig of that algorithm."""
+    cls = globals().get(class_name)
+    if not (isinstance(cls, type) and issubclass(cls, TrainConfig)) or cls.algo != name:
+        raise ValueError(f"registry: {name}.config names no TrainConfig of {name!r}: {class_name}")
+    return cls
+
+
+# Each algorithm's config class, by algorithm name (`registry.ALGORITHMS` lists them).
 CONFIG_CLASSES: dict[str, type[TrainConfig]] = {
-    "rec-ippo": RecIPPOConfig,
-    "rec-mappo": RecMAPPOConfig,
-    "ff-ippo": FFIPPOConfig,
-    "ff-mappo": FFMAPPOConfig,
-    "qmix": QMIXConfig,
-    "pqn-vdn": PQNVDNConfig,
+    name: _config_class(name, a.config) for name, a in ALGORITHMS.items()
 }
-Q_ALGOS = ("qmix", "pqn-vdn")
 
 
 # ---- checks ------------------------------------------------------------------------------
@@ -658,7 +661,7 @@ def read_json(path: str | Path) -> TrainConfig:
 
 
 __all__ = [
-    "TrainConfig", "QConfig", "QMIXConfig", "PQNVDNConfig", "Q_ALGOS", "PPOConfig",
+    "TrainConfig", "QConfig", "QMIXConfig", "PQNVDNConfig", "PPOConfig",
     "RecIPPOConfig", "RecMAPPOConfig", "FFIPPOConfig", "FFMAPPOConfig",
     "CONFIG_CLASSES", "ALGOS", "load_config", "from_dict", "read_json", "read_settings",
     "check_config",

@@ -30,6 +30,7 @@ from ..core.actions import NUM_JOINT
 from ..core.classes import NUM_CLASSES
 from ..core.observation import OBS_WIDTH
 from ..core.state import TEAM_SIZE
+from .registry import acts_greedily
 
 NPZ_FORMAT = "marl-bgs/policy-npz"
 NPZ_VERSION = 2  # 2 added layer_norm and q_values; version 1 files (neither) still load
@@ -273,12 +274,6 @@ def _restore_actor(folder: Path, step: int, sub: str = "checkpoints"):
     return cfg, jax.tree.map(jax.numpy.asarray, state.actor_params)
 
 
-def _is_q(cfg: Any) -> bool:
-    from .config import Q_ALGOS
-
-    return cfg.algo in Q_ALGOS
-
-
 _POLICIES: dict[tuple, LearnedPolicy] = {}
 _SYSTEMS: dict[tuple, Any] = {}
 
@@ -306,7 +301,7 @@ def load_policy(checkpoint_dir: str | Path, step: int | None = None,
         cfg, params = _restore_actor(folder, step, sub)
         label = f"learned:{folder.name}@{'best' if best else ''}{step}"
         base = LearnedPolicy(label, folder, step, cfg.hidden, cfg.recurrent, params, False,
-                             getattr(cfg, "layer_norm", False), _is_q(cfg))  # fmt: skip
+                             getattr(cfg, "layer_norm", False), acts_greedily(cfg.algo))  # fmt: skip
         _POLICIES[key] = base
     if greedy:
         return base._replace(name=base.name + ":greedy", greedy=True)

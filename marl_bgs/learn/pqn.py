@@ -31,7 +31,7 @@ from .mixers import vdn
 from .networks import init_actor, make_q_network
 from .opponents import Pool, training_systems
 from .q_rollout import QActing, QPolicy, QRollout
-from .q_values import lambda_returns, team_reward
+from .q_values import chosen_q, lambda_returns, replay_q, team_reward
 from .rewards import make_reward_fn
 from .rollout import Live, stat_metrics
 
@@ -46,25 +46,6 @@ class PQNState(NamedTuple):
     update: Any
     steps: Any
     pool: Pool  # saved QPolicy copies (parameters and their epsilon)
-
-
-def replay_q(nets: Any, params: Any, start: Any, traj: Any) -> Any:
-    """Q-values (T, games, 5, 198) of stored sequences, replayed through the recurrent
-    network from the memory `start` (games, 5, width) with the memory resets they were
-    played with (a feedforward network takes the whole sequence in one pass)."""
-    if nets.memory_width == 1:
-        return nets.actor.apply(params, start, traj.x, traj.avail, traj.reset)[1]
-
-    def step(mem, t):
-        x, avail, reset = t
-        return nets.actor.apply(params, mem, x, avail, reset)
-
-    return jax.lax.scan(step, start, (traj.x, traj.avail, traj.reset))[1]
-
-
-def chosen_q(q: Any, action: Any) -> Any:
-    """The Q-value of each agent's played action (…, 5)."""
-    return jnp.take_along_axis(q, action[..., None], axis=-1)[..., 0]
 
 
 class PQNLearner(QActing):

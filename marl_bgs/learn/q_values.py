@@ -1,5 +1,6 @@
 """Q-learning's small pieces: masked greedy and epsilon-greedy choice, the exploration
-schedule, one-step double-Q TD targets and lambda-returns.
+schedule, one-step double-Q TD targets and lambda-returns, and the Q-values of stored
+sequences (`replay_q`, `chosen_q`), which both Q-learners train on.
 
 Kept free of networks and environments, as `losses.py` is for PPO, so that each piece is
 checked against a small example worked by hand. Q-values arrive already masked (illegal
@@ -91,3 +92,22 @@ def team_reward(rewards: Any, mask: Any) -> Any:
     learner's slots (in the team form every slot already holds the team's reward)."""
     m = mask.astype(jnp.float32)
     return jnp.sum(rewards * m, -1) / jnp.maximum(m.sum(-1), 1.0)
+
+
+def replay_q(nets: Any, params: Any, start: Any, traj: Any) -> Any:
+    """Q-values (T, games, 5, 198) of stored sequences, replayed through the recurrent
+    network from the memory `start` (games, 5, width) with the memory resets they were
+    played with (a feedforward network takes the whole sequence in one pass)."""
+    if nets.memory_width == 1:
+        return nets.actor.apply(params, start, traj.x, traj.avail, traj.reset)[1]
+
+    def step(mem, t):
+        x, avail, reset = t
+        return nets.actor.apply(params, mem, x, avail, reset)
+
+    return jax.lax.scan(step, start, (traj.x, traj.avail, traj.reset))[1]
+
+
+def chosen_q(q: Any, action: Any) -> Any:
+    """The Q-value of each agent's played action (…, 5)."""
+    return jnp.take_along_axis(q, action[..., None], axis=-1)[..., 0]

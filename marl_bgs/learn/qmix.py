@@ -32,9 +32,8 @@ from .config import QMIXConfig
 from .mixers import QMixer
 from .networks import init_actor, make_q_network
 from .opponents import Pool, training_systems
-from .pqn import chosen_q, replay_q
 from .q_rollout import QActing, QPolicy, QRollout
-from .q_values import double_q_next, td_targets, team_reward
+from .q_values import chosen_q, double_q_next, replay_q, td_targets, team_reward
 from .rewards import make_reward_fn
 from .rollout import Live, stat_metrics
 

@@ -1,6 +1,6 @@
 """Data parallelism over devices with `jax.sharding`: games split along one mesh axis.
 
-The learner state's live games (everything under `TrainState.live`, each leaf with a
+The learner state's live games (everything under the state's `live`, each leaf with a
 leading games axis) are split across the devices of a one-axis mesh named "games"; the
 parameters, optimizer state, pool and counters are replicated. The compiled update is the
 same program: XLA partitions it from the shardings of its inputs (GSPMD), adding the

@@ -1,9 +1,8 @@
-"""The PPO update as one compiled function, and `train(config)` around it.
+"""`train(config)`: the training loop every learner shares.
 
-One update = a T-tick rollout of `num_envs` games (`Rollout.run`), GAE, then `epochs`
-passes over `minibatches` groups of games, each replaying its sequences through the
-networks with the same memory resets as when they were played, all inside one `jax.jit`.
-The host loop only logs, checkpoints and shows progress.
+The learner of the config's algorithm (`registry.ALGORITHMS`: PPO in `ppo.py`, QMIX and
+PQN-VDN) compiles one update; this host loop only steps it, validates, logs, checkpoints
+and shows progress, whatever the algorithm.
 """
 
 from __future__ import annotations
@@ -14,191 +13,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import jax
-import jax.numpy as jnp
 import numpy as np
-import optax
 
-from ..env import make
-from .config import PPOConfig, TrainConfig
-from .losses import ValueNorm, gae, masked_mean, normalize, policy_loss, value_loss
-from .networks import Networks, action_log_prob, entropy, init_params, make_networks
-from .opponents import Pool, copies_due, training_systems
-from .rewards import make_reward_fn
-from .rollout import Live, Memory, Rollout, critic_inputs, stat_metrics
-
-LOSS_NAMES = ("loss", "actor_loss", "value_loss", "entropy", "approx_kl", "clip_frac")
-
-
-class TrainState(NamedTuple):
-    """The whole learner: what a checkpoint holds and a resumed run continues from."""
-
-    actor_params: Any
-    critic_params: Any
-    actor_opt: Any
-    critic_opt: Any
-    value_norm: ValueNorm
-    key: Any  # raw uint32 PRNG key
-    live: Live
-    update: Any  # () int32 updates done
-    steps: Any  # () int32 game steps played
-    pool: Pool  # saved copies of the actor (size 0 when the config uses no pool)
-
-
-class Learner:
-    """The compiled pieces for one config (env, networks, optimizers, init and update)."""
-
-    def __init__(self, cfg: PPOConfig, reward_fn: Callable | None = None) -> None:
-        self.cfg = cfg
-        self.env = make("tdm", num_envs=cfg.num_envs, **cfg.game_settings())
-        self.nets: Networks = make_networks(cfg.hidden, cfg.recurrent, cfg.critic)
-        self.actor_tx = optax.chain(
-            optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(cfg.actor_lr, eps=1e-5)
-        )
-        self.critic_tx = optax.chain(
-            optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(cfg.critic_lr, eps=1e-5)
-        )
-        systems, partners, learner_slots = training_systems(cfg)
-        self.rollout = Rollout(cfg, self.env, self.nets, systems,
-                               reward_fn or make_reward_fn(cfg), partners, learner_slots)  # fmt: skip
-        self.init = jax.jit(self._init)
-        self.update = jax.jit(self._update)
-
-    # ---- start ---------------------------------------------------------------------------
-    def _init(self, key: Any) -> TrainState:
-        k_params, k_live, k_next = jax.random.split(key, 3)
-        actor, critic = init_params(self.nets, k_params)
-        return TrainState(
-            actor, critic, self.actor_tx.init(actor), self.critic_tx.init(critic),
-            ValueNorm.create(), k_next, self.rollout.init_live(k_live),
-            jnp.zeros((), jnp.int32), jnp.zeros((), jnp.int32),
-            Pool.create(actor, self.cfg.pool_size if self.cfg.uses_pool else 0),
-        )  # fmt: skip
-
-    def rollout_params(self, ts: TrainState) -> tuple:
-        """What `Rollout.run` plays with: (actor, critic, value norm, pool)."""
-        return (ts.actor_params, ts.critic_params, ts.value_norm, ts.pool)
-
-    # ---- the loss of one minibatch -------------------------------------------------------
-    def _loss(self, params: tuple, start: Memory, traj, adv, target, vnorm: ValueNorm):
-        actor_params, critic_params = params
-        cfg = self.cfg
-        logits, value = self._replay(actor_params, critic_params, start, traj)
-        mask = traj.mask
-        log_prob = action_log_prob(logits, traj.action)
-        if cfg.normalize_advantages:
-            adv = normalize(adv, mask)
-        a_loss, kl, clip_frac = policy_loss(log_prob, traj.log_prob, adv, cfg.clip_eps, mask)
-        ent = masked_mean(entropy(logits, traj.avail), mask)
-        if cfg.value_norm:
-            old_value, target = vnorm.norm(traj.value), vnorm.norm(target)
-        else:
-            old_value = traj.value
-        v_loss = value_loss(value, old_value, target, cfg.clip_eps, mask)
-        loss = a_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
-        return loss, jnp.stack([loss, a_loss, v_loss, ent, kl, clip_frac])
-
-    def _replay(self, actor_params: Any, critic_params: Any, start: Memory, traj):
-        """Logits and values of a minibatch's sequences (T, games, 5, ...), replayed with
-        the memory resets they were played with.
-
-        Feedforward networks take the whole sequence in one pass (one large matrix product
-        per layer); recurrent ones step through time. (Running a recurrent network's input
-        layer over the whole sequence before the time loop was measured too: +5% update
-        rate at 64 games, -7% at 256, so it was left out.)
-        """
-        cfg, nets = self.cfg, self.nets
-        if not cfg.recurrent:
-            cx = critic_inputs(cfg, traj.x, traj.world, traj.classes)
-            _, logits = nets.actor.apply(actor_params, start.actor, traj.x, traj.avail,
-                                         traj.reset)  # fmt: skip
-            _, value = nets.critic.apply(critic_params, start.critic, cx, traj.reset)
-            return logits, value
-
-        def step(mem: Memory, t):
-            a_mem, logits = nets.actor.apply(actor_params, mem.actor, t.x, t.avail, t.reset)
-            cx = critic_inputs(cfg, t.x, t.world, t.classes)
-            c_mem, value = nets.critic.apply(critic_params, mem.critic, cx, t.reset)
-            return Memory(a_mem, c_mem), (logits, value)
-
-        _, (logits, value) = jax.lax.scan(step, start, traj)
-        return logits, value
-
-    # ---- one update ----------------------------------------------------------------------
-    def _update(self, ts: TrainState) -> tuple[TrainState, dict]:
-        cfg = self.cfg
-        key, k_roll, k_perm = jax.random.split(ts.key, 3)
-        start = ts.live.memory
-        live, traj, last_value, stats, by_opp = self.rollout.run(
-            (ts.actor_params, ts.critic_params, ts.value_norm, ts.pool), ts.live, k_roll
-        )
-        adv, target = gae(traj.reward, traj.value, traj.done, last_value, cfg.gamma,
-                          cfg.gae_lambda)  # fmt: skip
-        vnorm = ts.value_norm.update(target, traj.mask) if cfg.value_norm else ts.value_norm
-        m = cfg.minibatches
-        size = cfg.num_envs // m
-
-        def groups(x, axis):
-            """Games axis `axis` -> a leading (m,) axis of groups, time-major inside."""
-            x = x.reshape(x.shape[:axis] + (m, size) + x.shape[axis + 1 :])
-            return jnp.moveaxis(x, axis, 0)
-
-        def epoch(carry, k):
-            perm = jax.random.permutation(k, cfg.num_envs)
-            batches = (
-                jax.tree.map(lambda x: groups(jnp.take(x, perm, axis=0), 0), start),
-                jax.tree.map(lambda x: groups(jnp.take(x, perm, axis=1), 1), traj),
-                groups(jnp.take(adv, perm, axis=1), 1),
-                groups(jnp.take(target, perm, axis=1), 1),
-            )
-
-            def minibatch(carry, batch):
-                params, opts = carry
-                mem, tr, a, tg = batch
-                grads, info = jax.grad(self._loss, has_aux=True)(params, mem, tr, a, tg, vnorm)
-                ua, oa = self.actor_tx.update(grads[0], opts[0], params[0])
-                uc, oc = self.critic_tx.update(grads[1], opts[1], params[1])
-                params = (optax.apply_updates(params[0], ua), optax.apply_updates(params[1], uc))
-                return (params, (oa, oc)), info
-
-            return jax.lax.scan(minibatch, carry, batches)
-
-        carry = ((ts.actor_params, ts.critic_params), (ts.actor_opt, ts.critic_opt))
-        (params, opts), infos = jax.lax.scan(epoch, carry, jax.random.split(k_perm, cfg.epochs))
-        losses = infos.reshape(-1, len(LOSS_NAMES)).mean(0)
-        metrics = {n: losses[i] for i, n in enumerate(LOSS_NAMES)}
-        metrics.update(stat_metrics(stats, by_opp))
-        metrics["mean_reward"] = masked_mean(traj.reward, traj.mask)
-        metrics["mean_value"] = masked_mean(traj.value, traj.mask)
-        steps = ts.steps + cfg.steps_per_update
-        pool = ts.pool
-        if cfg.uses_pool:
-            pool = pool.push(params[0], copies_due(ts.steps, steps, cfg.pool_every))
-        metrics["pool_copies"] = pool.count
-        new = TrainState(params[0], params[1], opts[0], opts[1], vnorm, key, live,
-                         ts.update + 1, steps, pool)  # fmt: skip
-        return new, metrics
-
+from .config import TrainConfig
+from .registry import Learner, learner_class
 
 _LEARNERS: dict[tuple, Any] = {}
 
 
-def learner_class(cfg: TrainConfig) -> type:
-    """The learner of a config's algorithm: `Learner` (PPO), `QMIXLearner`, `PQNLearner`."""
-    if cfg.algo == "qmix":
-        from .qmix import QMIXLearner
-
-        return QMIXLearner
-    if cfg.algo == "pqn-vdn":
-        from .pqn import PQNLearner
-
-        return PQNLearner
-    return Learner
-
-
-def learner_for(cfg: TrainConfig, reward_fn: Callable | None = None) -> Any:
+def learner_for(cfg: TrainConfig, reward_fn: Callable | None = None) -> Learner:
     """A cached learner for the config's algorithm: configs differing only in run settings
     share compiled code."""
     run_only = dict(seed=0, out="-", devices=1, total_steps=1, checkpoint_every=0, keep_checkpoints=1,
@@ -208,7 +34,7 @@ def learner_for(cfg: TrainConfig, reward_fn: Callable | None = None) -> Any:
         del run_only["total_steps"]
     key = (cfg.replace(**run_only), reward_fn)
     if key not in _LEARNERS:
-        _LEARNERS[key] = learner_class(cfg)(cfg, reward_fn)
+        _LEARNERS[key] = learner_class(cfg.algo)(cfg, reward_fn)
     return _LEARNERS[key]
 
 
@@ -256,7 +82,7 @@ class RunLog:
 
 @dataclass
 class TrainResult:
-    state: TrainState
+    state: Any  # the learner's state (`registry.LearnerState`)
     run_dir: Path
     rows: list[dict]
 
@@ -333,7 +159,7 @@ def train(
                 best_ckpts.manager.delete(s)
     best = best_of(vrows)
 
-    def validate(state: TrainState) -> None:
+    def validate(state: Any) -> None:
         nonlocal best
         u = int(state.update)
         summary, games = validator.check(state.actor_params)
@@ -391,7 +217,7 @@ def train(
     return TrainResult(state, run_dir, rows)
 
 
-def _next_stage(state: TrainState, learner: Learner, update: int) -> TrainState:
+def _next_stage(state: Any, learner: Learner, update: int) -> Any:
     """The learner carried into a new curriculum stage: fresh games of the stage's env
     (from a key that depends only on the update number, so a resumed run does the same);
     parameters, optimizers, pool and counters kept."""

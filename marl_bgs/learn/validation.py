@@ -33,8 +33,9 @@ from ..core.state import TEAM_SIZE
 from ..sharding import round_up
 from ..systems.base import System
 from ..systems.registry import by_name
-from .config import Q_ALGOS, TrainConfig
+from .config import TrainConfig
 from .networks import Networks, actor_inputs
+from .registry import acts_greedily
 
 VALIDATION_COLUMNS = (
     "update", "steps", "margin", "kills", "deaths", "games", "wins", "draws", "losses",
@@ -162,7 +163,7 @@ class Validator:
     def __init__(self, cfg: TrainConfig, nets: Networks) -> None:
         self.cfg = cfg
         self.holder = _Params()
-        greedy = cfg.algo in Q_ALGOS  # a Q-network acts greedily over legal actions
+        greedy = acts_greedily(cfg.algo)  # a Q-network acts greedily over legal actions
         self.system = actor_system(nets, self.holder, name=f"{cfg.algo}", greedy=greedy)
         self.opponents = [by_name(n) for n in cfg.validation_opponents]
         settings = cfg.game_settings()
