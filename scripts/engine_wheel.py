@@ -53,6 +53,7 @@ MODULES = (
     "learn/__init__.py",
     "learn/config.py",
     "learn/policy.py",
+    "learn/registry.py",
     "systems/registry.py",
 )
 
