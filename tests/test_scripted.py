@@ -185,3 +185,28 @@ def test_decisions_are_the_same_on_numpy_and_jax():
                     assert np.array_equal(a_np, np.asarray(a_jx)), (name, team, g, t)
                     for x, y in zip(mem_np, mem_jx, strict=True):
                         assert np.allclose(x, np.asarray(y)), (name, team, g, t)
+
+
+def test_the_pathing_page_states_the_constants_the_code_uses():
+    """site_src/reference/scripted-opponents.md describes the pathing in words; each number
+    it gives is the constant in pathing.py (a changed constant fails here, not on the page)."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "site_src" / "reference"
+            / "scripted-opponents.md").read_text()  # fmt: skip
+    text = " ".join(page.split())
+    words = {2: "two", 3: "three", 4: "four", 8: "eight"}
+    stated = [
+        f"fine points {P.FINE:g} apart ({P.FINE_W} x {P.FINE_H})",
+        f"blocked within {P.INFLATE:g} of an obstacle",
+        f"first {words[P.BUILD_TICKS]} decisions",
+        f"coarse cells {P.CELL:g} apart ({P.GRID_W} x {P.GRID_H})",
+        f"costs {'twice' if P.NEAR_COST == 2 else P.NEAR_COST} its length next to an obstacle",
+        f"takes {words[P.RELAX_PER_TICK]} min-plus steps",
+        f"grows {words[round(P.RELAX_PER_TICK * P.CELL)]} units a tick",  # a cell per step
+        f"jumps more than {P.RETARGET:g} units",
+        f"sees no enemy within {P.CALM_REACH:g}",
+        f"opposite way for {words[P.GIVE_WAY_TICKS]} ticks",
+    ]
+    missing = [s for s in stated if s not in text]
+    assert missing == [], missing
