@@ -73,3 +73,30 @@ def in_chunks(counts: Any, room: Any, run: Callable[[Any], Any], empty: Any) -> 
 
     left = jnp.ones(games, bool)
     return jax.lax.while_loop(lambda c: jnp.any(c[0]), one_chunk, (left, empty))[1]
+
+
+def in_lists(left: Any, size: int, compute: Callable[[Any], Any], out: Any) -> Any:
+    """`out` with the rows `left` marks replaced by `compute(index)`, `size` rows at a time.
+
+    Why: a step that only a few rows of a batch need (a few games' redone passes, a few
+    bodies' map tests) runs on a short list of those rows instead of on every row; a batch
+    needing more runs another list, none when no row is marked.
+
+    Args:
+        left: (n,) bool, the rows to compute.
+        size: rows one list holds.
+        compute: (size,) row indices -> their results (size, ...), as `out`'s rows.
+        out: (n, ...) results for every row; the marked ones are replaced.
+    """
+    import jax
+    import jax.numpy as jnp
+
+    n = left.shape[0]
+
+    def one_list(value: tuple) -> tuple:
+        left, out = value
+        which = jnp.nonzero(left, size=size, fill_value=n)[0]  # n: past the end, dropped
+        new = compute(jnp.minimum(which, n - 1))
+        return left.at[which].set(False, mode="drop"), out.at[which].set(new, mode="drop")
+
+    return jax.lax.while_loop(lambda v: jnp.any(v[0]), one_list, (left, out))[1]

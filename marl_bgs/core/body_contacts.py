@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .backend import is_numpy, known_none, min_at
-from .batching import every_game, in_chunks, with_batch_rule
+from .batching import every_game, in_chunks, in_lists, with_batch_rule
 from .contact import NO_HIT, bounded_fence, bounded_inverse, f32, fenced_dot, float_circle_entry
 from .geometry import CONTACT, CONTACT_SQ, F32, I32, body_blocked, first_index, sq
 from .loops import settle
@@ -574,18 +574,12 @@ def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[tuple, tup
         """Only the bodies asked about (the stopped ones, a few per game), a list of
         BLOCKED_PER_GAME per game at a time, each against its own game's map: testing
         every body's points against the whole map was most of a tick's time."""
-        n = p.shape[0]
 
-        def some(value):
-            left, out = value
-            which = jnp.nonzero(left, size=BLOCKED_PER_GAME * games, fill_value=n)[0]
-            body = jnp.minimum(which, n - 1)
+        def hit(body):
             own = jax.tree.map(lambda a: a[body // NUM_SLOTS], m)
-            hit = jax.vmap(lambda q, mm: body_blocked(jnp, q, mm))(p[body], own)
-            return left.at[which].set(False, mode="drop"), out.at[which].set(hit, mode="drop")
+            return jax.vmap(lambda q, mm: body_blocked(jnp, q, mm))(p[body], own)
 
-        out = jnp.zeros(p.shape[:-1], bool)
-        return jax.lax.while_loop(lambda v: jnp.any(v[0]), some, (need, out))[1]
+        return in_lists(need, BLOCKED_PER_GAME * games, hit, jnp.zeros(p.shape[:-1], bool))
 
     counts = jnp.sum(valid, axis=1, dtype=jnp.int32)[:, None]
     empty = (jnp.zeros((games, NUM_SLOTS), jnp.int32), jnp.zeros((games, NUM_SLOTS, 2), jnp.int32))
@@ -598,18 +592,12 @@ def _redo_games(times, points, start, blocking, m, caps, sunk) -> Array:
     import jax
     import jax.numpy as jnp
 
-    games = caps.shape[0]
     args = (times, points, start, blocking, m, caps)
 
-    def some(value):
-        left, out = value
-        which = jnp.nonzero(left, size=REDO_GAMES, fill_value=games)[0]
-        picked = jax.tree.map(lambda a: a[jnp.minimum(which, games - 1)], args)
-        redone = jax.vmap(_redo)(*picked)
-        return left.at[which].set(False, mode="drop"), out.at[which].set(redone, mode="drop")
+    def redo(game):
+        return jax.vmap(_redo)(*jax.tree.map(lambda a: a[game], args))
 
-    moved = jnp.any(caps < QUANTA, axis=1)
-    return jax.lax.while_loop(lambda v: jnp.any(v[0]), some, (moved, sunk))[1]
+    return in_lists(jnp.any(caps < QUANTA, axis=1), REDO_GAMES, redo, sunk)
 
 
 _body_stops_jax = with_batch_rule(_one_game, _many_games)
