@@ -58,6 +58,9 @@ REDO_GAMES = 16
 # Stopped bodies per game whose grid corners a batch tests against the map in one list
 # (a batch with more takes another list).
 BLOCKED_PER_GAME = 2
+# The bodies a later pass moves, and their partners, are fewer: their map tests run in
+# lists this many times shorter.
+BLOCKED_FEW_SHARE = 8
 
 
 class Paths(NamedTuple):
@@ -415,34 +418,67 @@ def part_overlaps(
     xp: Namespace,
     legs: Paths,
     start: Array,
-    rows_i: Array,
-    rows_j: Array,
-    valid: Array,
+    rows: tuple,
     stop: Array,
+    ends: Array,
     leg_ends: Array,
     blocked: Any,
-) -> Array:
-    """Stops with both bodies of every row that still overlaps on the grid (`grid_ends`)
-    moved back along their paths, 2 quanta before the earlier of the two stops, then 4, 8,
-    ... pass by pass (the 10th sends them to where they started, always clear), until none
-    overlaps: the last resort for chains too long for the passes and for stops whose grid
-    points cannot round apart (a body pressed to a wall, its partner touching it)."""
+) -> tuple[Array, Array]:
+    """Stops with both bodies of every row that still overlaps on the grid moved back along
+    their paths, 2 quanta before the earlier of the two stops, then 4, 8, ... pass by pass
+    (the 10th sends them to where they started, always clear), until none overlaps: the
+    last resort for chains too long for the passes and for stops whose grid points cannot
+    round apart (a body pressed to a wall, its partner touching it). `ends` are the grid
+    ends of `stop` (`grid_ends`); returns the new stops and their grid ends, each pass
+    finding the ends again only for the bodies it moved and their partners
+    (`refresh_ends`)."""
+    rows_i, rows_j, valid = rows
     full = xp.full((start.shape[0],), QUANTA, dtype=I32)
-    rows = (rows_i, rows_j, valid)
 
     def part_pass(value):
-        stop, k = value
-        at_end = grid_ends(xp, start, truncate(xp, legs, stop), stop, leg_ends, rows, blocked)
-        d = at_end[rows_i] - at_end[rows_j]
+        stop, ends, k = value
+        d = ends[rows_i] - ends[rows_j]
         overlap = valid & (sq(xp, d[:, 0], d[:, 1]) < CONTACT_SQ)
+        if known_none(xp, overlap):  # NumPy: nothing overlaps, nothing moves
+            return value, False
         step = xp.asarray(PART_STEPS)[xp.minimum(k, len(PART_STEPS) - 1)]
         back = xp.maximum(xp.minimum(stop[rows_i], stop[rows_j]) - step, 0)
         cut = xp.where(overlap, back, QUANTA).astype(I32)
         new = xp.minimum(stop, _row_min(xp, full, rows_i, rows_j, cut)).astype(I32)
-        return (new, k + 1), xp.any(new != stop)
+        moved = new != stop
+        ends = refresh_ends(xp, start, legs, new, ends, moved, leg_ends, rows, blocked)
+        return (new, ends, k + 1), xp.any(moved)
 
     start_pass = xp.asarray(0, I32)
-    return settle(xp, part_pass, (stop, start_pass), BODY_PASSES, xp.any(valid))[0]
+    stop, ends, _ = settle(xp, part_pass, (stop, ends, start_pass), BODY_PASSES, xp.any(valid))
+    return stop, ends
+
+
+def refresh_ends(
+    xp: Namespace,
+    start: Array,
+    legs: Paths,
+    stop: Array,
+    ends: Array,
+    moved: Array,
+    leg_ends: Array,
+    rows: tuple,
+    blocked: Any,
+) -> Array:
+    """The grid ends of `stop`, given `ends` of stops that differ only where `moved`: a
+    body's grid end depends on its own stop and its row partners' stops alone, so only
+    the moved bodies and their partners are found again (and only their points tested
+    against the map); the others keep theirs, the same bits."""
+    paths = truncate(xp, legs, stop)
+    if is_numpy(xp):  # NumPy pays per call, not per body: all of them, once
+        return grid_ends(xp, start, paths, stop, leg_ends, rows, blocked)
+    rows_i, rows_j, valid = rows
+    touched = (valid & (moved[rows_i] | moved[rows_j])).astype(I32)
+    partner = _row_min(xp, xp.ones(moved.shape, I32), rows_i, rows_j, 1 - touched) == 0
+    again = moved | partner
+    ask = lambda p, need: blocked(p, need & again)  # noqa: E731
+    fresh = grid_ends(xp, start, paths, stop, leg_ends, rows, ask)
+    return xp.where(again[:, None], fresh, ends)
 
 
 def body_stops(
@@ -491,11 +527,10 @@ def numpy_cuts(
             break
         caps = np.where(moved, np.minimum(caps, sunk), caps)
         stop, paths, ends, sinks = cut(sunk)
-    # part_overlaps, its first pass read off the grid ends already known.
-    d = ends[rows_i] - ends[rows_j]
-    if not np.any(sq(np, d[:, 0], d[:, 1]) < CONTACT_SQ):
-        return stop, paths, ends
-    return cut(part_overlaps(np, legs, start, rows_i, rows_j, ok, stop, leg_ends, blocked))[:3]
+    final, ends = part_overlaps(np, legs, start, pairs, stop, ends, leg_ends, blocked)
+    if final is not stop:  # a pass moved stops: the paths they leave
+        paths = truncate(np, legs, final)
+    return final, paths, ends
 
 
 def _one_game(
@@ -507,11 +542,11 @@ def _one_game(
     valid = may_meet(jnp, legs, start, blocking)
     rows_i, rows_j = jnp.asarray(PAIR_I), jnp.asarray(PAIR_J)
     full = jnp.full(NUM_SLOTS, QUANTA, jnp.int32)
-    stop = cut_and_sink(jnp, legs, start, (rows_i, rows_j, valid), m, full, 1 + REDO_ROUNDS)
+    rows = (rows_i, rows_j, valid)
+    stop = cut_and_sink(jnp, legs, start, rows, m, full, 1 + REDO_ROUNDS)
     blocked = lambda p, need: body_blocked(jnp, p, m)  # noqa: E731
-    stop = part_overlaps(jnp, legs, start, rows_i, rows_j, valid, stop, leg_ends, blocked)
-    paths = truncate(jnp, legs, stop)
-    return stop, grid_ends(jnp, start, paths, stop, leg_ends, (rows_i, rows_j, valid), blocked)
+    ends = grid_ends(jnp, start, truncate(jnp, legs, stop), stop, leg_ends, rows, blocked)
+    return part_overlaps(jnp, legs, start, rows, stop, ends, leg_ends, blocked)
 
 
 def _redo(
@@ -559,27 +594,38 @@ def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[tuple, tup
         rows = (rows_i, rows_j, ok)
         stop = cut_stops(jnp, legs, flat_start, rows_i, rows_j, ok)
         cut = truncate(jnp, legs, stop)
-        sinks = grid_ends_sinking(jnp, flat_start, cut, stop, flat_start, rows, blocked)[1]
+        ends, sinks = grid_ends_sinking(jnp, flat_start, cut, stop, flat_ends, rows, blocked)
         sunk = sink_back(jnp, legs, flat_start, stop, None, rows, sinks)
-        sunk, stop = sunk.reshape(games, NUM_SLOTS), stop.reshape(games, NUM_SLOTS)
-        caps = jnp.where((sunk != stop) & take[:, None], sunk, QUANTA)
-        stop = _redo_games(times, points, start, blocking, m, caps, sunk)
-        stop = part_overlaps(
-            jnp, legs, flat_start, rows_i, rows_j, ok, stop.ravel(), flat_ends, blocked
+        caps = jnp.where((sunk != stop) & jnp.repeat(take, NUM_SLOTS), sunk, QUANTA)
+        caps = caps.reshape(games, NUM_SLOTS)
+        redone = _redo_games(times, points, start, blocking, m, caps, sunk.reshape(caps.shape))
+        redone = redone.ravel()
+        ends = jax.lax.cond(  # the grid ends of the stops sink_back or a redo moved
+            jnp.any(redone != stop),
+            lambda: refresh_ends(
+                jnp, flat_start, legs, redone, ends, redone != stop, flat_ends, rows, few
+            ),
+            lambda: ends,
         )
-        ends = grid_ends(jnp, flat_start, truncate(jnp, legs, stop), stop, flat_ends, rows, blocked)
+        stop, ends = part_overlaps(jnp, legs, flat_start, rows, redone, ends, flat_ends, few)
         return stop.reshape(games, NUM_SLOTS), ends.reshape(games, NUM_SLOTS, 2)
+
+    def hit(p, body):
+        own = jax.tree.map(lambda a: a[body // NUM_SLOTS], m)
+        return jax.vmap(lambda q, mm: body_blocked(jnp, q, mm))(p[body], own)
 
     def blocked(p, need):
         """Only the bodies asked about (the stopped ones, a few per game), a list of
         BLOCKED_PER_GAME per game at a time, each against its own game's map: testing
         every body's points against the whole map was most of a tick's time."""
+        no = jnp.zeros(p.shape[:-1], bool)
+        return in_lists(need, BLOCKED_PER_GAME * games, lambda b: hit(p, b), no)
 
-        def hit(body):
-            own = jax.tree.map(lambda a: a[body // NUM_SLOTS], m)
-            return jax.vmap(lambda q, mm: body_blocked(jnp, q, mm))(p[body], own)
-
-        return in_lists(need, BLOCKED_PER_GAME * games, hit, jnp.zeros(p.shape[:-1], bool))
+    def few(p, need):
+        """The same for the few bodies a later pass moves (and their partners): a shorter
+        list, BLOCKED_FEW_SHARE of the first one."""
+        size = max(NUM_SLOTS, BLOCKED_PER_GAME * games // BLOCKED_FEW_SHARE)
+        return in_lists(need, size, lambda b: hit(p, b), jnp.zeros(p.shape[:-1], bool))
 
     counts = jnp.sum(valid, axis=1, dtype=jnp.int32)[:, None]
     empty = (jnp.zeros((games, NUM_SLOTS), jnp.int32), jnp.zeros((games, NUM_SLOTS, 2), jnp.int32))
