@@ -15,6 +15,9 @@ held here to the plain form it replaces, on many inputs:
   `sight_blocked`'s answers, on NumPy and in its general form.
 - `legs._legs` on NumPy (early exits, the turned normal read by column, `ops.dot2` for
   the short dot products) and `body_contacts.may_meet`'s columns: their general form's bits.
+- `legs._dense_surfaces`' slides ask only the obstacles a slide may meet
+  (`legs._slide_may_meet`) and leave out the surface slid along: the least contact, capped
+  at the slide's end, of every obstacle in reach.
 - `contact.bounded_fence` (the body passes' fences: `position_at`, `truncate`,
   `pair_contacts`, `float_circle_entry`) is skipped on NumPy: the fenced bits.
 - `pathing.relax` on NumPy steps on a window view and stops at a settled field;
@@ -339,3 +342,51 @@ def test_numpy_legs_equal_their_general_form(inline):
             B.may_meet(np, fast, start, blocking), B.may_meet(fenced, fast, start, blocking)
         )
     assert slid > 200  # many bodies slide after a contact
+
+
+@pytest.mark.parametrize("inline", [False, True])
+def test_numpy_slides_asking_fewer_obstacles_meet_what_all_in_reach_meet(inline):
+    """The dense surfaces' slides ask only the obstacles near each slide (`_slide_may_meet`,
+    the surface slid along left out): capped at the slide's end, the first contacts of all
+    the obstacles in reach. The slides are the ones `_legs` makes, plus slides aimed to end
+    just short of, or just past, an obstacle's grown box (where the margin decides)."""
+    m = _map(inline)
+    rng = np.random.default_rng(29)
+    obstacles = obstacle_list(np, m)
+    lists = Obstacles(*(a[None] for a in obstacles))
+    lo, hi = legs._grown_boxes(np, m)
+    asked, left_out, hits = 0, 0, 0
+    for _ in range(150):
+        start = rng.integers([400, 400], [19600, 9600], size=(10, 2)).astype(np.int32)
+        stride = rng.integers(-1500, 1500, size=(10, 2)).astype(np.int32)
+        near = reachable(np, obstacles, start, stride, legs._grown_boxes(np, m))
+        calls = []
+        dense = legs._dense_surfaces(m, near)
+        record = lambda *a, _d=dense, _c=calls: _c.append(a) or _d.slides(*a)  # noqa: E731
+        legs._legs(np, start, stride, np.zeros(10, np.int32), lists, dense._replace(slides=record))
+        # Slides aimed at a grown box's edge, ending within 20 of it either side.
+        k = rng.integers(0, lo.shape[0], 10)
+        edge = np.where(rng.random((10, 1)) < 0.5, lo[k], hi[k]).astype(np.float32)
+        p = rng.uniform(-300, 300, (10, 2)).astype(np.float32)
+        tip = edge + rng.uniform(-20, 20, (10, 2)).astype(np.float32)
+        w = (tip - start - p).astype(np.float32)
+        w *= np.float32(rng.uniform(0.0, 1.0)) < 0.9
+        skip = rng.integers(0, 4 + lo.shape[0], 10).astype(np.int32)
+        aimed = (start, p, w, skip)
+        span = (np.abs(p) + np.abs(w)).astype(np.int32) + 1  # the slide lies in its square
+        near_aimed = reachable(np, obstacles, start, span, (lo, hi))
+        for args, reach in [(a, near) for a in calls] + [(aimed, near_aimed)]:
+            s0, p0, w0, skip0 = args
+            fast = np.minimum(legs._dense_surfaces(m, reach).slides(*args), 1)
+            parts = []
+            for kind, b, e in legs.groups(m):
+                body, column = np.nonzero(reach[:, b:e])
+                parts.append((kind, body, column + b, np.ones(body.shape, bool)))
+            rows = legs.make_rows(np, lists, parts)
+            slow = np.minimum(legs._slide_least(np, s0, p0, w0, skip0, rows), 1)
+            assert np.array_equal(fast, slow)
+            ask = legs._slide_may_meet(s0, p0, w0, (lo, hi)) & reach
+            asked += int(ask.sum())
+            left_out += int((reach & ~ask).sum())
+            hits += int((slow < 1).sum())
+    assert asked > 100 and left_out > 1000 and hits > 50  # both kinds of rows, and contacts

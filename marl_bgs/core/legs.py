@@ -55,6 +55,9 @@ _NO_COLUMN = np.int32(2**30)
 # Float constants as 0-d arrays (NumPy converts a scalar operand on every call).
 _QUANTUM_F = np.asarray(1.0 / QUANTA, F32)
 _ZERO_F, _ONE_F, _TINY_F = (np.asarray(x, F32) for x in (0, 1, 1e-12))
+# How much more than a body (milli-units) an obstacle's box is grown when NumPy asks which
+# obstacles a slide may meet (`_slide_may_meet`): far above float32 errors of a contact.
+_SLIDE_MARGIN = np.asarray(16, F32)
 # Outward normals of the arena's left, right, bottom and top edges (surfaces 0-3).
 _EDGE_NORMALS = np.asarray([[1, 0], [-1, 0], [0, 1], [0, -1]], np.int32)
 
@@ -184,13 +187,16 @@ def _dense_surfaces(m: Any, near: Array) -> _Surfaces:
         return lam1, first.astype(I32), values[rows, second], second.astype(I32)
 
     def slides_(start, p, w, skip):
-        # Rows of the bodies that slide and the obstacles in their reach, pillars first.
-        moving = np.any(w != 0, axis=1)
+        # Rows of the bodies that slide and the obstacles their slide may meet, pillars
+        # first: a slide is short and runs along the surface it leaves (`skip`), so most
+        # kinds have no row left and cost no call.
         obstacles = obstacle_list(np, m)
         lists = Obstacles(*(a[None] for a in obstacles))
+        ask = near & _slide_may_meet(start, p, w, _grown_boxes(np, m))
+        ask[np.arange(ask.shape[0]), np.maximum(skip - 4, 0)] &= skip < 4
         parts = []
         for kind, b, e in groups(m):
-            body, column = np.nonzero(near[:, b:e] & moving[:, None])
+            body, column = np.nonzero(ask[:, b:e])
             parts.append((kind, body, column + b, np.ones(body.shape, bool)))
         return _slide_least(np, start, p, w, skip, make_rows(np, lists, parts))
 
@@ -200,6 +206,21 @@ def _dense_surfaces(m: Any, near: Array) -> _Surfaces:
         return body_blocked(np, pts, m)
 
     return _Surfaces(first_two, slides_, sunk_at, sunk_counts_arena=True)
+
+
+def _slide_may_meet(start: Array, p: Array, w: Array, boxes: tuple[Array, Array]) -> Array:
+    """NumPy: (N, K) whether each slide (from float offset p along w of a body starting at
+    `start`) comes near each obstacle's grown box: the box, grown by _SLIDE_MARGIN more,
+    meets the box around the slide. A row left out has no first contact before the slide's
+    end (float32 errors of a contact are far below the margin), so the least contact, capped
+    at the slide's end, is the same bits. A still body (w = 0) meets nothing."""
+    lo, hi = boxes
+    a, b = p, p + w
+    base = start.astype(F32)  # exact: whole numbers
+    low = (np.minimum(a, b) + base)[:, None, :] - _SLIDE_MARGIN
+    high = (np.maximum(a, b) + base)[:, None, :] + _SLIDE_MARGIN
+    meets = (lo[None] <= high) & (hi[None] >= low)
+    return meets.all(axis=2) & np.any(w != 0, axis=1)[:, None]
 
 
 def _entries(xp: Namespace, p: Array, v: Array, rows: Rows) -> tuple[Array, Array]:
@@ -245,6 +266,8 @@ def _slide_least(xp: Namespace, start: Array, p: Array, w: Array, skip: Array, r
     n = start.shape[0]
     arena = arena_slide_entries(xp, start, p, w)
     arena = xp.where(xp.arange(4)[None, :] == skip[:, None], NO_HIT, arena)
+    if is_numpy(xp) and not rows.body.size:  # no obstacle in any slide's way
+        return arena.min(axis=1)
     at = materialised(xp, (start, p, w))
     lam = _by_group(
         xp, rows,
