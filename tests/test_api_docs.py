@@ -312,10 +312,11 @@ def test_cli_page_lists_every_subcommand_and_option():
     page = cli_page.cli_page(parser)
     subs = cli_page.subcommands(parser)
     assert [name for name, _, _ in subs] == [
-        "play", "eval", "crossplay", "scenarios", "view", "client", "train", "plot",
+        "play", "eval", "crossplay", "scenarios", "view", "client", "train",
+        "demos record", "demos from-replays", "plot",
     ]  # fmt: skip
     for name, _, sub in subs:
-        start = page.index(f"## marl-bgs {name} {{#{name}}}")
+        start = page.index(f"## marl-bgs {name} {{#{name.replace(' ', '-')}}}")
         end = page.find("\n## ", start + 1)
         section = page[start : end if end > 0 else len(page)]
         assert cli_page.usage(sub) in section

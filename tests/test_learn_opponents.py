@@ -34,9 +34,9 @@ def test_the_pool_keeps_the_newest_copies_oldest_overwritten_first():
 def test_policy_specs_are_systems_or_clear_errors(tmp_path):
     assert policy_system("random", "fixed_opponents[0]").name == "random"
     with pytest.raises(ValueError, match=r"^config\.teammates\[2\]: 'nobody' is not"):
-        policy_system("nobody", "teammates[2]")
+        policy_system("nobody", "config.teammates[2]")
     with pytest.raises(ValueError, match=r"^config\.fixed_opponents\[0\]: .*does not exist"):
-        policy_system(str(tmp_path / "gone.npz"), "fixed_opponents[0]")
+        policy_system(str(tmp_path / "gone.npz"), "config.fixed_opponents[0]")
 
 
 @pytest.fixture(scope="module")

@@ -56,7 +56,8 @@ def copies_due(steps_before: Any, steps_after: Any, every: int) -> Any:
 
 
 def policy_system(spec: str, where: str) -> System:
-    """A System from a registered name, a training run folder or a policy `.npz` file."""
+    """A System from a registered name, a training run folder or a policy `.npz` file;
+    `where` is the field a refusal names (`config.fixed_opponents[0]`)."""
     from ..systems.registry import BUILDERS, by_name
     from .policy import learned_system, npz_system
 
@@ -68,9 +69,9 @@ def policy_system(spec: str, where: str) -> System:
         if Path(spec).expanduser().is_dir():
             return learned_system(spec)
     except ValueError as err:
-        raise ValueError(f"config.{where}: {spec!r}: {err}") from None
+        raise ValueError(f"{where}: {spec!r}: {err}") from None
     raise ValueError(
-        f"config.{where}: {spec!r} is not a registered System ({', '.join(BUILDERS)}), "
+        f"{where}: {spec!r} is not a registered System ({', '.join(BUILDERS)}), "
         "a training run folder or a policy .npz file"
     )
 
@@ -93,7 +94,7 @@ def partner_team(specs: tuple[str, ...]) -> tuple[System | None, Any]:
     from ..systems.mix import team
 
     members = [
-        policy_system(s, f"teammates[{k}]") if s else _learner_placeholder()
+        policy_system(s, f"config.teammates[{k}]") if s else _learner_placeholder()
         for k, s in enumerate(specs)
     ]
     name = "|".join(m.name for m in members)
@@ -105,7 +106,7 @@ def training_systems(cfg: Any) -> tuple[list[System], System | None, Any]:
     scripted Systems (in `opponent_names` order), the partner team and the learner's slots."""
     from ..systems.registry import by_name
 
-    systems = [policy_system(f, f"fixed_opponents[{i}]")
+    systems = [policy_system(f, f"config.fixed_opponents[{i}]")
                for i, f in enumerate(cfg.fixed_in_play)]  # fmt: skip
     systems += [by_name(n) for n in cfg.scripted_in_play]
     partners, learner_slots = partner_team(cfg.teammates)

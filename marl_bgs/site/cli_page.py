@@ -46,15 +46,24 @@ def code(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def subcommands(parser: argparse.ArgumentParser) -> list[tuple[str, str, argparse.ArgumentParser]]:
-    """(name, one-line help, parser) of each subcommand, in the order `--help` lists them."""
+def subcommands(
+    parser: argparse.ArgumentParser, prefix: str = ""
+) -> list[tuple[str, str, argparse.ArgumentParser]]:
+    """(name, one-line help, parser) of each subcommand, in the order `--help` lists them;
+    a command with commands of its own (`demos record`) is listed as those, by full name."""
     out = []
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             helps = {a.dest: a.help or "" for a in action._choices_actions}
             for name, sub in action.choices.items():
-                out.append((name, helps.get(name, ""), sub))
+                nested = subcommands(sub, f"{prefix}{name} ")
+                out += nested or [(f"{prefix}{name}", helps.get(name, ""), sub)]
     return out
+
+
+def anchor(name: str) -> str:
+    """A subcommand's anchor on the page (`demos record` -> `demos-record`)."""
+    return name.replace(" ", "-")
 
 
 def options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
@@ -121,7 +130,7 @@ def cli_page(parser: argparse.ArgumentParser | None = None) -> str:
         "| command | what it does |",
         "|---|---|",
     ]
-    lines += [f"| [{code(name)}](#{name}) | {escape(text)} |" for name, text, _ in subs]
+    lines += [f"| [{code(name)}](#{anchor(name)}) | {escape(text)} |" for name, text, _ in subs]
     lines += [
         "",
         "A refused input (an unknown map, an odd number of games, a folder that already "
@@ -129,7 +138,7 @@ def cli_page(parser: argparse.ArgumentParser | None = None) -> str:
         "`marl-bgs: error: ...`, naming the option.",
     ]
     for name, text, sub in subs:
-        lines += ["", f"## marl-bgs {name} {{#{name}}}", ""]
+        lines += ["", f"## marl-bgs {name} {{#{anchor(name)}}}", ""]
         summary = text[:1].upper() + text[1:] + "." if text else ""
         lines += [escape(" ".join(s for s in (summary, sub.description) if s)), ""]
         lines += ["```text", usage(sub), "```", ""]
