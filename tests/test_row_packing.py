@@ -64,13 +64,17 @@ def stacked():
     return games, m, [np.stack([g[k] for g in games]) for k in (0, 1, 4)]
 
 
-@pytest.mark.parametrize("room", ["packed", "overflowing"])
+@pytest.mark.parametrize("room", ["packed", "overflowing", "few overflowing", "few whole"])
 def test_packed_and_fallback_legs_match_numpy_game_by_game(monkeypatch, stacked, room):
+    """Also the slides' and grid ends' shorter lists (`GRID_END_SHARE`): one row a list
+    (they overflow: all rows again) and as long as the rows (they never do)."""
     jax = pytest.importorskip("jax")
     jnp = pytest.importorskip("jax.numpy")
     games, m, (start, stride, end) = stacked
     if room == "overflowing":
         monkeypatch.setattr(legs, "OBSTACLE_ROWS_PER_GAME", {0: 1, 1: 1, 2: 1})
+    if room.startswith("few"):
+        monkeypatch.setattr(legs, "GRID_END_SHARE", 10**6 if room == "few overflowing" else 1)
     shared = jax.tree.map(jnp.asarray, m)
 
     def plan(s, v, e):

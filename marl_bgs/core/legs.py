@@ -51,6 +51,10 @@ from .types import Array, Namespace
 # obstacle) row of every game (random play on map 47 averages about 6 pillar and 12 square
 # wall rows per game; 1 game in 100 has more than 12 and 17).
 OBSTACLE_ROWS_PER_GAME = {PILLAR: 12, SQUARE: 16, TURNED: 8}
+# A batch finds where each body stands on the grid by testing the nearest grid point of its
+# end for every body, then the other candidates only on the rows of the bodies whose nearest
+# point sinks, in lists this many times shorter than the rows of each kind.
+GRID_END_SHARE = 4
 _NO_COLUMN = np.int32(2**30)
 # Float constants as 0-d arrays (NumPy converts a scalar operand on every call).
 _QUANTUM_F = np.asarray(1.0 / QUANTA, F32)
@@ -121,6 +125,13 @@ def _grid_end(xp: Namespace, start: Array, ends: Array, surfaces: Any) -> Array:
         first = ~_blocked_at(np, pts[:, :1], surfaces)[:, 0]
         if first.all():
             return pts[:, 0]
+    if surfaces.sunk_some is not None:  # the nearest for all, the rest for those it fails
+        first = ~_blocked_at(xp, pts[:, :1], surfaces)[:, 0]
+        sunk = surfaces.sunk_some(pts, ~first)
+        edge_x, edge_y = _off_arena(pts)
+        later = first_index(xp, ~(sunk | edge_x | edge_y), axis=1)
+        index = xp.where(first, 0, xp.minimum(later, pts.shape[1] - 1))
+        return pick_point(xp, pts, index)
     free = ~_blocked_at(xp, pts, surfaces)
     return pick_point(xp, pts, xp.minimum(first_index(xp, free, axis=1), pts.shape[1] - 1))
 
@@ -144,16 +155,23 @@ class _Surfaces(NamedTuple):
     p, w, skip): the least first contact of slides from float offsets p along float w,
     leaving out each body's surface `skip` (`slides`). sunk_at(pts): whether a body at each
     point sinks into an obstacle (and, where `sunk_counts_arena`, whether it is off the
-    arena as well).
+    arena as well). sunk_some(pts, need), optional: `sunk_at` for the bodies `need` marks
+    (what it says of the others is never read).
     """
 
     first_two: Array
     slides: Array
     sunk_at: Array
     sunk_counts_arena: bool = False
+    sunk_some: Any = None
 
 
-def _row_surfaces(xp: Namespace, rows: Rows, n: int) -> _Surfaces:
+def _row_surfaces(xp: Namespace, rows: Rows, n: int, share: int = 0) -> _Surfaces:
+    """Questions answered on `rows`. With `share` > 0 (JAX batches), the slides and
+    `sunk_some` work only on the rows that can matter (a slide's rows whose obstacle it may
+    meet; the rows of the bodies asked about), packed into lists `share` times shorter than
+    each kind's rows, and on all rows again when those overflow: the same answers."""
+
     def first_two(p, v):
         return _two_smallest(xp, *_entries(xp, p, v, rows), rows)
 
@@ -165,7 +183,71 @@ def _row_surfaces(xp: Namespace, rows: Rows, n: int) -> _Surfaces:
         hits = _by_group(xp, rows, lambda kind, ob, a: row_blocked(xp, a, ob, kind), at)
         return per_body_any(xp, n, rows.body, hits & rows.valid[:, None])
 
-    return _Surfaces(first_two, slides_, sunk_at)
+    def packed(take, value, fill):
+        """Per kind, the rows `take(kind, ob, body, column)` marks, packed; `value(kind,
+        obstacles, bodies)` of them (`fill` where a list has room left), their bodies, and
+        whether any list overflowed."""
+        bodies, values, over, begin = [], [], [], 0
+        for kind, ob in rows.groups:
+            size = ob.radius.shape[0]
+            body = rows.body[begin : begin + size]
+            column = rows.column[begin : begin + size]
+            marked = rows.valid[begin : begin + size] & take(kind, ob, body, column)
+            cap = max(1, size // share)
+            (pick,) = xp.nonzero(marked, size=cap, fill_value=0)
+            count = xp.sum(marked)
+            ok = xp.arange(cap) < count
+            got = value(kind, Obstacles(*(a[pick] for a in ob)), body[pick])
+            ok = ok.reshape(ok.shape + (1,) * (got.ndim - 1))
+            bodies.append(body[pick])
+            values.append(materialised(xp, xp.where(ok, got, fill)))
+            over.append(count > cap)
+            begin += size
+        return xp.concatenate(bodies), xp.concatenate(values), xp.any(xp.stack(over))
+
+    def slides_some(start, p, w, skip):
+        import jax
+
+        base = f32(start)  # exact: whole numbers
+        low = xp.minimum(p, p + w) + base - _SLIDE_MARGIN
+        high = xp.maximum(p, p + w) + base + _SLIDE_MARGIN
+        moving = xp.any(w != 0, axis=1)
+        at = materialised(xp, (start, p, w, low, high, moving, skip))
+
+        def take(kind, ob, body, column):
+            s0, p0, w0, lo, hi, move, sk = (a[body] for a in at)
+            grown_lo = f32(ob.corners.min(axis=-2) - ob.radius[:, None])
+            grown_hi = f32(ob.corners.max(axis=-2) + ob.radius[:, None])
+            meets = xp.all((grown_lo <= hi) & (grown_hi >= lo), axis=1)
+            return meets & move & (column != sk - 4)
+
+        def value(kind, ob, body):
+            return row_slide_entries(xp, at[0][body], at[1][body], at[2][body], ob, kind)
+
+        def few():
+            bodies, lam, _ = found
+            arena = arena_slide_entries(xp, start, p, w)
+            arena = xp.where(xp.arange(4)[None, :] == skip[:, None], NO_HIT, arena)
+            return xp.minimum(xp.min(arena, axis=1), per_body_min(xp, n, bodies, lam, NO_HIT))
+
+        found = packed(take, value, NO_HIT)
+        return jax.lax.cond(found[2], lambda: _slide_least(xp, start, p, w, skip, rows), few)
+
+    def sunk_some(pts, need):
+        import jax
+
+        at = materialised(xp, pts)
+
+        def value(kind, ob, body):
+            return row_blocked(xp, at[body], ob, kind)
+
+        bodies, hits, over = packed(lambda kind, ob, body, column: need[body], value, False)
+        few = lambda: per_body_any(xp, n, bodies, hits)  # noqa: E731
+        return jax.lax.cond(over, lambda: sunk_at(pts), few)
+
+    if not share:
+        return _Surfaces(first_two, slides_, sunk_at)
+    return _Surfaces(first_two, slides_some, sunk_at, sunk_some=sunk_some)
 
 
 def _dense_surfaces(m: Any, near: Array) -> _Surfaces:
@@ -330,11 +412,18 @@ def _slide(xp: Namespace, rest: Array, n: Array) -> Array:
 
 
 def legs_on_rows(
-    xp: Namespace, start: Array, stride: Array, end: Array, obstacles: Obstacles, rows: Rows
+    xp: Namespace,
+    start: Array,
+    stride: Array,
+    end: Array,
+    obstacles: Obstacles,
+    rows: Rows,
+    share: int = 0,
 ) -> tuple[Paths, Array]:
     """`plan_legs` for N bodies (of G games, NUM_SLOTS each, in order) given their rows;
-    `obstacles` holds each game's list, (G, K, ...)."""
-    return _legs(xp, start, stride, end, obstacles, _row_surfaces(xp, rows, start.shape[0]))
+    `obstacles` holds each game's list, (G, K, ...); `share` as `_row_surfaces` takes it."""
+    surfaces = _row_surfaces(xp, rows, start.shape[0], share)
+    return _legs(xp, start, stride, end, obstacles, surfaces)
 
 
 def _legs(
@@ -467,8 +556,9 @@ def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Array, Arr
             parts.append((kind, body, column + b, jnp.arange(size) < jnp.sum(flat[:, b:e])))
         rows = make_rows(jnp, obstacles, parts)
         legs, ends = legs_on_rows(
-            jnp, start.reshape(-1, 2), stride.reshape(-1, 2), end.reshape(-1), obstacles, rows
-        )
+            jnp, start.reshape(-1, 2), stride.reshape(-1, 2), end.reshape(-1), obstacles, rows,
+            GRID_END_SHARE,
+        )  # fmt: skip
         return (
             legs.times.reshape(games, NUM_SLOTS, 3),
             legs.points.reshape(games, NUM_SLOTS, 3, 2),
