@@ -272,15 +272,22 @@ def _dense_surfaces(m: Any, near: Array) -> _Surfaces:
         # Rows of the bodies that slide and the obstacles their slide may meet, pillars
         # first: a slide is short and runs along the surface it leaves (`skip`), so most
         # kinds have no row left and cost no call.
-        obstacles = obstacle_list(np, m)
-        lists = Obstacles(*(a[None] for a in obstacles))
         ask = near & _slide_may_meet(start, p, w, _grown_boxes(np, m))
         ask[np.arange(ask.shape[0]), np.maximum(skip - 4, 0)] &= skip < 4
-        parts = []
+        column, body = np.nonzero(ask.T)  # by column: the kinds' rows come in order
+        obstacles = obstacle_list(np, m)
+        parts, bodies = [], []
         for kind, b, e in groups(m):
-            body, column = np.nonzero(ask[:, b:e])
-            parts.append((kind, body, column + b, np.ones(body.shape, bool)))
-        return _slide_least(np, start, p, w, skip, make_rows(np, lists, parts))
+            lo, hi = np.searchsorted(column, (b, e))
+            if hi > lo:  # one game's list, read by column alone (no game index)
+                parts.append((kind, Obstacles(*(a[column[lo:hi]] for a in obstacles))))
+                bodies.append(body[lo:hi])
+        if not parts:  # no obstacle in any slide's way
+            parts = [(PILLAR, Obstacles(*(a[:0] for a in obstacles)))]
+            bodies = [body]
+        body = np.concatenate(bodies).astype(I32)
+        rows = Rows(body, column.astype(I32), np.ones(body.shape, bool), tuple(parts))
+        return _slide_least(np, start, p, w, skip, rows)
 
     def sunk_at(pts):
         # Points on a body's path lie in its reach, so obstacles out of reach hold none.
