@@ -75,8 +75,13 @@ def _load_identity(e: Entrant) -> dict:
 
 
 def _stored_key(fixture: Fixture, seed: int, a: Entrant, b: Entrant) -> dict:
+    """What a saved fixture's games depend on: the fixture, the seed, both entrants' load
+    specs (and weights' digests) and the rules and scripted play that produced them
+    (`fingerprints`), so games of other rules are never reused."""
+    from ..fingerprints import engine_identity
+
     return {"fixture": fixture.as_dict(), "seed": seed, "load_a": _load_identity(a),
-            "load_b": _load_identity(b)}  # fmt: skip
+            "load_b": _load_identity(b), "engine": engine_identity()}  # fmt: skip
 
 
 class _Store:
