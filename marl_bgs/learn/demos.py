@@ -318,17 +318,10 @@ def record_demos(
     from tqdm.auto import tqdm
 
     from .. import __version__
-    from ..outputs import check_new_files
     from .opponents import policy_system
 
     s = settings
-    folder = check_new_files(out, [MANIFEST], force, "out")
-    folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.glob("shard-*.npz"):
-        if force:
-            old.unlink()
-        else:
-            raise ValueError(f"out: {folder} already holds {old.name}; pass force (--force)")
+    folder = _new_folder(out, force)
     teacher = teacher or policy_system(s.teacher, "teacher")
     if opponents is None:
         opponents = [policy_system(o, f"opponents[{i}]") for i, o in enumerate(s.opponents)]
@@ -343,12 +336,7 @@ def record_demos(
     key = jax.random.PRNGKey(s.seed)
     key, k_init = jax.random.split(key)
     carry = rec.init(k_init)
-    manifest = {
-        "format": DEMOS_FORMAT,
-        "version": DEMOS_VERSION,
-        "source": "play",
-        "settings": s.to_dict(),
-        "provenance": {
+    manifest = _new_manifest("play", s.to_dict(), s.num_envs, {
             "teacher": teacher.name,
             "opponents": [o.name for o in opponents],
             "opponent_of_env": "env i plays opponents[i % len(opponents)]",
@@ -358,15 +346,7 @@ def record_demos(
             "package_version": __version__,
             "jax_version": jax.__version__,
             "backend": jax.default_backend(),
-        },
-        "envs": s.num_envs,
-        "shards": [],
-        "steps": 0,
-        "games_finished": 0,
-        "results": {"teacher_won": 0, "teacher_lost": 0, "draws": 0},
-        "teacher_illegal_choices": 0,
-        "seconds": 0.0,
-    }
+        })  # fmt: skip
     started = time.perf_counter()
     bar = tqdm(total=s.chunks * s.num_envs * s.chunk_ticks, disable=not progress,
                unit="step", desc=f"demos {teacher.name}")  # fmt: skip
@@ -400,6 +380,37 @@ def record_demos(
 _REWARD_FIELDS = ("reward_form", "win_reward", "kill_credit", "red_zone_kill", "damage",
                   "useful_healing", "teammate_death", "red_zone_death", "healing_range",
                   "own_red_zone")  # fmt: skip
+
+
+def _new_folder(out: str | Path, force: bool) -> Path:
+    """The output folder, checked and created; with `force`, emptied of old demonstrations."""
+    from ..outputs import check_new_files
+
+    folder = check_new_files(out, [MANIFEST], force, "out")
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("shard-*.npz"):
+        if not force:
+            raise ValueError(f"out: {folder} already holds {old.name}; pass force (--force)")
+        old.unlink()
+    return folder
+
+
+def _new_manifest(source: str, settings: dict | None, envs: int, provenance: dict) -> dict:
+    """A manifest with no shard yet: what `_write_shard` and the recorders fill in."""
+    return {
+        "format": DEMOS_FORMAT,
+        "version": DEMOS_VERSION,
+        "source": source,
+        "settings": settings,
+        "provenance": provenance,
+        "envs": envs,
+        "shards": [],
+        "steps": 0,
+        "games_finished": 0,
+        "results": {"teacher_won": 0, "teacher_lost": 0, "draws": 0},
+        "teacher_illegal_choices": 0,
+        "seconds": 0.0,
+    }
 
 
 def _write_shard(folder: Path, manifest: dict, chunks: list[dict]) -> None:
@@ -460,48 +471,26 @@ def demos_from_replays(
             engine (naming the file and tick), or a folder already holding demonstrations.
     """
     from .. import __version__
-    from ..outputs import check_new_files
 
     if side not in ("a", "b"):
         raise ValueError(f"side: expected 'a' or 'b', got {side!r}")
     if not paths:
         raise ValueError("replays: give one or more replay files")
-    folder = check_new_files(out, [MANIFEST], force, "out")
-    folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.glob("shard-*.npz"):
-        if force:
-            old.unlink()
-        else:
-            raise ValueError(f"out: {folder} already holds {old.name}; pass force (--force)")
-    manifest = {
-        "format": DEMOS_FORMAT,
-        "version": DEMOS_VERSION,
-        "source": "replays",
-        "settings": None,
-        "provenance": {
+    folder = _new_folder(out, force)
+    manifest = _new_manifest("replays", None, 1, {
             "replays": [Path(p).name for p in paths],
             "side": side,
             "reward": None,
             "package_version": __version__,
-        },
-        "envs": 1,
-        "shards": [],
-        "steps": 0,
-        "games_finished": 0,
-        "results": {"teacher_won": 0, "teacher_lost": 0, "draws": 0},
-        "teacher_illegal_choices": 0,
-        "seconds": 0.0,
-    }
+        })  # fmt: skip
     started = time.perf_counter()
     for path in paths:
         arrays, result = _replay_arrays(Path(path), side)
         manifest["games_finished"] += 1
-        key = {"a": "teacher_won", "b": "teacher_lost", "draw": "draws"}
-        if result == "draw":
-            manifest["results"]["draws"] += 1
-        else:
-            won = result == side
-            manifest["results"][key["a"] if won else key["b"]] += 1
+        outcome = (
+            "draws" if result == "draw" else "teacher_won" if result == side else "teacher_lost"
+        )
+        manifest["results"][outcome] += 1
         _write_shard(folder, manifest, [arrays])
     manifest["seconds"] = round(time.perf_counter() - started, 2)
     _write_manifest(folder, manifest)
