@@ -483,10 +483,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     tr = sub.add_parser(
         "train",
-        help="train a baseline (PPO, QMIX or PQN-VDN) into a run folder",
+        help="train a learner (PPO, QMIX, PQN-VDN, behaviour cloning, kickstarted PPO) "
+        "into a run folder",
         description="Settings: the algorithm's defaults, then --config (TOML, YAML or JSON), "
-        "then key=value overrides (field names of marl_bgs.learn.PPOConfig, QMIXConfig or "
-        "PQNVDNConfig), then --out.",
+        "then key=value overrides (field names of marl_bgs.learn.PPOConfig, KickstartConfig, "
+        "QMIXConfig or PQNVDNConfig), then --out.",
     )
     algos = "; ".join(f"{a.name}: {a.summary}" for a in ALGORITHMS.values())
     tr.add_argument("--algo", choices=tuple(ALGORITHMS), help=algos)

@@ -38,8 +38,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from marl_bgs.learn.config import ALGOS, CONFIG_CLASSES, QConfig, from_dict  # noqa: E402
+from marl_bgs.learn.config import CONFIG_CLASSES, QConfig, from_dict  # noqa: E402
 from marl_bgs.learn.policy import saved_steps  # noqa: E402
+from marl_bgs.learn.registry import BASELINES  # noqa: E402
 from marl_bgs.outputs import folder_argument  # noqa: E402
 
 SHARED = {
@@ -115,7 +116,7 @@ def main() -> int:
     p.add_argument(
         "--runs", type=folder_argument, required=True, help="folder of the six run folders"
     )
-    p.add_argument("--algos", nargs="+", choices=ALGOS, default=list(ALGOS))
+    p.add_argument("--algos", nargs="+", choices=BASELINES, default=list(BASELINES))
     args = p.parse_args()
     for algo in args.algos:  # every setting checked before any folder is made
         try:

@@ -18,8 +18,10 @@ from marl_bgs.learn.config import (
 
 
 def test_defaults_follow_table_s10():
-    for algo, cls in CONFIG_CLASSES.items():
-        c = cls()
+    from marl_bgs.learn.registry import BASELINES
+
+    for algo in BASELINES:
+        c = CONFIG_CLASSES[algo]()
         assert c.algo == algo
         assert (c.opponent_self, c.opponent_pool, c.opponent_fixed, c.opponent_scripted) == (
             0.60, 0.20, 0.15, 0.05,
@@ -34,6 +36,14 @@ def test_defaults_follow_table_s10():
     assert RecIPPOConfig().actor_lr == 1e-4 and RecIPPOConfig().reward_form == "per_agent"
     assert CONFIG_CLASSES["rec-mappo"]().critic == "world"
     assert not CONFIG_CLASSES["ff-ippo"]().recurrent
+
+
+def test_bc_defaults_clone_the_teacher_against_the_scripted_teams():
+    bc = CONFIG_CLASSES["bc"]()
+    assert (bc.teacher, bc.teacher_plays, bc.ppo_weight, bc.kick_weight) == ("tdm-alpha", 1, 0, 1)
+    assert (bc.opponent_self, bc.opponent_scripted) == (0.0, 1.0)
+    kick = CONFIG_CLASSES["kickstart"]()
+    assert (kick.ppo_weight, kick.teacher_plays, kick.critic_warmup) == (1.0, 0.0, 0)
 
 
 def test_q_defaults_follow_table_s10_and_s6_4():

@@ -7,7 +7,8 @@ import tomllib
 
 import pytest
 
-from marl_bgs.learn.config import ALGOS, QConfig, from_dict
+from marl_bgs.learn.config import QConfig, from_dict
+from marl_bgs.learn.registry import BASELINES
 
 from .engine_files import script
 
@@ -15,7 +16,7 @@ from .engine_files import script
 @pytest.mark.parametrize("steps", [20_000, 500_000, 4_000_000])
 def test_every_method_gets_valid_settings_on_one_budget(steps):
     tb = script("train_baselines")
-    for algo in ALGOS:
+    for algo in BASELINES:
         values = tb.settings(algo, steps, seed=3)
         cfg = from_dict(values)
         assert (cfg.algo, cfg.total_steps, cfg.seed) == (algo, steps, 3)

@@ -115,6 +115,12 @@ class TrainConfig:
     def __post_init__(self) -> None:
         check_config(self)
 
+    @property
+    def needs_total_steps(self) -> bool:
+        """Whether the compiled update depends on the run's length (a schedule over the
+        whole training), so that runs of other lengths cannot share it."""
+        return False
+
     # ---- derived values --------------------------------------------------------------
     @property
     def steps_per_update(self) -> int:
@@ -274,6 +280,71 @@ class FFMAPPOConfig(PPOConfig):
 
 
 @dataclass(frozen=True)
+class KickstartConfig(PPOConfig):
+    """PPO that learns from a teacher System as well (kickstarting, arXiv 1803.03835).
+
+    The teacher runs beside Team A in every training game, with its own memory advanced
+    along the games actually played, and labels each of the learner's decisions with its
+    own choice. The loss is `ppo_weight` times PPO's actor loss plus the teacher weight
+    times the masked cross-entropy to the teacher's choice (plus the value and entropy
+    terms). The teacher weight falls linearly from `kick_weight` at the start to
+    `kick_floor` at `kick_until` of training; the teacher also plays Team A itself in a
+    share of new games, falling from `teacher_plays` to `teacher_plays_floor` at
+    `teacher_plays_until` (those games train the cross-entropy and the critic, never the
+    PPO term, whose ratios need the learner's own choices). With `teacher` empty and both
+    weights 0 this is plain PPO, bit for bit.
+    """
+
+    algo: str = "kickstart"
+    recurrent: bool = False
+    critic: str = "local"
+    teacher: str = "tdm-alpha"  # a System name, run folder or policy .npz ("" for none)
+    kick_weight: float = 1.0
+    kick_floor: float = 0.0
+    kick_until: float = 0.5  # share of training where the teacher weight reaches its floor
+    teacher_plays: float = 0.0  # share of new games Team A is played by the teacher
+    teacher_plays_floor: float = 0.0
+    teacher_plays_until: float = 0.5
+    ppo_weight: float = 1.0  # scales PPO's clipped actor loss (0: imitation and value only)
+    critic_warmup: int = 0  # first updates train the critic alone (the actor is frozen)
+    # A run folder whose newest checkpoint gives the starting actor, critic and value
+    # statistics (a behaviour-cloning run); its network settings must match. "" for none.
+    init_from: str = ""
+    # Prioritised scripted opponents: the scripted share is split by
+    # max((1 - r)^p, priority_floor), r the learner's recent decisive win rate against each
+    # (wins and losses decayed by `priority_decay` per update); p = 0 splits it evenly.
+    opponent_priority: float = 0.0
+    priority_floor: float = 0.05
+    priority_decay: float = 0.9
+
+    @property
+    def needs_total_steps(self) -> bool:
+        return True  # the schedules run over the whole training
+
+
+@dataclass(frozen=True)
+class BCConfig(KickstartConfig):
+    """Behaviour cloning with DAgger rounds: the teacher plays every game at first, then a
+    falling share while the learner plays the rest, and every decision of Team A is
+    labelled with the teacher's choice on the same inputs; the loss is the cross-entropy
+    to those labels and the value regression, no PPO term."""
+
+    algo: str = "bc"
+    teacher_plays: float = 1.0
+    teacher_plays_floor: float = 0.0
+    teacher_plays_until: float = 0.5
+    kick_weight: float = 1.0
+    kick_floor: float = 1.0
+    ppo_weight: float = 0.0
+    ent_coef: float = 0.0
+    opponent_self: float = 0.0
+    opponent_pool: float = 0.0
+    opponent_fixed: float = 0.0
+    opponent_scripted: float = 1.0
+    scripted_opponents: tuple[str, ...] = ("tdm-alpha", "tdm-beta", "tdm-gamma")
+
+
+@dataclass(frozen=True)
 class QConfig(TrainConfig):
     """Settings both Q-learners share (recurrent Q-network with the class input, team reward
     scaled by `reward_scale`, linearly decaying epsilon-greedy exploration over legal
@@ -326,6 +397,10 @@ class PQNVDNConfig(QConfig):
     epochs: int = 2
     minibatches: int = 4  # split along the games axis (sequences stay whole)
 
+    @property
+    def needs_total_steps(self) -> bool:
+        return self.lr_decay  # the learning rate decays over the whole run
+
 
 def _config_class(name: str, class_name: str) -> type[TrainConfig]:
     """The config class a registry entry names; it must be a TrainConfig of that algorithm."""
@@ -373,6 +448,26 @@ def _check_ppo(cfg: PPOConfig) -> None:
         _real(cfg, name, 0.0, 1.0)
 
 
+def _check_kickstart(cfg: KickstartConfig) -> None:
+    if not isinstance(cfg.teacher, str):
+        _fail("teacher", f"expected a System name, run folder or .npz file, got {cfg.teacher!r}")
+    for name in ("kick_weight", "kick_floor", "ppo_weight"):
+        _real(cfg, name, 0.0)
+    for name in ("kick_until", "teacher_plays", "teacher_plays_floor", "teacher_plays_until",
+                 "priority_floor", "priority_decay"):  # fmt: skip
+        _real(cfg, name, 0.0, 1.0)
+    _real(cfg, "opponent_priority", 0.0, 100.0)
+    if not cfg.teacher and (cfg.kick_weight or cfg.kick_floor or cfg.teacher_plays
+                            or cfg.teacher_plays_floor):  # fmt: skip
+        _fail("teacher", "a teacher weight or teacher-played share needs a teacher System")
+    if cfg.opponent_priority and (cfg.opponent_scripted <= 0 or not cfg.scripted_opponents):
+        _fail("opponent_priority", "prioritises the scripted opponents: opponent_scripted > 0 "
+                                   "and scripted_opponents needed")  # fmt: skip
+    _whole(cfg, "critic_warmup", 0)
+    if not isinstance(cfg.init_from, str):
+        _fail("init_from", f'expected a run folder or "", got {cfg.init_from!r}')
+
+
 def _check_q(cfg: QConfig) -> None:
     boolean(cfg.layer_norm, "config.layer_norm")
     _real(cfg, "reward_scale", 0.0)
@@ -416,6 +511,8 @@ def check_config(cfg: TrainConfig) -> None:
     _real(cfg, "max_grad_norm", 0.0)
     if isinstance(cfg, PPOConfig):
         _check_ppo(cfg)
+    if isinstance(cfg, KickstartConfig):
+        _check_kickstart(cfg)
     elif isinstance(cfg, QConfig):
         _check_q(cfg)
     for name in (
@@ -662,7 +759,8 @@ def read_json(path: str | Path) -> TrainConfig:
 
 __all__ = [
     "TrainConfig", "QConfig", "QMIXConfig", "PQNVDNConfig", "PPOConfig",
-    "RecIPPOConfig", "RecMAPPOConfig", "FFIPPOConfig", "FFMAPPOConfig",
+    "RecIPPOConfig", "RecMAPPOConfig", "FFIPPOConfig", "FFMAPPOConfig", "KickstartConfig",
+    "BCConfig",
     "CONFIG_CLASSES", "ALGOS", "load_config", "from_dict", "read_json", "read_settings",
     "check_config",
 ]  # fmt: skip

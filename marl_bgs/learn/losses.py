@@ -52,6 +52,22 @@ def policy_loss(log_prob: Any, old_log_prob: Any, adv: Any, clip_eps: float, mas
     return loss, approx_kl, clip_frac
 
 
+def imitation_loss(log_probs: Any, label: Any, avail: Any, mask: Any) -> tuple[Any, Any]:
+    """Cross-entropy to a teacher's choices, and how often the most likely choice is the
+    teacher's: -mean(log pi(label)) over the decisions in `mask` where the label is legal
+    and there was more than one legal choice (a forced choice teaches nothing).
+
+    `log_probs` (..., A) are the masked policy's log-probabilities, `label` (...) the
+    teacher's choices, `avail` (..., A) the legal ones.
+    """
+    legal = jnp.take_along_axis(avail, label[..., None], -1)[..., 0]
+    counted = mask & legal & (avail.sum(-1) > 1)
+    chosen = jnp.take_along_axis(log_probs, label[..., None], -1)[..., 0]
+    loss = -masked_mean(jnp.where(counted, chosen, 0.0), counted)
+    best = jnp.argmax(jnp.where(avail, log_probs, -jnp.inf), -1)
+    return loss, masked_mean((best == label).astype(jnp.float32), counted)
+
+
 def value_loss(value: Any, old_value: Any, target: Any, clip_eps: float, mask: Any) -> Any:
     """Clipped value loss: 0.5 * mean(max((v - R)^2, (v_old + clip(v - v_old) - R)^2))."""
     clipped = old_value + jnp.clip(value - old_value, -clip_eps, clip_eps)

@@ -252,6 +252,14 @@ def _restore_actor(folder: Path, step: int, sub: str = "checkpoints"):
     """The run's config and the actor parameters saved at `step`."""
     import jax
 
+    cfg, state = restore_state(folder, step, sub)
+    return cfg, jax.tree.map(jax.numpy.asarray, state.actor_params)
+
+
+def restore_state(folder: Path, step: int, sub: str = "checkpoints"):
+    """The run's config and its whole learner state saved at `step`."""
+    import jax
+
     from .checkpoint import Checkpoints
     from .config import read_json
     from .trainer import learner_for
@@ -271,7 +279,7 @@ def _restore_actor(folder: Path, step: int, sub: str = "checkpoints"):
     except Exception as err:  # orbax raises many kinds; name the field and the cause
         raise ValueError(f"checkpoint_dir: cannot restore step {step} from {folder} "
                          f"({type(err).__name__}: {err})") from None  # fmt: skip
-    return cfg, jax.tree.map(jax.numpy.asarray, state.actor_params)
+    return cfg, state
 
 
 _POLICIES: dict[tuple, LearnedPolicy] = {}

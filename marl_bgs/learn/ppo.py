@@ -56,10 +56,17 @@ class PPOLearner:
             optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(cfg.critic_lr, eps=1e-5)
         )
         systems, partners, learner_slots = training_systems(cfg)
-        self.rollout = Rollout(cfg, self.env, self.nets, systems,
-                               reward_fn or make_reward_fn(cfg), partners, learner_slots)  # fmt: skip
+        self.rollout = self._make_rollout(systems, reward_fn or make_reward_fn(cfg), partners,
+                                          learner_slots)  # fmt: skip
         self.init = jax.jit(self._init)
         self.update = jax.jit(self._update)
+
+    loss_names: tuple[str, ...] = LOSS_NAMES
+
+    def _make_rollout(self, systems: list, reward_fn: Callable, partners: Any,
+                      learner_slots: Any) -> Rollout:  # fmt: skip
+        return Rollout(self.cfg, self.env, self.nets, systems, reward_fn, partners,
+                       learner_slots)  # fmt: skip
 
     # ---- start ---------------------------------------------------------------------------
     def _init(self, key: Any) -> PPOState:
@@ -77,7 +84,10 @@ class PPOLearner:
         return (ts.actor_params, ts.critic_params, ts.value_norm, ts.pool)
 
     # ---- the loss of one minibatch -------------------------------------------------------
-    def _loss(self, params: tuple, start: Memory, traj, adv, target, vnorm: ValueNorm):
+    def _loss(self, params: tuple, start: Memory, traj, adv, target, vnorm: ValueNorm,
+              coefs: Any = None):  # fmt: skip
+        """`coefs`: what `_loss_coefs` gives for this update (PPO has none)."""
+        del coefs
         actor_params, critic_params = params
         cfg = self.cfg
         logits, value = self._replay(actor_params, critic_params, start, traj)
@@ -127,8 +137,9 @@ class PPOLearner:
         key, k_roll, k_perm = jax.random.split(ts.key, 3)
         start = ts.live.memory
         live, traj, last_value, stats, by_opp = self.rollout.run(
-            (ts.actor_params, ts.critic_params, ts.value_norm, ts.pool), ts.live, k_roll
+            self.rollout_params(ts), ts.live, k_roll
         )
+        coefs = self._loss_coefs(ts)
         adv, target = gae(traj.reward, traj.value, traj.done, last_value, cfg.gamma,
                           cfg.gae_lambda)  # fmt: skip
         vnorm = ts.value_norm.update(target, traj.mask) if cfg.value_norm else ts.value_norm
@@ -152,7 +163,8 @@ class PPOLearner:
             def minibatch(carry, batch):
                 params, opts = carry
                 mem, tr, a, tg = batch
-                grads, info = jax.grad(self._loss, has_aux=True)(params, mem, tr, a, tg, vnorm)
+                grads, info = jax.grad(self._loss, has_aux=True)(params, mem, tr, a, tg, vnorm,
+                                                                 coefs)  # fmt: skip
                 ua, oa = self.actor_tx.update(grads[0], opts[0], params[0])
                 uc, oc = self.critic_tx.update(grads[1], opts[1], params[1])
                 params = (optax.apply_updates(params[0], ua), optax.apply_updates(params[1], uc))
@@ -162,8 +174,9 @@ class PPOLearner:
 
         carry = ((ts.actor_params, ts.critic_params), (ts.actor_opt, ts.critic_opt))
         (params, opts), infos = jax.lax.scan(epoch, carry, jax.random.split(k_perm, cfg.epochs))
-        losses = infos.reshape(-1, len(LOSS_NAMES)).mean(0)
-        metrics = {n: losses[i] for i, n in enumerate(LOSS_NAMES)}
+        params, opts = self._after_epochs(ts, params, opts)
+        losses = infos.reshape(-1, len(self.loss_names)).mean(0)
+        metrics = {n: losses[i] for i, n in enumerate(self.loss_names)}
         metrics.update(stat_metrics(stats, by_opp))
         metrics["mean_reward"] = masked_mean(traj.reward, traj.mask)
         metrics["mean_value"] = masked_mean(traj.value, traj.mask)
@@ -173,5 +186,20 @@ class PPOLearner:
             pool = pool.push(params[0], copies_due(ts.steps, steps, cfg.pool_every))
         metrics["pool_copies"] = pool.count
         new = PPOState(params[0], params[1], opts[0], opts[1], vnorm, key, live,
-                         ts.update + 1, steps, pool)  # fmt: skip
+                       ts.update + 1, steps, pool)  # fmt: skip
+        return self._finish(ts, new, metrics, by_opp)
+
+    # ---- what a subclass changes (kickstart.py); PPO's own are no-ops --------------------
+    def _loss_coefs(self, ts: Any) -> Any:
+        """Per-update loss weights handed to `_loss` (traced values; PPO has none)."""
+        del ts
+
+    def _after_epochs(self, ts: Any, params: tuple, opts: tuple) -> tuple[tuple, tuple]:
+        """The learned (actor, critic) and optimizer states after the epochs."""
+        del ts
+        return params, opts
+
+    def _finish(self, ts: Any, new: PPOState, metrics: dict, by_opp: Any) -> tuple[Any, dict]:
+        """The state after an update from PPO's fields (`new`) and the metrics."""
+        del ts, by_opp
         return new, metrics

@@ -63,6 +63,7 @@ class Algorithm:
     learner: str  # "module:Class" inside marl_bgs.learn (imported on first use)
     acting: Literal["sampled", "greedy"]  # sample from the actor, or best legal Q-value
     summary: str  # one line for the command line's help and entrant cards
+    baseline: bool = True  # one of the Season 0 baselines `scripts/train_baselines.py` trains
 
 
 ALGORITHMS: dict[str, Algorithm] = {
@@ -76,6 +77,10 @@ ALGORITHMS: dict[str, Algorithm] = {
                   "feedforward IPPO: feedforward actor and local critic"),
         Algorithm("ff-mappo", "FFMAPPOConfig", "ppo:PPOLearner", "sampled",
                   "feedforward MAPPO: one world-state value for the team"),
+        Algorithm("bc", "BCConfig", "kickstart:KickstartLearner", "sampled",
+                  "behaviour cloning of a teacher System with DAgger rounds", False),
+        Algorithm("kickstart", "KickstartConfig", "kickstart:KickstartLearner", "sampled",
+                  "kickstarted PPO: PPO plus a decaying cross-entropy to a teacher", False),
         Algorithm("qmix", "QMIXConfig", "qmix:QMIXLearner", "greedy",
                   "recurrent QMIX: replay, target copies, monotonic mixer"),
         Algorithm("pqn-vdn", "PQNVDNConfig", "pqn:PQNLearner", "greedy",
@@ -83,6 +88,7 @@ ALGORITHMS: dict[str, Algorithm] = {
     )
 }  # fmt: skip
 ALGOS = tuple(ALGORITHMS)
+BASELINES = tuple(n for n, a in ALGORITHMS.items() if a.baseline)
 
 
 def algorithm(name: str) -> Algorithm:

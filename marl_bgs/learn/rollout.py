@@ -84,6 +84,7 @@ def stat_metrics(stats: Any, by_opp: Any) -> dict:
            for i, n in enumerate(STAT_NAMES)}  # fmt: skip
     out["games_by_opponent"] = by_opp[0]
     out["wins_by_opponent"] = by_opp[1]
+    out["losses_by_opponent"] = by_opp[2]
     return out
 
 
@@ -134,7 +135,7 @@ class Rollout:
         none = jnp.zeros(n, jnp.int32)
         opponents = self._draw_opponents(k_opp, Opponents(
             none, none, zeros, self._scripted_init(k_opp)
-        ), jnp.ones(n, bool), jnp.zeros((), jnp.int32))  # fmt: skip
+        ), jnp.ones(n, bool), self.opp_logits[1], jnp.zeros((), jnp.int32))  # fmt: skip
         partners = self._partners_init(k_opp)
         return Live(state, Memory(zeros, zeros), opponents, jnp.zeros(n), partners)
 
@@ -151,11 +152,16 @@ class Rollout:
             for s, k in zip(self.scripted, keys, strict=False)
         )
 
-    def _draw_opponents(self, key: Any, opp: Opponents, new_game: Any, pool_count: Any):
-        """New games draw their Team B (a pool slot among the `pool_count` filled ones) and
-        start its memory afresh."""
+    def opponent_logits(self, params: tuple) -> Any:
+        """The draw's log-weights over `opponent_names` for the rollout's `params` (the
+        pool's share goes to the current weights until its first copy is saved)."""
+        return jnp.where(params[3].count > 0, *self.opp_logits)
+
+    def _draw_opponents(self, key: Any, opp: Opponents, new_game: Any, logits: Any,
+                        pool_count: Any):  # fmt: skip
+        """New games draw their Team B by `logits` (a pool slot among the `pool_count`
+        filled ones) and start its memory afresh."""
         k_pick, k_mem, k_slot = jax.random.split(key, 3)
-        logits = jnp.where(pool_count > 0, *self.opp_logits)
         pick = jax.random.categorical(k_pick, logits, shape=new_game.shape)
         pick = jnp.where(new_game, pick.astype(jnp.int32), opp.pick)
         slot = jax.random.randint(k_slot, new_game.shape, 0, jnp.maximum(pool_count, 1))
@@ -252,15 +258,25 @@ class Rollout:
         return jnp.where(learner, actions, theirs), mask & learner, memory
 
     # ---- one tick and the scan ---------------------------------------------------------
+    def team_a_extra(self, params: tuple, live: Live, state: EnvState, inputs: Any,
+                     part: dict, key: Any) -> tuple[Live, dict]:  # fmt: skip
+        """What a subclass adds to Team A's tick before partners act (`KickRollout`: the
+        teacher's labels and the games it plays); here nothing, so PPO's tick is unchanged.
+        `key` is the tick's own key: a subclass derives its keys from it by `fold_in`."""
+        del params, state, inputs, key
+        return live, part
+
     def tick(self, params: tuple, live: Live, key: Any):
-        actor_params, critic_params, vnorm, pool = params
+        actor_params, critic_params, vnorm, pool = params[:4]
         k_opp, k_act, k_team_b, k_reset, k_partner = jax.random.split(key, 5)
         state = live.env
-        opp = self._draw_opponents(k_opp, live.opponents, state.new_game, pool.count)
+        opp = self._draw_opponents(k_opp, live.opponents, state.new_game,
+                                   self.opponent_logits(params), pool.count)  # fmt: skip
         inputs_a, inputs_b = self.env.teams_inputs(state)  # computed once for both teams
         memory, part = self.learner_step(
             actor_params, critic_params, vnorm, live.memory, state, inputs_a, k_act
         )
+        live, part = self.team_a_extra(params, live, state, inputs_a, part, key)
         a_actions, part["mask"], partners = self.partner_step(
             live, state, inputs_a, part["action"], part["mask"], k_partner
         )
@@ -286,12 +302,15 @@ class Rollout:
         ]).astype(jnp.float32)  # fmt: skip
         onehot = jax.nn.one_hot(opp.pick, self.num_opponents) * ended[:, None]
         by_opp = jnp.stack([
-            onehot.sum(0), (onehot * (result == RESULT_A)[:, None]).sum(0)
+            onehot.sum(0), (onehot * (result == RESULT_A)[:, None]).sum(0),
+            (onehot * (result == RESULT_B)[:, None]).sum(0),
         ])  # fmt: skip
         _, restarted = self.env.reset_done(k_reset, after)
         done5 = jnp.broadcast_to(ended[:, None], reward.shape)
         trans = self.transition_type(reward=reward, done=done5, **part)
-        live = Live(restarted, memory, opp, jnp.where(ended, 0.0, ep_return), partners)
+        live = live._replace(env=restarted, memory=memory, opponents=opp,
+                             episode_return=jnp.where(ended, 0.0, ep_return),
+                             partners=partners)  # fmt: skip
         return live, (trans, stats, by_opp)
 
     def run(self, params: tuple, live: Live, key: Any):
@@ -302,7 +321,7 @@ class Rollout:
         live, (traj, stats, by_opp) = jax.lax.scan(
             lambda lv, k: self.tick(params, lv, k), live, keys
         )
-        actor_params, critic_params, vnorm, _ = params
+        actor_params, critic_params, vnorm, _ = params[:4]
         state = live.env
         _, part = self.learner_step(
             actor_params, critic_params, vnorm, live.memory, state,

@@ -30,7 +30,7 @@ def learner_for(cfg: TrainConfig, reward_fn: Callable | None = None) -> Learner:
     run_only = dict(seed=0, out="-", devices=1, total_steps=1, checkpoint_every=0, keep_checkpoints=1,
                     validate_every=0.0, validation_opponents=(), validation_maps=(42,),
                     validation_games=2, validation_seed=0)  # fmt: skip
-    if getattr(cfg, "lr_decay", False):  # PQN's learning rate decays over the whole run
+    if cfg.needs_total_steps:  # a schedule over the whole run (PQN's learning rate)
         del run_only["total_steps"]
     key = (cfg.replace(**run_only), reward_fn)
     if key not in _LEARNERS:
@@ -131,6 +131,9 @@ def train(
             f"out: {run_dir} already holds checkpoints (resume=True, or --resume on the "
             "command line, continues them)"
         )
+    else:  # a fresh run: a learner may start from elsewhere (kickstart's `init_from`)
+        fresh = getattr(learner_for(template_stage, reward_fn), "fresh", None)
+        state = fresh(state) if fresh is not None else state
     if cfg.devices != 1:
         from .sharding import game_mesh, shard_state
 
