@@ -3,6 +3,8 @@ teammates, and the per-game draw over all of them."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -105,9 +107,14 @@ def test_draws_give_the_empty_pool_share_to_the_current_weights(tmp_path, fixed_
     opp = rollout.init_live(jax.random.PRNGKey(0)).opponents
     new = jnp.ones(cfg.num_envs, bool)
 
+    def draw(key, new, count):
+        pool = SimpleNamespace(count=jnp.asarray(count))  # what opponent_logits reads
+        logits = rollout.opponent_logits((None, None, None, pool))
+        return rollout._draw_opponents(key, opp, new, logits, pool.count)
+
     def draws(count):
         keys = jax.random.split(jax.random.PRNGKey(1), 8000)
-        out = jax.vmap(lambda k: rollout._draw_opponents(k, opp, new, jnp.asarray(count)))(keys)
+        out = jax.vmap(lambda k: draw(k, new, count))(keys)
         return np.asarray(out.pick).ravel(), np.asarray(out.slot).ravel()
 
     empty, _ = draws(0)
@@ -118,5 +125,5 @@ def test_draws_give_the_empty_pool_share_to_the_current_weights(tmp_path, fixed_
     for pick, share in ((0, 0.2), (1, 0.4), (2, 0.4)):
         assert np.mean(filled == pick) == pytest.approx(share, abs=0.02)
     assert np.mean(slots[filled == 1] == 1) == pytest.approx(0.5, abs=0.03)
-    kept = rollout._draw_opponents(jax.random.PRNGKey(2), opp, ~new, jnp.asarray(2))
+    kept = draw(jax.random.PRNGKey(2), ~new, 2)
     np.testing.assert_array_equal(np.asarray(kept.pick), np.asarray(opp.pick))

@@ -65,13 +65,15 @@ def test_opponent_draws_follow_the_weights(tmp_path):
     many = 20000
     opp = live.opponents
     empty = jax.numpy.zeros((), jax.numpy.int32)
+    logits = rollout.opp_logits[1]  # the draw's weights while the pool is empty
     picks = jax.vmap(
-        lambda k: rollout._draw_opponents(k, opp, np.ones(cfg.num_envs, bool), empty).pick
+        lambda k: rollout._draw_opponents(k, opp, np.ones(cfg.num_envs, bool), logits, empty).pick
     )(jax.random.split(jax.random.PRNGKey(1), many // cfg.num_envs))
     share = float(np.mean(np.asarray(picks) == 2))
     assert share == pytest.approx(0.2, abs=0.015)
     assert not (np.asarray(picks) == 1).any()
-    kept = rollout._draw_opponents(jax.random.PRNGKey(2), opp, np.zeros(cfg.num_envs, bool), empty)
+    kept = rollout._draw_opponents(jax.random.PRNGKey(2), opp, np.zeros(cfg.num_envs, bool),
+                                   logits, empty)  # fmt: skip
     np.testing.assert_array_equal(np.asarray(kept.pick), np.asarray(opp.pick))
 
 
