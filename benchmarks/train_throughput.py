@@ -1,8 +1,11 @@
-"""Training game steps per second of the six baselines, beside the env alone, in one run.
+"""Training game steps per second of every learner, beside the env alone, in one run.
 
 For each batch size (`--sizes`, games played at once) and each algorithm (rec-ippo,
-rec-mappo, ff-ippo, ff-mappo, qmix, pqn-vdn): the compiled update (a `--rollout-len`-tick
-rollout of pure self-play, then for PPO GAE and `epochs` x `minibatches` PPO steps; for QMIX
+rec-mappo, ff-ippo, ff-mappo, bc, kickstart, qmix, pqn-vdn): the compiled update (a
+`--rollout-len`-tick rollout of pure self-play, then for PPO GAE and `epochs` x
+`minibatches` PPO steps, for BC and kickstarted PPO the same with TDM-Alpha labelling every
+decision of Team A inside the rollout (their defaults: a feedforward network and local
+critic, BC's teacher playing every game); for QMIX
 adding the games' rollouts to the replay and `sgd_steps` gradient steps on drawn rollouts,
 the replay sized to 4 updates and learning from the first; for PQN-VDN lambda-returns and
 `epochs` x 2 minibatches) is compiled apart (timed, excluded),

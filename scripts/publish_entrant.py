@@ -21,6 +21,12 @@ Writes into `--out` (next to the run's training config, which stays as it is):
 `--card-only` rewrites everything but the test games from the run, reusing `--out`'s
 `test_results.json` (for a card whose wording or budget changed; the games would not).
 
+`--earlier RUN ...` names the runs a staged recipe went through before `--run`, in order
+(a behaviour-cloning run, then kickstarted PPO started from it by `init_from`): each run's
+`init_from` must name the one before it. Their configs, logs and plots are copied under
+`stages/`, `training.json` gives each stage's budget and the totals, and the card lists the
+stages with their teacher and budget.
+
 The test maps are used here only to report; nothing in training or selection reads them.
 """
 
@@ -102,6 +108,46 @@ def budget(run: Path, selected: dict) -> dict:
     return out
 
 
+def check_stages(runs: list[Path]) -> list[str]:
+    """Problems with a staged recipe: each run after the first must start from the one
+    before it (`init_from`, compared as resolved folders)."""
+    problems = []
+    for before, run in zip(runs, runs[1:], strict=False):
+        cfg = json.loads((run / "config.json").read_text())
+        start = cfg.get("init_from") or ""
+        if not start or Path(start).expanduser().resolve() != before.resolve():
+            problems.append(f"{run.name}'s init_from is {start!r}, not the run before it "
+                            f"({before})")  # fmt: skip
+    return problems
+
+
+TEACHER_FIELDS = (
+    "teacher",
+    "kick_weight",
+    "kick_floor",
+    "kick_until",
+    "teacher_plays",
+    "teacher_plays_floor",
+    "teacher_plays_until",
+    "ppo_weight",
+    "init_from",
+)
+
+
+def stage_line(k: int, facts: dict) -> str:
+    """One stage of a staged recipe, for the card."""
+    cfg, teacher = facts["teaching"], ""
+    if cfg.get("teacher"):
+        teacher = (f"; teacher {cfg['teacher']} (weight {cfg['kick_weight']:g} to "
+                   f"{cfg['kick_floor']:g} by {cfg['kick_until']:.0%} of the stage; it plays "
+                   f"{cfg['teacher_plays']:.0%} of Team A's games, falling to "
+                   f"{cfg['teacher_plays_floor']:.0%} by {cfg['teacher_plays_until']:.0%}; "
+                   f"PPO term x{cfg['ppo_weight']:g})")  # fmt: skip
+    return (f"{k}. `{facts['algo']}` (`{facts['folder']}/`): {facts['game_steps']:,} "
+            f"game steps in {facts['updates']:,} updates, {facts['run_wall_s'] / 3600:.2f} h "
+            f"logged, median {facts['median_steps_per_s']:,.0f} steps/s{teacher}.")  # fmt: skip
+
+
 def selected_check(run: Path) -> tuple[bool, dict]:
     """The validation row of the kept check (best margin, update 0 excluded)."""
     vpath = run / "validation.csv"
@@ -180,6 +226,17 @@ def model_card(name: str, facts: dict, rows: list, cfg: dict) -> str:
         "| opponent | games | W-D-L | decisive wins (95% CI) | mean margin (95% CI) |",
         "|---|---|---|---|---|",
     ]
+    stages = facts.get("stages")
+    if stages:
+        total = facts["total"]
+        lines[2:2] = [
+            f"Trained in {len(stages)} stages, {total['game_steps']:,} game steps and "
+            f"{total['run_wall_s'] / 3600:.2f} h of logged wall time in all; the numbers "
+            "below are the last stage's.",
+            "",
+            *[stage_line(k + 1, st) for k, st in enumerate(stages)],
+            "",
+        ]
     for r in rows:
         ci = r["decisive_win_share_95"]
         share = (
@@ -227,6 +284,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--games", type=int, default=200, help="games per opponent (even)")
     p.add_argument("--seed", type=int, default=0, help="root seed of the test games")
     p.add_argument("--name", default=None, help="the entrant's display name (README title)")
+    p.add_argument("--earlier", type=Path, nargs="+", default=[],
+                   help="the runs of a staged recipe before --run, in order")  # fmt: skip
     p.add_argument(
         "--card-only",
         action="store_true",
@@ -243,6 +302,14 @@ def main(argv: list[str] | None = None) -> None:
         run_folder(run)
     except ValueError as err:
         p.error(f"--run: {err}")
+    for k, earlier in enumerate(args.earlier):
+        try:
+            run_folder(earlier)
+        except ValueError as err:
+            p.error(f"--earlier[{k}]: {err}")
+    problems = check_stages([*args.earlier, run])
+    if problems:
+        p.error("--earlier: " + "; ".join(problems))
     if args.games < 2 or args.games % 2:
         p.error(f"--games: expected an even number of at least 2, got {args.games}")
     from marl_bgs.evaluation import resolve_system
@@ -261,6 +328,28 @@ def main(argv: list[str] | None = None) -> None:
     if (run / "plots").is_dir():
         shutil.copytree(run / "plots", out / "plots", dirs_exist_ok=True)
     facts = budget(run, selected)
+    if args.earlier:
+        stages = []
+        for k, stage in enumerate([*args.earlier, run]):
+            into = out / "stages" / f"{k + 1}-{stage.name}"
+            into.mkdir(parents=True, exist_ok=True)
+            for name in COPIED:
+                if (stage / name).exists():
+                    shutil.copyfile(stage / name, into / name)
+            if (stage / "plots").is_dir():
+                shutil.copytree(stage / "plots", into / "plots", dirs_exist_ok=True)
+            cfg = json.loads((stage / "config.json").read_text())
+            teaching = {k: cfg[k] for k in TEACHER_FIELDS if k in cfg}
+            if teaching.get("init_from"):
+                teaching["init_from"] = Path(teaching["init_from"]).name
+            stages.append({"run": stage.name, "folder": into.relative_to(out).as_posix(),
+                           "teaching": teaching, **budget(stage, {})})  # fmt: skip
+        facts["stages"] = stages
+        facts["total"] = {
+            key: round(sum(st[key] for st in stages), 1)
+            for key in ("game_steps", "updates", "updates_wall_s", "validation_wall_s",
+                        "run_wall_s")
+        }  # fmt: skip
     (out / "training.json").write_text(json.dumps(facts, indent=2) + "\n")
     if args.card_only:
         rows = saved_results(out, args.seed, args.opponents, args.games)

@@ -65,3 +65,29 @@ def test_wilson_bounds_stay_inside_zero_and_one(wins, losses):
     lo, hi = _script().wilson(wins, wins + losses)
     assert 0.0 <= lo <= wins / (wins + losses) <= hi <= 1.0
     assert str(round(lo, 4)) != "-0.0"
+
+
+def test_a_staged_recipe_must_chain_its_runs_by_init_from(tmp_path):
+    script = _script()
+    bc, kick = _run(tmp_path / "bc"), _run(tmp_path / "kick")
+    assert script.check_stages([bc]) == []
+    assert "kick's init_from is ''" in script.check_stages([bc, kick])[0]
+    cfg = {"algo": "kickstart", "seed": 0, "init_from": str(tmp_path / "elsewhere")}
+    (kick / "config.json").write_text(json.dumps(cfg))
+    assert "not the run before it" in script.check_stages([bc, kick])[0]
+    (kick / "config.json").write_text(json.dumps({**cfg, "init_from": str(bc)}))
+    assert script.check_stages([bc, kick]) == []
+
+
+def test_a_stage_line_says_what_the_teacher_did():
+    teaching = {"teacher": "tdm-alpha", "kick_weight": 1.0, "kick_floor": 0.05,
+                "kick_until": 0.5, "teacher_plays": 1.0, "teacher_plays_floor": 0.0,
+                "teacher_plays_until": 0.6, "ppo_weight": 0.0}  # fmt: skip
+    facts = {"algo": "bc", "folder": "stages/1-bc", "teaching": teaching, "game_steps": 6029312,
+             "updates": 2944, "run_wall_s": 7200.0, "median_steps_per_s": 900.0}  # fmt: skip
+    line = _script().stage_line(1, facts)
+    assert line == (
+        "1. `bc` (`stages/1-bc/`): 6,029,312 game steps in 2,944 updates, 2.00 h logged, "
+        "median 900 steps/s; teacher tdm-alpha (weight 1 to 0.05 by 50% of the stage; it "
+        "plays 100% of Team A's games, falling to 0% by 60%; PPO term x0)."
+    )
