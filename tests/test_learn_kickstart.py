@@ -252,3 +252,14 @@ def test_teacher_settings_are_refused_naming_the_field():
         load_config(None, ["teacher_plays=1.5"], algo="bc")
     with pytest.raises(ValueError, match=r"config\.teacher: 'tdm-omega' is not a registered"):
         learner_for(load_config(None, SMALL + ["teacher=tdm-omega"], algo="kickstart"))
+
+
+def test_the_published_recipes_load_and_train_on_training_maps_only():
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "seasons" / "recipes"
+    recipes = sorted(folder.glob("*.toml"))
+    assert [p.name for p in recipes][:2] == ["kick-alpha-1-bc.toml", "kick-alpha-2-kickstart.toml"]
+    for path in recipes:
+        cfg = load_config(path)
+        assert max(cfg.maps) < 42 and cfg.teacher == "tdm-alpha", path.name
