@@ -128,6 +128,11 @@ def train_run(algo: str, num_envs: int, args: argparse.Namespace) -> tuple[dict,
     return out, learner
 
 
+def timed_steps(learner, args: argparse.Namespace) -> int:
+    """Game steps played by the timed calls of one row (each call one update's worth)."""
+    return learner.cfg.steps_per_update * args.updates
+
+
 def env_run(learner, args: argparse.Namespace) -> dict:
     """Random legal actions on the learner's own env, batch and rollout length."""
     env, cfg = learner.env, learner.cfg
@@ -206,7 +211,8 @@ def main() -> None:
     print(
         f"{'games':>6} {'algo':>10} {'steps/s':>9} {'env steps/s':>11} {'ratio':>6} "
         f"{'env+in':>7} {'ratio':>6} {'rollout':>8} "
-        f"{'compile s':>9} {'wall s':>7} {'cpu s':>7} {'XLA MB':>7} {'RSS MB':>7}"
+        f"{'compile s':>9} {'wall s':>7} {'cpu s':>7} {'steps/cpu s':>11} {'env/cpu s':>9} "
+        f"{'XLA MB':>7} {'RSS MB':>7}"
     )
     for n in args.sizes:
         env = None
@@ -242,6 +248,9 @@ def main() -> None:
                 "rollout_median_s": roll["median_call_s"],
                 "rollout_cpu_s": roll["cpu_s"],
                 "ppo_epochs_median_s": ours["median_call_s"] - roll["median_call_s"],
+                # per CPU second (all threads): steadier than wall time on a shared machine
+                "train_steps_per_cpu_s": timed_steps(learner, args) / ours["cpu_s"],
+                "env_steps_per_cpu_s": timed_steps(learner, args) / env["cpu_s"],
                 "process_max_rss_mb": max_rss_mb(),
                 "jax_peak_mb": jax_peak_mb(),
             }
@@ -253,6 +262,7 @@ def main() -> None:
                 f"{row['ratio_train_to_env_inputs']:6.3f} {roll['steps_per_s']:8.0f} "
                 f"{ours['compile_s']:9.1f} "
                 f"{ours['wall_s']:7.2f} {ours['cpu_s']:7.2f} "
+                f"{row['train_steps_per_cpu_s']:11.0f} {row['env_steps_per_cpu_s']:9.0f} "
                 f"{xla if xla is not None else float('nan'):7.1f} "
                 f"{row['process_max_rss_mb']:7.0f}",
                 flush=True,
@@ -260,7 +270,8 @@ def main() -> None:
     result = {
         "benchmark": "train_throughput",
         **run_facts(),
-        "protocol": "compiled update (pure self-play rollout + GAE + PPO epochs; QMIX: + "
+        "protocol": "compiled update (pure self-play rollout + GAE + PPO epochs; BC and "
+        "kickstart: the same with TDM-Alpha labelling Team A inside the rollout; QMIX: + "
         "replay add + sgd_steps on drawn rollouts, replay of 4 updates; PQN-VDN: + "
         "lambda-returns + epochs x 2 minibatches) vs "
         "env-only scan of random legal actions with reset_done, same env, batch and "
