@@ -54,6 +54,7 @@ MODULES = (
     "learn/config.py",
     "learn/policy.py",
     "learn/registry.py",
+    "learn/unit_net.py",
     "systems/registry.py",
 )
 

@@ -30,6 +30,7 @@ CONFIG_FORMAT = "marl-bgs/train-config"
 CONFIG_VERSION = 1
 REWARD_FORMS = ("per_agent", "team")
 CRITICS = ("local", "world")
+NETWORKS = ("mlp", "units")  # the actors (unit_net.ARCHS)
 CLASS_NAMES = ("mage", "warrior", "hunter", "rogue", "priest")
 
 
@@ -228,6 +229,11 @@ class PPOConfig(TrainConfig):
     """Settings shared by the four PPO baselines (defaults: recurrent IPPO, Table S10)."""
 
     critic: str = "local"  # "local": the agent's own view; "world": env.world_state (MAPPO)
+    # The actor: "mlp" (the flat network of the paper) or "units" (encoders shared over the
+    # observation's unit rows and obstacles, each target scored from its own row; rows
+    # encoded `embed` wide; learn/unit_net.py).
+    network: str = "mlp"
+    embed: int = 64
     # PPO (section S6.4: no PPO change passed the search, so these stayed).
     gae_lambda: float = 0.95
     clip_eps: float = 0.2
@@ -440,6 +446,8 @@ def _check_ppo(cfg: PPOConfig) -> None:
     for name in ("value_norm", "normalize_advantages"):
         boolean(getattr(cfg, name), f"config.{name}")
     choice(cfg.critic, "config.critic", tuple(CRITICS), "critic")
+    choice(cfg.network, "config.network", NETWORKS, "network")
+    _whole(cfg, "embed", 1, 65536)
     _check_epochs(cfg)
     _real(cfg, "gae_lambda", 0.0, 1.0)
     for name in ("clip_eps", "ent_coef", "vf_coef"):

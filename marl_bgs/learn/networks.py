@@ -137,11 +137,21 @@ class Networks(NamedTuple):
     critic_width: int  # input width of the critic
 
 
-def make_networks(hidden: int, recurrent: bool, critic: str) -> Networks:
+def make_actor(hidden: int, recurrent: bool, norm: bool = False, arch: str = "mlp",
+               embed: int = 0) -> Any:  # fmt: skip
+    """The actor of `arch`: the flat `Actor`, or the per-unit `unit_net.UnitActor`."""
+    if arch == "units":
+        from .unit_net import UnitActor
+
+        return UnitActor(hidden, recurrent, embed)
+    return Actor(hidden, recurrent, norm)
+
+
+def make_networks(hidden: int, recurrent: bool, critic: str, arch: str = "mlp",
+                  embed: int = 0) -> Networks:  # fmt: skip
     width = ACTOR_WIDTH if critic == "local" else WORLD_WIDTH
-    return Networks(
-        Actor(hidden, recurrent), Critic(hidden, recurrent), hidden if recurrent else 1, width
-    )
+    return Networks(make_actor(hidden, recurrent, arch=arch, embed=embed),
+                    Critic(hidden, recurrent), hidden if recurrent else 1, width)  # fmt: skip
 
 
 def make_q_network(hidden: int, recurrent: bool, norm: bool) -> Networks:

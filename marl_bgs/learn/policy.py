@@ -31,21 +31,28 @@ from ..core.classes import NUM_CLASSES
 from ..core.observation import OBS_WIDTH
 from ..core.state import TEAM_SIZE
 from .registry import acts_greedily
+from .unit_net import ARCHS, unit_forward, unit_weight_shapes
 
 NPZ_FORMAT = "marl-bgs/policy-npz"
-NPZ_VERSION = 2  # 2 added layer_norm and q_values; version 1 files (neither) still load
+# 2 added layer_norm and q_values, 3 arch and embed (the per-unit actor, `unit_net.py`);
+# older files (without them) still load.
+NPZ_VERSION = 3
 NEG = float(np.finfo(np.float32).min)  # networks.NEG: illegal logits
 META_FIELDS = ("format", "version", "hidden", "recurrent", "obs_width", "num_classes",
                "num_actions")  # fmt: skip
 META_FIELDS_V2 = ("layer_norm", "q_values")
+META_FIELDS_V3 = ("arch", "embed")
 
 
 # ---- the forward pass, written once over `xp` -----------------------------------------------
 def weight_shapes(hidden: int, recurrent: bool, in_width: int = OBS_WIDTH + NUM_CLASSES,
-                  num_actions: int = NUM_JOINT,
-                  norm: bool = False) -> dict[str, tuple[int, ...]]:  # fmt: skip
+                  num_actions: int = NUM_JOINT, norm: bool = False, arch: str = "mlp",
+                  embed: int = 0) -> dict[str, tuple[int, ...]]:  # fmt: skip
     """Every weight the actor has, by its `.npz` name, and its shape (`norm`: with a
-    LayerNorm's scale and bias after each hidden layer, as PQN-VDN's Q-network)."""
+    LayerNorm's scale and bias after each hidden layer, as PQN-VDN's Q-network; `arch`
+    "units": the per-unit actor of `unit_net.py` with rows encoded `embed` wide)."""
+    if arch == "units":
+        return unit_weight_shapes(hidden, recurrent, embed)
     h = hidden
     if recurrent:
         shapes = {"in.kernel": (in_width, h), "in.bias": (h,)}
@@ -111,15 +118,19 @@ def _layer_norm(xp: Any, x: Any, scale: Any, bias: Any) -> Any:
 
 
 def actor_forward(xp: Any, w: dict, recurrent: bool, memory: Any, obs: Any, classes: Any,
-                  avail: Any, reset: Any, norm: bool = False) -> tuple[Any, Any]:  # fmt: skip
+                  avail: Any, reset: Any, norm: bool = False,
+                  arch: str = "mlp") -> tuple[Any, Any]:  # fmt: skip
     """Masked logits (…, 198) and the new memory, as `networks.Actor` computes them
-    (Q-values for a Q-learner's network; `norm`: its LayerNorms).
+    (Q-values for a Q-learner's network; `norm`: its LayerNorms; `arch` "units": the
+    per-unit actor, whose agent axis must be the second to last).
 
     `obs` (…, OBS_WIDTH) float32, `classes` (…,) ints, `avail` (…, 198) bools, `reset`
     (…,) bools (the agent's new-game flag: memory zeroed before the step), `memory`
     (…, hidden) for a recurrent actor (ignored and returned as given otherwise).
     """
     x = xp.concatenate([obs, one_hot_classes(xp, classes, obs.dtype)], axis=-1)
+    if arch == "units":
+        return unit_forward(xp, w, recurrent, memory, x, avail, reset, NEG)
 
     def dense(name, v):
         return v @ w[f"{name}.kernel"] + w[f"{name}.bias"]
@@ -195,6 +206,8 @@ class LearnedPolicy(NamedTuple):
     greedy: bool
     norm: bool = False  # LayerNorm after each hidden layer (PQN-VDN)
     q_values: bool = False  # a Q-learner's network: always plays its best legal action
+    arch: str = "mlp"  # or "units": the per-unit actor (`unit_net.py`)
+    embed: int = 0  # the per-unit actor's row width
 
     @property
     def memory_width(self) -> int:
@@ -213,12 +226,12 @@ class LearnedPolicy(NamedTuple):
         """New memory and masked logits (5, 198) for one game's `TeamInputs`."""
         import jax.numpy as jnp
 
-        from .networks import Actor, actor_inputs
+        from .networks import actor_inputs, make_actor
 
         reset = jnp.broadcast_to(inputs.new_game, inputs.present.shape)
         x = actor_inputs(jnp.asarray(inputs.obs, jnp.float32), inputs.classes)
         mem = memory if self.recurrent else jnp.zeros((*reset.shape, 1), jnp.float32)
-        actor = Actor(self.hidden, self.recurrent, self.norm)
+        actor = make_actor(self.hidden, self.recurrent, self.norm, self.arch, self.embed)
         new, logits = actor.apply(params, mem, x, inputs.avail, reset)
         return (new if self.recurrent else memory), logits
 
@@ -244,7 +257,10 @@ class LearnedPolicy(NamedTuple):
 
     def weights(self) -> dict[str, np.ndarray]:
         """The actor's weights by `.npz` name, as float32 NumPy arrays."""
-        weights = flax_to_weights(self.params, self.recurrent, self.norm)
+        if self.arch == "units":  # already named as in the file
+            weights = self.params["params"]
+        else:
+            weights = flax_to_weights(self.params, self.recurrent, self.norm)
         return {k: np.asarray(v, np.float32) for k, v in weights.items()}
 
 
@@ -309,7 +325,8 @@ def load_policy(checkpoint_dir: str | Path, step: int | None = None,
         cfg, params = _restore_actor(folder, step, sub)
         label = f"learned:{folder.name}@{'best' if best else ''}{step}"
         base = LearnedPolicy(label, folder, step, cfg.hidden, cfg.recurrent, params, False,
-                             getattr(cfg, "layer_norm", False), acts_greedily(cfg.algo))  # fmt: skip
+                             getattr(cfg, "layer_norm", False), acts_greedily(cfg.algo),
+                             getattr(cfg, "network", "mlp"), getattr(cfg, "embed", 0))  # fmt: skip
         _POLICIES[key] = base
     if greedy:
         return base._replace(name=base.name + ":greedy", greedy=True)
@@ -422,17 +439,21 @@ def export_npz(checkpoint_dir: str | Path, path: str | Path, step: int | None = 
     policy = load_policy(checkpoint_dir, step, best=best)
     return save_weights_npz(path, policy.weights(), policy.hidden, policy.recurrent,
                             source=policy.name.removeprefix("learned:"), norm=policy.norm,
-                            q_values=policy.q_values)  # fmt: skip
+                            q_values=policy.q_values, arch=policy.arch,
+                            embed=policy.embed)  # fmt: skip
 
 
 def save_weights_npz(path: str | Path, weights: dict, hidden: int, recurrent: bool,
-                     source: str = "", norm: bool = False,
-                     q_values: bool = False) -> Path:  # fmt: skip
+                     source: str = "", norm: bool = False, q_values: bool = False,
+                     arch: str = "mlp", embed: int = 0) -> Path:  # fmt: skip
     """The `.npz` file format: weights by name plus metadata, no pickled objects.
 
     `norm`: the network has LayerNorms (their weights are among `weights`); `q_values`: it
-    scores Q-values, so every reader plays its best legal action."""
-    expected = weight_shapes(hidden, recurrent, norm=norm)
+    scores Q-values, so every reader plays its best legal action; `arch`, `embed`: which
+    actor (`unit_net.ARCHS`) and its row width."""
+    if arch not in ARCHS:
+        raise ValueError(f"arch: expected one of {', '.join(ARCHS)}, got {arch!r}")
+    expected = weight_shapes(hidden, recurrent, norm=norm, arch=arch, embed=embed)
     if set(weights) != set(expected):
         raise ValueError(f"weights: expected {sorted(expected)}, got {sorted(weights)}")
     arrays = {k: np.asarray(v, np.float32) for k, v in weights.items()}
@@ -446,6 +467,7 @@ def save_weights_npz(path: str | Path, weights: dict, hidden: int, recurrent: bo
         "num_classes": np.asarray(NUM_CLASSES, np.int64),
         "num_actions": np.asarray(NUM_JOINT, np.int64), "source": np.asarray(str(source)),
         "layer_norm": np.asarray(bool(norm)), "q_values": np.asarray(bool(q_values)),
+        "arch": np.asarray(arch), "embed": np.asarray(int(embed), np.int64),
     }  # fmt: skip
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -465,8 +487,10 @@ class NumpyPolicy:
     """A `.npz` actor run with NumPy (or any `xp`): the same logits as the JAX policy."""
 
     def __init__(self, weights: dict, hidden: int, recurrent: bool, source: str = "",
-                 norm: bool = False, q_values: bool = False) -> None:  # fmt: skip
+                 norm: bool = False, q_values: bool = False, arch: str = "mlp",
+                 embed: int = 0) -> None:  # fmt: skip
         self.weights = weights
+        self.arch, self.embed = arch, embed
         self.hidden = hidden
         self.recurrent = recurrent
         self.source = source
@@ -507,8 +531,8 @@ class NumpyPolicy:
         if fmt.shape != () or fmt.dtype.kind != "U" or str(fmt) != NPZ_FORMAT:
             raise ValueError(f"format: expected {NPZ_FORMAT!r}, got {fmt!r}")
         version = _meta_int(data, "version", 0)
-        if version not in (1, NPZ_VERSION):
-            raise ValueError(f"version: unsupported version {version} (expected 1 or "
+        if version not in range(1, NPZ_VERSION + 1):
+            raise ValueError(f"version: unsupported version {version} (expected 1 to "
                              f"{NPZ_VERSION})")  # fmt: skip
         hidden = _meta_int(data, "hidden", 1)
         flags = {}
@@ -520,6 +544,17 @@ class NumpyPolicy:
                 raise ValueError(f"{name}: expected true or false, got {v!r}")
             flags[name] = bool(v)
         norm, q_values = flags.get("layer_norm", False), flags.get("q_values", False)
+        arch, embed = "mlp", 0
+        if version >= 3:
+            for name in META_FIELDS_V3:
+                if name not in data:
+                    raise ValueError(f"{name}: missing from {path}")
+            a = data["arch"]
+            if a.shape != () or a.dtype.kind != "U" or str(a) not in ARCHS:
+                raise ValueError(f"arch: expected one of {', '.join(ARCHS)}, got {a!r}")
+            arch, embed = str(a), _meta_int(data, "embed", 0)
+            if arch == "units" and embed < 1:
+                raise ValueError(f"embed: the per-unit actor needs a width >= 1, got {embed}")
         for name, want in (("obs_width", OBS_WIDTH), ("num_classes", NUM_CLASSES),
                            ("num_actions", NUM_JOINT)):  # fmt: skip
             if _meta_int(data, name, 1) != want:
@@ -528,9 +563,11 @@ class NumpyPolicy:
         source = (
             str(data["source"]) if "source" in data and data["source"].dtype.kind == "U" else ""
         )
-        expected = weight_shapes(hidden, recurrent, norm=norm)
+        expected = weight_shapes(hidden, recurrent, norm=norm, arch=arch, embed=embed)
         known = set(expected) | set(META_FIELDS) | {"source"}
-        extra = sorted(set(data) - known - (set(META_FIELDS_V2) if version >= 2 else set()))
+        known |= set(META_FIELDS_V2) if version >= 2 else set()
+        known |= set(META_FIELDS_V3) if version >= 3 else set()
+        extra = sorted(set(data) - known)
         if extra:
             raise ValueError(f"{extra[0]}: unknown field in a policy .npz")
         weights = {}
@@ -545,7 +582,7 @@ class NumpyPolicy:
             if not np.isfinite(arr).all():
                 raise ValueError(f"{name}: holds non-finite values")
             weights[name] = arr
-        return cls(weights, hidden, recurrent, source, norm, q_values)
+        return cls(weights, hidden, recurrent, source, norm, q_values, arch, embed)
 
     def init_memory(self, *lead: int) -> np.ndarray:
         """Zero memory for a team (lead = (5,)) or a batch of teams ((games, 5))."""
@@ -560,7 +597,7 @@ class NumpyPolicy:
         w = {k: xp.asarray(v) for k, v in self.weights.items()} if xp is not np else self.weights
         return actor_forward(xp, w, self.recurrent, xp.asarray(memory, dtype=xp.float32), obs,
                              xp.asarray(inputs.classes), xp.asarray(inputs.avail), reset,
-                             self.norm)  # fmt: skip
+                             self.norm, self.arch)  # fmt: skip
 
     def act(self, inputs: Any, memory: Any, greedy: bool = True,
             rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
@@ -595,7 +632,7 @@ class NumpyPolicy:
             reset = jnp.broadcast_to(inputs.new_game, inputs.present.shape)
             memory, logits = actor_forward(
                 jnp, weights, self.recurrent, memory, jnp.asarray(inputs.obs, jnp.float32),
-                inputs.classes, inputs.avail, reset, self.norm,
+                inputs.classes, inputs.avail, reset, self.norm, self.arch,
             )  # fmt: skip
             if greedy:
                 actions = jnp.argmax(logits, axis=-1)

@@ -231,7 +231,8 @@ def validator_for(cfg: TrainConfig, nets: Networks) -> Validator:
     settings = cfg.game_settings()
     key = (
         cfg.algo, cfg.hidden, cfg.recurrent, getattr(cfg, "critic", None),
-        getattr(cfg, "layer_norm", False), settings["rosters"][0],
+        getattr(cfg, "layer_norm", False), getattr(cfg, "network", "mlp"),
+        getattr(cfg, "embed", 0), settings["rosters"][0],
         settings["winning_score"], settings["horizon"], cfg.validation_opponents,
         cfg.validation_maps, cfg.validation_games, cfg.validation_seed, cfg.devices,
     )  # fmt: skip
