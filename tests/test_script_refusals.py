@@ -29,6 +29,22 @@ def _run(*argv: str) -> subprocess.CompletedProcess:
         (["scripts/export_atlas.py", "--out", "{tmp}/afile"], "--out: "),
         (["scripts/export_tutorials.py", "--timeout", "0"], "--timeout: "),
         (["scripts/replay_season_full.py", "--batch-size", "0"], "--batch-size: "),
+        (
+            ["scripts/compare_networks.py", "--recipe", "{tmp}/none.toml", "--runs", "{tmp}/r"],
+            "--recipe: config: no file",
+        ),
+        (
+            [
+                "scripts/publish_entrant.py",
+                "--run",
+                "{tmp}/none",
+                "--out",
+                "{tmp}/o",
+                "--earlier",
+                "{tmp}/gone",
+            ],
+            "--run: ",
+        ),
     ],
 )
 def test_a_bad_argument_is_refused_before_anything_is_written(tmp_path, argv, says):
