@@ -115,9 +115,8 @@ def _plain(value: Any) -> Any:
 
 def check_settings(s: DemoSettings) -> None:
     """Refuse settings that cannot be recorded, naming the field."""
-    for name in ("teacher",):
-        if not isinstance(getattr(s, name), str) or not getattr(s, name):
-            raise ValueError(f"{name}: expected a System name, run folder or .npz path")
+    if not isinstance(s.teacher, str) or not s.teacher:
+        raise ValueError("teacher: expected a System name, run folder or .npz path")
     if not isinstance(s.opponents, tuple) or not s.opponents:
         raise ValueError("opponents: expected one or more System names, run folders or .npz")
     for i, o in enumerate(s.opponents):
