@@ -84,17 +84,24 @@ def budget(run: Path, selected: dict) -> dict:
     # Logged times, not file dates: a resumed run rewrites config.json when it restarts.
     checks = run / "validation.csv"
     check_s = float(pd.read_csv(checks)["seconds"].sum()) if checks.exists() else 0.0
+    replayed = run / "updates_replayed.jsonl"  # updates a resumed run played again
+    again = pd.read_json(replayed, lines=True) if replayed.exists() else pd.DataFrame()
+    update_s = float(updates["seconds"].sum()) + (
+        float(again["seconds"].sum()) if len(again) else 0.0
+    )
     out = {
         "algo": cfg["algo"],
         "seed": cfg["seed"],
         "updates": int(updates["update"].iloc[-1]),
         "game_steps": int(updates["steps"].iloc[-1]),
-        "updates_wall_s": round(float(updates["seconds"].sum()), 1),
+        "updates_wall_s": round(update_s, 1),
+        "replayed_updates": len(again),
         "validation_wall_s": round(check_s, 1),
-        "run_wall_s": round(float(updates["seconds"].sum()) + check_s, 1),
+        "run_wall_s": round(update_s + check_s, 1),
         "run_wall_note": "every logged update (compiling after each start, and checkpoints, "
-        "included) plus every validation check; process start-up and any pause between a "
-        "stop and its resume left out",
+        "included; updates played again after a stop counted each time) plus every "
+        "validation check; process start-up and any pause between a stop and its resume "
+        "left out",
         "median_steps_per_s": round(float(updates["steps_per_s"].median()), 1),
         "machine": {
             "cpu": cpu_model(),

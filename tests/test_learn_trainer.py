@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 jax = pytest.importorskip("jax")
@@ -133,3 +134,28 @@ def test_the_loss_replays_what_the_rollout_played(algo):
     np.testing.assert_allclose(
         np.asarray(norm.denorm(value))[mask], np.asarray(traj.value)[mask], atol=2e-5
     )
+
+
+def test_a_resumed_run_keeps_each_update_once_in_its_logs(tmp_path):
+    """Rows logged after the checkpoint a run resumes from move to updates_replayed.jsonl
+    (their time still counts in the entrant's budget); the logs hold each update once."""
+    from marl_bgs.learn.trainer import RunLog
+
+    log = RunLog(tmp_path)
+    for u in range(1, 6):
+        log.write({"update": u, "seconds": float(u), "loss": 0.5})
+    assert RunLog(tmp_path).keep_until(5) == 0
+    assert RunLog(tmp_path).keep_until(3) == 2
+    kept = pd.read_csv(tmp_path / "updates.csv")
+    assert kept["update"].tolist() == [1, 2, 3] and list(kept.columns) == [
+        "update",
+        "seconds",
+        "loss",
+    ]
+    lines = (tmp_path / "updates.jsonl").read_text().splitlines()
+    assert [json.loads(x)["update"] for x in lines] == [1, 2, 3]
+    again = (tmp_path / "updates_replayed.jsonl").read_text().splitlines()
+    assert [json.loads(x)["seconds"] for x in again] == [4.0, 5.0]
+    resumed = RunLog(tmp_path)
+    resumed.write({"update": 4, "seconds": 0.25, "loss": 0.5})
+    assert pd.read_csv(tmp_path / "updates.csv")["update"].tolist() == [1, 2, 3, 4]

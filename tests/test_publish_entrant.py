@@ -40,6 +40,10 @@ def test_the_budget_adds_the_logged_update_and_check_times(tmp_path):
     assert facts["median_steps_per_s"] == 25.0
     (run / "validation.csv").unlink()  # a run that never validated
     assert _script().budget(run, {})["run_wall_s"] == 36.0
+    # updates played again after a stop (trainer.RunLog.keep_until) count as well
+    (run / "updates_replayed.jsonl").write_text('{"update": 3, "seconds": 5.5}\n')
+    facts = _script().budget(run, {})
+    assert (facts["updates_wall_s"], facts["replayed_updates"]) == (41.5, 1)
 
 
 def test_card_only_refuses_results_of_another_test(tmp_path):

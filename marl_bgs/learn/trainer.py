@@ -63,10 +63,35 @@ class RunLog:
     def __init__(self, folder: Path) -> None:
         self.csv_path = folder / "updates.csv"
         self.json_path = folder / "updates.jsonl"
+        # Rows of updates a resumed run played again (logged after the checkpoint it resumed
+        # from): moved here, so the logs hold each update once and their time still counts.
+        self.replayed_path = folder / "updates_replayed.jsonl"
         self.columns: list[str] | None = None
         if self.csv_path.exists():
             with self.csv_path.open() as f:
                 self.columns = next(csv.reader(f), None)
+
+    def keep_until(self, update: int) -> int:
+        """Move the rows of updates after `update` to updates_replayed.jsonl (a resumed run
+        plays them again); the number moved."""
+        if not self.json_path.exists():
+            return 0
+        lines = [line for line in self.json_path.read_text().splitlines() if line]
+        played = [json.loads(line)["update"] for line in lines]
+        later = [line for line, u in zip(lines, played, strict=True) if u > update]
+        if not later:
+            return 0
+        with self.replayed_path.open("a") as f:
+            f.write("".join(line + "\n" for line in later))
+        kept = [line for line, u in zip(lines, played, strict=True) if u <= update]
+        self.json_path.write_text("".join(line + "\n" for line in kept))
+        with self.csv_path.open(newline="") as f:
+            table = list(csv.reader(f))
+        at = table[0].index("update")
+        kept = [table[0]] + [r for r in table[1:] if int(r[at]) <= update]
+        with self.csv_path.open("w", newline="") as f:
+            csv.writer(f).writerows(kept)
+        return len(later)
 
     def write(self, row: dict) -> None:
         if self.columns is None:
@@ -142,6 +167,7 @@ def train(
             state = shard_state(state, mesh, cfg.num_envs)
     cfg.save(run_dir / "config.json")
     log = RunLog(run_dir)
+    log.keep_until(int(state.update))  # rows logged after the checkpoint resumed from
     names = cfg.opponent_names()
     done = int(state.update)
     todo = cfg.num_updates - done
