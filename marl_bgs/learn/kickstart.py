@@ -26,8 +26,8 @@ import jax.numpy as jnp
 from ..env import EnvState
 from ..systems.base import System, check_jax_actions
 from .config import KickstartConfig
-from .losses import imitation_loss, masked_mean, normalize, policy_loss, value_loss
-from .networks import action_log_prob, entropy, log_probs
+from .losses import imitation_loss
+from .networks import log_probs
 from .opponents import policy_system
 from .ppo import LOSS_NAMES, PPOLearner, PPOState
 from .rollout import Rollout, Transition
@@ -211,22 +211,13 @@ class KickstartLearner(PPOLearner):
         """PPO's loss on the learner's own choices (`ppo_weight` times its actor term), plus
         the teacher weight `coefs` times the cross-entropy to the teacher's choices wherever
         the teacher's choice is legal and there was more than one legal choice."""
-        actor_params, critic_params = params
         cfg = self.cfg
-        logits, value = self._replay(actor_params, critic_params, start, traj)
-        mask = traj.mask
-        own = mask & traj.on_policy
-        log_prob = action_log_prob(logits, traj.action)
-        if cfg.normalize_advantages:
-            adv = normalize(adv, own)
-        a_loss, kl, clip_frac = policy_loss(log_prob, traj.log_prob, adv, cfg.clip_eps, own)
-        ent = masked_mean(entropy(logits, traj.avail), mask)
-        if cfg.value_norm:
-            old_value, target = vnorm.norm(traj.value), vnorm.norm(target)
-        else:
-            old_value = traj.value
-        v_loss = value_loss(value, old_value, target, cfg.clip_eps, mask)
-        t_loss, agree = imitation_loss(log_probs(logits), traj.teacher_action, traj.avail, mask)
+        logits, value = self._replay(*params, start, traj)
+        a_loss, v_loss, ent, kl, clip_frac = self._ppo_terms(
+            logits, value, traj, adv, target, vnorm, traj.mask & traj.on_policy
+        )
+        t_loss, agree = imitation_loss(log_probs(logits), traj.teacher_action, traj.avail,
+                                       traj.mask)  # fmt: skip
         loss = cfg.ppo_weight * a_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
         loss = loss + coefs * t_loss
         return loss, jnp.stack([loss, a_loss, v_loss, ent, kl, clip_frac, t_loss, agree])
@@ -248,12 +239,13 @@ class KickstartLearner(PPOLearner):
         cfg = self.cfg
         played = jnp.stack([by_opp[1], by_opp[2]], -1)  # (opponents, 2) wins, losses
         record = cfg.priority_decay * ts.record + played
-        extras = self.rollout_params(ts)[4]
+        played_with = self.rollout_params(ts)
+        extras = played_with[4]
         metrics["teacher_weight"] = self._loss_coefs(ts)
         metrics["teacher_share"] = extras.teacher_share
         metrics["critic_warmup"] = (ts.update < cfg.critic_warmup).astype(jnp.float32)
         if self.rollout.prioritised:
-            draw = jax.nn.softmax(self.rollout.opponent_logits(self.rollout_params(ts)))
+            draw = jax.nn.softmax(self.rollout.opponent_logits(played_with))
             metrics["draw_share_by_opponent"] = draw
             metrics["decisive_rate_by_opponent"] = jnp.where(
                 record.sum(-1) > 0, record[:, 0] / jnp.maximum(record.sum(-1), 1e-9), jnp.nan

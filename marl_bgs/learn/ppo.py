@@ -89,22 +89,31 @@ class PPOLearner:
               coefs: Any = None):  # fmt: skip
         """`coefs`: what `_loss_coefs` gives for this update (PPO has none)."""
         del coefs
-        actor_params, critic_params = params
+        logits, value = self._replay(*params, start, traj)
+        a_loss, v_loss, ent, kl, clip_frac = self._ppo_terms(logits, value, traj, adv, target,
+                                                             vnorm, traj.mask)  # fmt: skip
+        loss = a_loss - self.cfg.ent_coef * ent + self.cfg.vf_coef * v_loss
+        return loss, jnp.stack([loss, a_loss, v_loss, ent, kl, clip_frac])
+
+    def _ppo_terms(self, logits: Any, value: Any, traj, adv: Any, target: Any,
+                   vnorm: ValueNorm, actor_mask: Any) -> tuple:  # fmt: skip
+        """PPO's clipped actor term over `actor_mask` (advantages normalised there), its
+        entropy and clipped value terms over every live decision, and the actor's KL and
+        clip fraction: (actor, value, entropy, kl, clip fraction). Learners that add terms
+        (kickstarting) call this, so PPO's part is written once."""
         cfg = self.cfg
-        logits, value = self._replay(actor_params, critic_params, start, traj)
-        mask = traj.mask
         log_prob = action_log_prob(logits, traj.action)
         if cfg.normalize_advantages:
-            adv = normalize(adv, mask)
-        a_loss, kl, clip_frac = policy_loss(log_prob, traj.log_prob, adv, cfg.clip_eps, mask)
-        ent = masked_mean(entropy(logits, traj.avail), mask)
+            adv = normalize(adv, actor_mask)
+        a_loss, kl, clip_frac = policy_loss(log_prob, traj.log_prob, adv, cfg.clip_eps,
+                                            actor_mask)  # fmt: skip
+        ent = masked_mean(entropy(logits, traj.avail), traj.mask)
         if cfg.value_norm:
             old_value, target = vnorm.norm(traj.value), vnorm.norm(target)
         else:
             old_value = traj.value
-        v_loss = value_loss(value, old_value, target, cfg.clip_eps, mask)
-        loss = a_loss - cfg.ent_coef * ent + cfg.vf_coef * v_loss
-        return loss, jnp.stack([loss, a_loss, v_loss, ent, kl, clip_frac])
+        v_loss = value_loss(value, old_value, target, cfg.clip_eps, traj.mask)
+        return a_loss, v_loss, ent, kl, clip_frac
 
     def _replay(self, actor_params: Any, critic_params: Any, start: Memory, traj):
         """Logits and values of a minibatch's sequences (T, games, 5, ...), replayed with
