@@ -58,7 +58,7 @@ def test_relations_are_derived_from_the_class_table(monkeypatch):
     assert not any(code == "K1" for _, code, _ in edges)
     assert not any(code == "K4" for _, code, _ in edges)
     assert ("rogue", "K3", "priest") in edges  # healing cut still applies
-    assert "50 healing per tick" not in P.relations_section()
+    assert "50 healing per tick" not in P.classes_index()
 
 
 def test_diagram_svg_draws_every_relation():

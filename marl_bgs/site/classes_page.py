@@ -1,8 +1,10 @@
 """One page per class: numbers from the class table, abilities played on the engine, and the
 qualitative notes (strengths, weaknesses, who it counters and helps) written for people.
 
-Only the prose below is typed by hand; every number is read from `core/classes.py` and every
-ability picture is a tick played on the engine at build time.
+The words are templates: `site_src/_templates/classes/<class>.md.j2` (one class's notes and
+passive), `class.md.j2` and `numbers.md.j2` (a class page), `index.md.j2` (the overview) and
+`rules.md.j2` (the counter/helper rules). Every number is read from `core/classes.py` and
+every ability picture is a tick played on the engine at build time.
 """
 
 from __future__ import annotations
@@ -12,154 +14,37 @@ from dataclasses import dataclass
 
 from ..core import classes as C
 from ..core.state import TEAM_SIZE
+from . import templates
 from .clips import show
+from .draw import DAMAGE_COLOUR, HEAL_COLOUR
+from .formatting import g as _g
 from .scenes import STAY, Scene, agent, ally, enemy, position
 
+PIECES = ("summary", "passive", "strengths", "weaknesses", "counters", "helps")
 
-def _g(v: float) -> str:
-    return f"{v:g}"
+
+def prose(spec: C.ClassSpec) -> dict[str, str]:
+    """A class's words (classes/<class>.md.j2), filled with the class table's numbers; a
+    piece that only one class has (the Mage's `aura_note`) is "" for the others."""
+    module = templates.module(f"classes/{spec.name}.md.j2", spec=spec, C=C)
+    out = {key: templates.words(getattr(module, key)).strip() for key in PIECES}
+    out["aura_note"] = templates.words(getattr(module, "aura_note", "")).strip()
+    return out
 
 
 def passive_text(spec: C.ClassSpec) -> str:
     """The passive in words, with the table's numbers."""
-    name = spec.name
-    if name == "mage":
-        return (
-            f"An aura: living, unshielded allies within {_g(C.AURA_RADIUS)} units (the Mage too) "
-            f"deal {_g(round((C.MAGE_AURA_FACTOR - 1) * 100, 6))}% more damage; two Mages "
-            f"stack by multiplying, at most {C.AURA_MAX_EMITTERS} count."
-        )
-    if name == "warrior":
-        return (
-            f"An aura: living, unshielded allies within {_g(C.AURA_RADIUS)} units (the Warrior "
-            f"too) take {_g(round((1 - C.WARRIOR_AURA_FACTOR) * 100, 6))}% less damage; two "
-            f"Warriors stack by multiplying, at most {C.AURA_MAX_EMITTERS} count."
-        )
-    if name == "hunter":
-        base = max(c.sight for c in C.CLASSES if c.name != "hunter")
-        return f"Sight radius {_g(spec.sight)} instead of {_g(base)}: it sees first."
-    if name == "rogue":
-        return (
-            f"Speed {_g(spec.speed)} per tick, and out-of-combat healing after only "
-            f"{spec.out_of_combat_delay} quiet ticks."
-        )
-    return (
-        f"For {C.EFFECT_DURATION[C.BLESSING]} tick after one of its Basic heals, the healed "
-        f"agent's slows cannot push its speed below {_g(C.BLESSING_SPEED_FLOOR * 100)}% of base."
-    )
+    return prose(spec)["passive"]
 
 
-PROSE: dict[str, dict[str, str]] = {
-    "mage": {
-        "summary": "The hardest hitter per tick, from a safe distance, and the most fragile body.",
-        "strengths": "Highest Basic damage at medium range; its aura makes every nearby ally "
-        "hit harder, itself included; Burst turns a few ticks into a burst of damage that "
-        "can finish a Warrior.",
-        "weaknesses": "The lowest health in the game, no escape and no crowd control. Anything "
-        "that reaches it in melee (a Rogue's Poison, a Warrior's Charge) threatens it.",
-        "counters": "Priests: its Basic damage outpaces their healing.",
-        "helps": "Everyone within its aura, above all Rogues and Hunters that fight beside it.",
-    },
-    "warrior": {
-        "summary": "The front line: at least twice anyone else's health and the longest gap-closer.",
-        "strengths": "Huge health pool, an aura that shrinks the damage its neighbours take, and "
-        "a Charge that crosses most of the field, stuns and slows.",
-        "weaknesses": "Weak Basic damage at melee range; kited by Hunters and Mages once its "
-        "Charge is spent.",
-        "counters": "Mages and Hunters that stray from cover: Charge reaches them and the "
-        "slow keeps them in reach.",
-        "helps": "Fragile allies standing inside its aura, and Priests, who keep it standing.",
-    },
-    "hunter": {
-        "summary": "The scout: it sees farthest and controls who gets to move.",
-        "strengths": "The longest Basic range, a slow on every arrow, and a Trap that takes a "
-        "target out of the fight for several ticks.",
-        "weaknesses": "Low damage per hit. Its Trap is broken by any later damage, so allies must "
-        "hold fire to keep a target frozen.",
-        "counters": "Rogues and Warriors, whose game is closing distance: slows and Traps deny it.",
-        "helps": "Its team's sight: enemies it spots first are shared with every teammate.",
-    },
-    "rogue": {
-        "summary": "The assassin: fast, with the strongest single blow in the game.",
-        "strengths": "The fastest mover, a strong melee Basic, and Crippling Poison: heavy "
-        "damage, a stun, a long slow and a cut to the victim's healing. It also recovers "
-        "health out of combat sooner than anyone.",
-        "weaknesses": "Melee range only; it must cross open ground, where slows and Charges "
-        "punish it.",
-        "counters": "Priests and Mages: Poison halves the healing a target receives and a "
-        "Mage cannot survive a Rogue that arrives.",
-        "helps": "Teams that need to pressure the enemy's back line and flank around cover.",
-    },
-    "priest": {
-        "summary": "The healer: it keeps allies standing through fights they would lose.",
-        "strengths": "A steady heal with Blessing of Freedom against slows, and Salvation, one "
-        "huge heal at long range that can undo a whole burst of damage in the same tick.",
-        "weaknesses": "No damage at all: alone it cannot win a fight, and Poison halves its "
-        "healing on the victim.",
-        "counters": "Slow trades: damage spread over time is healed as fast as it comes.",
-        "helps": "Warriors above all (the most health to restore), and anyone under a slow.",
-    },
-}
-
-
-def _effects_of(row) -> str:
-    out = []
-    for e, on in enumerate(row):
-        if not on:
-            continue
-        name = C.EFFECT_NAMES[e]
-        ticks = C.EFFECT_DURATION[e]
-        word = {
-            "stun": "stun",
-            "trap": "Freezing Trap (no moving or acting; broken by damage on a later tick)",
-            "slow_hunter": "slow",
-            "slow_charge": "slow",
-            "slow_poison": "slow",
-            "healing_cut": f"healing received ×{_g(C.POISON_HEALING_FACTOR)}",
-            "burst": f"own damage ×{_g(C.BURST_FACTOR)}",
-            "blessing": "Blessing of Freedom",
-        }[name]
-        if e in C.SLOW_FACTORS:
-            word += f" ×{_g(C.SLOW_FACTORS[e])}"
-        out.append(f"{word} for {ticks} tick{'s' if ticks != 1 else ''}")
-    return "; ".join(out) or "none"
-
-
-def numbers_table(c: int) -> str:
-    spec = C.CLASSES[c]
-    who = {"enemy": "an enemy", "ally": "an ally or itself", "self": "itself"}
-    rows = [
-        ("Role", spec.role),
-        ("Maximum health", _g(spec.max_health)),
-        ("Speed per tick", _g(spec.speed)),
-        ("Sight radius", _g(spec.sight)),
-        ("Body radius", _g(C.BODY_RADIUS)),
-        (
-            f"Basic: {spec.basic_name}",
-            f"{who[spec.basic_target]}, range {_g(spec.basic_range)}"
-            + (f", {_g(spec.basic_damage)} damage" if spec.basic_damage else "")
-            + (f", {_g(spec.basic_heal)} healing" if spec.basic_heal else "")
-            + f"; effects: {_effects_of(C.BASIC_EFFECTS[c])}",
-        ),
-        (
-            f"Ultimate: {spec.ultimate_name}",
-            f"{who[spec.ultimate_target]}"
-            + (f", range {_g(spec.ultimate_range)}" if spec.ultimate_target != "self" else "")
-            + (f", {_g(spec.ultimate_damage)} damage" if spec.ultimate_damage else "")
-            + (f", {_g(spec.ultimate_heal)} healing" if spec.ultimate_heal else "")
-            + "; effects: "
-            + _effects_of(C.ULTIMATE_EFFECTS[c] | C.SELF_EFFECTS_ON_ULTIMATE[c])
-            + f"; ready again after {C.ULTIMATE_COOLDOWN} ticks",
-        ),
-        (f"Passive: {spec.passive_name}", passive_text(spec)),
-        (
-            "Out-of-combat healing",
-            f"{_g(C.OUT_OF_COMBAT_HEAL_SHARE * spec.max_health)} per tick after "
-            f"{spec.out_of_combat_delay} quiet ticks",
-        ),
+def applied_effects(row) -> list[dict]:
+    """What an ability applies, for the numbers table: each effect's name, duration in ticks
+    and slow factor (None for an effect that is not a slow)."""
+    return [
+        {"name": C.EFFECT_NAMES[e], "ticks": C.EFFECT_DURATION[e], "slow": C.SLOW_FACTORS.get(e)}
+        for e, on in enumerate(row)
+        if on
     ]
-    lines = [f"| {spec.title} | value |", "|---|---|"] + [f"| {k} | {v} |" for k, v in rows]
-    return "\n".join(lines)
 
 
 def ability_scene(c: int, ultimate: bool) -> Scene:
@@ -191,47 +76,16 @@ def ability_scene(c: int, ultimate: bool) -> Scene:
 
 def class_page(c: int) -> str:
     spec = C.CLASSES[c]
-    prose = PROSE[spec.name]
     _, basic = show(ability_scene(c, ultimate=False), f"{spec.title}: {spec.basic_name} (Basic)")
     _, ult = show(ability_scene(c, ultimate=True), f"{spec.title}: {spec.ultimate_name} (Ultimate)")
-    aura_note = ""
-    if spec.name == "mage":
-        aura_note = (
-            "\nIts own aura counts for itself, so a lone Mage's hits are already "
-            f"×{_g(C.MAGE_AURA_FACTOR)} (the events below show the exact amounts).\n"
-        )
-    return f"""# {spec.title}
-
-<!-- Written at build time by marl_bgs/site/classes_page.py; edit that file. -->
-
-*{spec.role}.* {prose["summary"]}
-
-{numbers_table(c)}
-{aura_note}
-## {spec.basic_name} (Basic)
-
-{basic}
-
-## {spec.ultimate_name} (Ultimate)
-
-{ult}
-
-## Strengths
-
-{prose["strengths"]}
-
-## Weaknesses
-
-{prose["weaknesses"]}
-
-## Counters
-
-{prose["counters"]}
-
-## Helps
-
-{prose["helps"]}
-"""
+    effects = {
+        "basic": applied_effects(C.BASIC_EFFECTS[c]),
+        "ultimate": applied_effects(C.ULTIMATE_EFFECTS[c] | C.SELF_EFFECTS_ON_ULTIMATE[c]),
+    }
+    return templates.render(
+        "classes/class.md.j2",
+        spec=spec, C=C, prose=prose(spec), effects=effects, basic=basic, ultimate=ult,
+    )  # fmt: skip
 
 
 # ----------------------------------------------------------------------------------------
@@ -269,30 +123,24 @@ class Rule:
     code: str
     kind: str  # "counters" or "helps"
     name: str
-    text: str  # the rule, in words
+
+    @property
+    def text(self) -> str:
+        """The rule in words (site_src/_templates/classes/rules.md.j2)."""
+        return templates.words(getattr(templates.macros("classes/rules.md.j2"), self.code)).strip()
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("K1", "counters", "kites", "A's Basic slows an enemy and reaches at least twice as far "
-         "as B's Basic on enemies, so B cannot close the distance."),
-    Rule("K2", "counters", "catches", "A's Ultimate stuns or traps an enemy farther away than "
-         "B's Basic reaches, while A's own Basic is shorter than B's: A closes the gap B keeps."),
-    Rule("K3", "counters", "cuts healing", "A's ability cuts the healing its target receives, "
-         "and B heals."),
-    Rule("K4", "counters", "out-damages healing", "A's Basic damage is larger than B's Basic "
-         "heal, so B's steady healing cannot keep up with A's steady damage."),
-    Rule("K5", "counters", "bursts the fragile", "A has the biggest single hit of any class "
-         "and B the least maximum health."),
-    Rule("H1", "helps", "heals", "A heals allies; the arrow points to the class with the most "
-         "maximum health, which has the most to restore."),
-    Rule("H2", "helps", "shields", "A's aura cuts the damage allies take; the arrow points to "
-         "the class with the least maximum health."),
-    Rule("H3", "helps", "empowers", "A's aura raises allies' damage; the arrow points to the "
-         "class with the biggest single hit."),
-    Rule("H4", "helps", "holds targets for", "A's Ultimate stuns or traps an enemy from at "
-         "least twice as far as B's Basic reaches, and B deals damage: a held target cannot "
-         "run from B."),
-)  # fmt: skip
+    Rule("K1", "counters", "kites"),
+    Rule("K2", "counters", "catches"),
+    Rule("K3", "counters", "cuts healing"),
+    Rule("K4", "counters", "out-damages healing"),
+    Rule("K5", "counters", "bursts the fragile"),
+    Rule("H1", "helps", "heals"),
+    Rule("H2", "helps", "shields"),
+    Rule("H3", "helps", "empowers"),
+    Rule("H4", "helps", "holds targets for"),
+)
 
 
 @dataclass(frozen=True)
@@ -383,8 +231,6 @@ def relations() -> list[Relation]:
 
 def relation_svg(rels: list[Relation]) -> str:
     """The classes on a circle; red arrows: A counters B, green dashed: A helps B."""
-    from .draw import DAMAGE_COLOUR, HEAL_COLOUR
-
     colour = {"counters": DAMAGE_COLOUR, "helps": HEAL_COLOUR}
     n = len(C.CLASSES)
     cx, cy, ring, node = 300.0, 235.0, 170.0, 40.0
@@ -455,80 +301,23 @@ def relation_svg(rels: list[Relation]) -> str:
     return "\n".join(out)
 
 
-def relations_section() -> str:
-    rels = relations()
-    by_class = []
-    for c, s in enumerate(C.CLASSES):
-        cells = []
-        for kind in ("counters", "helps"):
-            items = [
-                f"{C.CLASSES[r.b].title} ({r.rule.code} {r.rule.name}: {r.why})"
-                for r in rels
-                if r.a == c and r.rule.kind == kind
-            ]
-            cells.append("; ".join(items) or "none by these rules")
-        by_class.append(f"| [{s.title}]({s.name}.md) | {cells[0]} | {cells[1]} |")
-    rules = "\n".join(f"- **{r.code} {r.name}** ({r.kind}): {r.text}" for r in RULES)
-    return f"""## Who counters and who helps whom
-
-The class table holds numbers, not relations, so the arrows are derived from it by the rules
-below (A is where an arrow starts, B where it ends). A red arrow means A **counters** B in a
-fight; a green dashed arrow means A **helps** B as a teammate. Each label names the rules that
-drew it; the table under the diagram gives the numbers behind each arrow, and each class
-page discusses its counters and helpers in words.
-
-<figure class="bgs-relations-figure">
-{relation_svg(rels)}
-</figure>
-
-{rules}
-
-<div class="bgs-fit" markdown>
-
-| class | counters | helps |
-|---|---|---|
-{chr(10).join(by_class)}
-
-</div>
-"""
-
-
 def classes_index() -> str:
-    stats = [
-        "| Class | Role | Health | Speed | Sight |",
-        "|---|---|---:|---:|---:|",
-    ] + [
-        f"| [{s.title}]({s.name}.md) | {s.role} | {_g(s.max_health)} | {_g(s.speed)} | "
-        f"{_g(s.sight)} |"
-        for s in C.CLASSES
+    """The overview: the table's numbers, every passive, and who counters and helps whom."""
+    rels = relations()
+    by_class = [
+        {
+            "spec": s,
+            "counters": [r for r in rels if r.a == c and r.rule.kind == "counters"],
+            "helps": [r for r in rels if r.a == c and r.rule.kind == "helps"],
+        }
+        for c, s in enumerate(C.CLASSES)
     ]
-    abilities = [
-        "| Class | Basic | Ultimate | Passive |",
-        "|---|---|---|---|",
-    ] + [
-        f"| [{s.title}]({s.name}.md) | {s.basic_name} | {s.ultimate_name} | {s.passive_name} |"
-        for s in C.CLASSES
-    ]
-    passives = "\n".join(f"- **{s.title}: {s.passive_name}.** {passive_text(s)}" for s in C.CLASSES)
-    return f"""# Classes
-
-<!-- Written at build time by marl_bgs/site/classes_page.py. -->
-
-Every team of up to {TEAM_SIZE} agents mixes five classes. Each has a Basic ability it can
-use every tick, an Ultimate with a cooldown of {C.ULTIMATE_COOLDOWN} ticks, and a passive.
-The numbers come straight from the engine's class table: health in hit points, speed in
-map units per tick, sight radius in map units.
-
-<div class="bgs-fit" markdown>
-
-{chr(10).join(stats)}
-
-{chr(10).join(abilities)}
-
-</div>
-
-## Passives
-
-{passives}
-
-{relations_section()}"""
+    return templates.render(
+        "classes/index.md.j2",
+        C=C,
+        TEAM_SIZE=TEAM_SIZE,
+        passives={s.name: passive_text(s) for s in C.CLASSES},
+        diagram=relation_svg(rels),
+        rules=RULES,
+        by_class=by_class,
+    )

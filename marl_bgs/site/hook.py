@@ -27,6 +27,7 @@ from marl_bgs.site import (
     leaderboard_page,
     scenarios_page,
     tutorials,
+    viewer_key,
 )
 from marl_bgs.site.classes_page import class_page, classes_index
 from marl_bgs.site.llm_page import llm_page
@@ -49,7 +50,7 @@ def _generated(root: Path) -> dict[str, Any]:
         "classes/index.md": classes_index,
         "atlas.md": lambda: data_pages.atlas_page(root),
         "sight-lab.md": lambda: data_pages.sight_lab_page(root),
-        "visual-key.md": lambda: data_pages.visual_key_page(root),
+        "visual-key.md": lambda: viewer_key.visual_key_page(root),
         "replays.md": lambda: data_pages.replays_page(root),
         "reference/metrics.md": metrics_page,
         "reference/cli.md": cli_page.cli_page,

@@ -27,9 +27,8 @@ from ..core import classes as C
 from ..core.state import ARENA_HEIGHT, ARENA_WIDTH, TEAM_SIZE
 from ..game import Game
 from ..replay import Replay, load_replay
-from .data_pages import viewer_div
 from .draw import PALETTE, Marks, draw
-from .leaderboard_page import join_words
+from .formatting import join_words, viewer_div
 from .scenes import QUIET, tick_sentences
 
 SCENARIO_DIR = "exports/scenarios"

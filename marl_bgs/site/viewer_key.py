@@ -1,6 +1,9 @@
-"""The replay viewer's symbols for the Visual Key: words, small SVG swatches, and a key scene.
+"""The Visual Key page: the still pictures' symbols, the status labels, and the replay
+viewer's symbols (small SVG swatches, their words, and a key scene played in the viewer).
 
-The viewer draws on a canvas in `web_demo/viewer/render.js` with the colours of
+The words are templates: `site_src/_templates/visual-key.md.j2` (the page),
+`visual-key/viewer.md.j2` (the viewer's part) and `visual-key/symbols.md.j2` (what each viewer
+symbol means). The viewer draws on a canvas in `web_demo/viewer/render.js` with the colours of
 `web_demo/assets/palette.json`, the one palette the still pictures use too. Each entry below
 names the palette keys and drawing literals it describes; `check_render_source` fails the
 build when render.js no longer uses one of them (or the palette lacks it), so the key cannot
@@ -11,10 +14,14 @@ also shows every symbol drawn by the viewer's own code.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from .draw import PALETTE
+from ..core import classes as C
+from . import templates
+from .clips import show
+from .draw import PALETTE, SYMBOLS, TEAM_COLOURS, TEAM_LABELS
 from .scenes import STAY, Scene, agent, ally, enemy, position
 
 RENDER_JS = Path("web_demo") / "viewer" / "render.js"
@@ -25,6 +32,7 @@ FLOOR = P["floor"]
 OBSTACLE = P["obstacle"]
 W, H, R = 64, 48, 10  # swatch size and body radius in pixels
 CX, CY = 32, 22
+SYMBOL_TEXTS = "visual-key/symbols.md.j2"
 
 
 @dataclass(frozen=True)
@@ -64,8 +72,6 @@ def _line(colour: str, width: float, dash: str = "") -> str:
 
 def _arc_path(share: float) -> str:
     """The grey Ultimate arc: from 12 o'clock, clockwise, over `share` of a circle of r 4."""
-    import math
-
     x0, y0, r = CX - R - 5, CY + R + 2, 4
     a = -math.pi / 2 + 2 * math.pi * share
     x1, y1 = x0 + r * math.cos(a), y0 + r * math.sin(a)
@@ -139,142 +145,46 @@ def symbols() -> tuple[Symbol, ...]:
     )
     respawn = f'<circle cx="{CX}" cy="{CY}" r="{1.4 * R}" fill="none" stroke="{TEAM[1]}" stroke-width="2"/>'
     codes = ", ".join(f"{e['code']} {e['name']}" for e in P["effects"].values())
-    return (
-        Symbol(
-            "arena",
-            "The floor, drawn to scale: the canvas is the whole 20 × 10 arena, north up, "
-            "whatever its width.",
-            ("PALETTE.floor",),
-            _svg(""),
-        ),
-        Symbol(
+    texts = templates.module(SYMBOL_TEXTS, P=P, TEAM=TEAM, codes=codes)
+    entries = (
+        ("arena", "arena", ("PALETTE.floor",), _svg("")),
+        (
             "Red Zones",
-            "Each team's own Red Zone, a red strip at its spawn end with a dashed red line "
-            "(6 px dash, 4 px gap) at its inner edge; the still pictures draw them the same.",
+            "red_zones",
             ("PALETTE.red_zone_fill", "PALETTE.red_zone", "[6, 4]"),
             _svg(zone),
         ),
-        Symbol(
-            "spawn pads",
-            "Square outlines the size of a body (side 2 × body radius) in the owning team's "
-            "colour, at that team's end.",
-            ("PALETTE.team_light", "strokeRect"),
-            _svg(pads),
-        ),
-        Symbol(
-            "obstacles",
-            "Pillars (filled circles) and walls (filled, possibly turned rectangles) in dark "
-            "grey. They block movement, sight and attacks.",
-            ("PALETTE.obstacle",),
-            _svg(obstacles),
-        ),
-        Symbol(
-            "thin walls",
-            f"A wall thinner than {P['thin_wall']:g} units is drawn as a dark grey line at least "
-            f"{P['thin_wall_px']} px wide (the still pictures: at least 0.06 units), so it never "
-            "vanishes at small sizes. It is a wall like any other: it blocks movement, sight "
-            "and attacks; only its drawing is widened.",
-            ("isThinWall", "PALETTE.thin_wall_px"),
-            _svg(thin),
-        ),
-        Symbol(
-            "sight (team and agent views)",
-            "Outside the Oracle view, everything the viewing agents cannot see is shaded dark; "
-            "the clear areas are their sight radii cut by obstacles (180 rays each). Enemies "
-            "they do not see, and enemies under a spawn shield, are not drawn at all.",
-            ("PALETTE.shade", "RAYS = 180"),
-            _svg(shade),
-        ),
-        Symbol(
+        ("spawn pads", "spawn_pads", ("PALETTE.team_light", "strokeRect"), _svg(pads)),
+        ("obstacles", "obstacles", ("PALETTE.obstacle",), _svg(obstacles)),
+        ("thin walls", "thin_walls", ("isThinWall", "PALETTE.thin_wall_px"), _svg(thin)),
+        ("sight (team and agent views)", "sight", ("PALETTE.shade", "RAYS = 180"), _svg(shade)),
+        (
             "agents",
-            f"A filled circle of the true body radius in the team's colour (team a {TEAM[0]}, "
-            f"team b {TEAM[1]}) with the class initial in bold white: M Mage, W Warrior, "
-            "H Hunter, R Rogue, P Priest. Dead agents waiting for their wave are not drawn.",
+            "agents",
             ("PALETTE.team", "TEAM_COLOURS"),
             _svg(_body(0, "M", x=18) + _body(1, "H", x=46)),
         ),
-        Symbol(
+        (
             "health bar",
-            "Above the body, as wide as the body: a dark track filled from the left by the "
-            "share of maximum health left, green above 35%, amber at 35% or below.",
+            "health_bar",
             ("PALETTE.health_track", "PALETTE.health_good", "PALETTE.health_low"),
             _svg(health),
         ),
-        Symbol(
-            "Ultimate ready",
-            "A small full gold ring (radius 4 px) at the lower left of the body.",
-            ("PALETTE.ult_ready",),
-            _svg(ult),
-        ),
-        Symbol(
-            "Ultimate cooling down",
-            "The same small ring in grey, drawn clockwise from 12 o'clock over the share of "
-            "the cooldown already gone.",
-            ("PALETTE.ult_wait",),
-            _svg(ult_wait),
-        ),
-        Symbol(
-            "spawn shield",
-            "The body drawn at 55% opacity inside a dashed gold ring (3 px dashes) just "
-            "outside it: the agent respawned and cannot be seen, targeted or healed.",
-            ("PALETTE.shield", "0.55"),
-            _svg(shield),
-        ),
-        Symbol(
-            "Freezing Trap",
-            "A cyan square outline 4 px outside the body.",
-            ("PALETTE.trap",),
-            _svg(trap),
-        ),
-        Symbol(
-            "Poison",
-            "Three green dots down the body's right side while the Rogue's slow or healing "
-            "cut lasts.",
-            ("PALETTE.poison",),
-            _svg(poison),
-        ),
-        Symbol(
-            "status labels",
-            "Small dark text under the body, one code per active effect (the viewer's Agents "
-            "table shows the same codes, with their meaning on hover, and a 'Status labels' "
-            f"legend sits under every viewer): {codes}.",
-            ("EFFECT_LABELS",),
-            _svg(labels),
-        ),
-        Symbol(
-            "damage",
-            "A solid red line (2.5 px) from attacker to target: a Basic or Ultimate that landed "
-            "during the tick shown, drawn from where both stood when the tick began.",
-            ("PALETTE.damage",),
-            _svg(_line(P["damage"], 2.5)),
-        ),
-        Symbol(
-            "heal",
-            "A dashed green line (5 px dashes) from healer to target.",
-            ("PALETTE.heal", "[5, 3]"),
-            _svg(_line(P["heal"], 2.5, "5 3")),
-        ),
-        Symbol(
-            "Charge",
-            "A thick dashed purple line (4 px, 10 px dashes) from where the Warrior started "
-            "to where it landed.",
-            ("PALETTE.charge", "[10, 4]"),
-            _svg(_line(P["charge"], 4, "10 4")),
-        ),
-        Symbol(
-            "fallen",
-            "A grey body ringed in its team's colour, with a dark cross: an agent that died "
-            "during the tick shown, where it fell (the still pictures draw it the same).",
-            ("PALETTE.fallen", "PALETTE.death", "drawFallen"),
-            _svg(fallen),
-        ),
-        Symbol(
-            "respawn",
-            "A ring in the team's colour, 1.4 × the body radius, on the pad where a dead agent "
-            "came back during the tick shown.",
-            ("body * 1.4",),
-            _svg(respawn),
-        ),
+        ("Ultimate ready", "ult_ready", ("PALETTE.ult_ready",), _svg(ult)),
+        ("Ultimate cooling down", "ult_wait", ("PALETTE.ult_wait",), _svg(ult_wait)),
+        ("spawn shield", "spawn_shield", ("PALETTE.shield", "0.55"), _svg(shield)),
+        ("Freezing Trap", "trap", ("PALETTE.trap",), _svg(trap)),
+        ("Poison", "poison", ("PALETTE.poison",), _svg(poison)),
+        ("status labels", "status_labels", ("EFFECT_LABELS",), _svg(labels)),
+        ("damage", "damage", ("PALETTE.damage",), _svg(_line(P["damage"], 2.5))),
+        ("heal", "heal", ("PALETTE.heal", "[5, 3]"), _svg(_line(P["heal"], 2.5, "5 3"))),
+        ("Charge", "charge", ("PALETTE.charge", "[10, 4]"), _svg(_line(P["charge"], 4, "10 4"))),
+        ("fallen", "fallen", ("PALETTE.fallen", "PALETTE.death", "drawFallen"), _svg(fallen)),
+        ("respawn", "respawn", ("body * 1.4",), _svg(respawn)),
+    )
+    return tuple(
+        Symbol(name, templates.words(getattr(texts, key)), literals, svg)
+        for name, key, literals, svg in entries
     )
 
 
@@ -336,26 +246,19 @@ def key_scene() -> Scene:
 
 def viewer_section(root: Path) -> str:
     """The Visual Key's viewer part: the live key scene and the table of symbols."""
-    from .clips import show
-
     check_render_source(root)
     _, shown = show(key_scene(), "Visual Key: every symbol in one tick", prefix="../", tick=1)
-    rows = "\n".join(f"| {s.svg} | **{s.name}** | {s.text} |" for s in symbols())
-    return f"""## The replay viewer
+    return templates.render("visual-key/viewer.md.j2", shown=shown, symbols=symbols())
 
-The [Replay Viewer](replays.md), the Home page's game and the clips on the rules and class pages
-are drawn by `web_demo/viewer/render.js`, with the same palette (`web_demo/assets/palette.json`)
-as the still pictures below. Each frame shows the arena **after** the tick on the clock, with
-the lines of what happened **during** that tick drawn over it (attacks, heals, Charges,
-fallen agents and respawns); the line under the arena and the highlighted lines of the event
-log are that tick's events. Tick 0 is the starting position.
 
-Below, one tick played on the engine makes the viewer draw every symbol; it opens on tick 1
-(step back to tick 0 for the starting position). The viewer itself draws it, so it is exactly what you will see.
-
-{shown}
-
-| swatch | symbol | how the viewer draws it |
-|---|---|---|
-{rows}
-"""
+def visual_key_page(root: Path) -> str:
+    """Symbols of the site's engine pictures, and of the replay viewer when it is present."""
+    viewer = viewer_section(root) if (root / RENDER_JS).is_file() else ""
+    return templates.render(
+        "visual-key.md.j2",
+        effects=PALETTE["effects"],
+        viewer=viewer,
+        teams=list(zip(TEAM_COLOURS, TEAM_LABELS, strict=True)),
+        classes=C.CLASSES,
+        still=SYMBOLS,
+    )
