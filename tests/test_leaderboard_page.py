@@ -8,7 +8,6 @@ renamed in the JSON to a hostile string that the entrants file itself would refu
 
 from __future__ import annotations
 
-import ast
 import json
 import math
 import re
@@ -20,13 +19,15 @@ from html.parser import HTMLParser
 from pathlib import Path
 from types import SimpleNamespace
 
+import jinja2
 import markdown
 import pandas as pd
 import pytest
 import yaml
 
 from marl_bgs.site import build as site_build
-from marl_bgs.site import hook
+from marl_bgs.site import formatting as F
+from marl_bgs.site import hook, templates
 from marl_bgs.site import leaderboard_page as L
 from marl_bgs.systems.base import System
 from marl_bgs.tournament.entrants import NAME_PATTERN
@@ -235,8 +236,8 @@ def _visible(html: str) -> str:
 
 
 def test_text_escapes_markup_and_keeps_plain_words():
-    assert L.text("TDM-Alpha 2.0") == "TDM-Alpha 2.0"
-    assert L.text("a|b<c>&_*`[") == "a&#124;b&#60;c&#62;&#38;&#95;&#42;&#96;&#91;"
+    assert F.text("TDM-Alpha 2.0") == "TDM-Alpha 2.0"
+    assert F.text("a|b<c>&_*`[") == "a&#124;b&#60;c&#62;&#38;&#95;&#42;&#96;&#91;"
 
 
 def test_matchups_per_map_and_heterogeneity_come_from_the_json(export_root):
@@ -322,7 +323,7 @@ def test_played_rules_and_submit_pages(export_root):
 
 
 def test_code_fences_outgrow_backticks_in_file_text():
-    block = L._code("a ```` b", "json")
+    block = F.code_block("a ```` b", "json")
     assert block.startswith("`````json\n") and block.endswith("\n`````\n")
 
 
@@ -503,7 +504,7 @@ def test_submit_page_shows_the_name_pattern_as_written(export_root):
     shown = _visible(html)
     assert f"checked against {NAME_PATTERN.pattern}." in shown
     assert "&#" not in shown[shown.index("Entry names are checked") :]
-    assert L._inline_code("a`b") == "``a`b``" and L._inline_code("`x") == "`` `x ``"
+    assert F.inline_code("a`b") == "``a`b``" and F.inline_code("`x") == "`` `x ``"
 
 
 def test_played_page_games_table_has_a_header(export_root):
@@ -574,25 +575,16 @@ def test_pages_of_an_older_export_without_the_new_fields(root):
 
 
 # ---- the templates the pages are written from ------------------------------------------------
-def test_every_template_part_named_in_the_code_exists_and_is_valid():
-    """A part used only on a rare branch (no challengers, a single map) fails here, not in a
-    season's build; every `$name` of every part is a valid placeholder."""
-    parts = L._parts()
-    named = set()  # every literal part name in a fill(...) call, both arms of an `if` too
-    for node in ast.walk(ast.parse(Path(L.__file__).read_text())):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "fill":
-            arg = node.args[0]
-            for leaf in (arg.body, arg.orelse) if isinstance(arg, ast.IfExp) else (arg,):
-                if isinstance(leaf, ast.Constant):
-                    named.add(leaf.value)
-    assert len(named) > 40 and not named - set(parts), sorted(named - set(parts))
-    for key in ("matchups", "per_map_wdl", "per_map", "heterogeneity"):
-        assert f"alt_{key}" in parts
-    assert all(template.is_valid() for template in parts.values())
-    with pytest.raises(KeyError, match="no part 'nothing'"):
-        L.fill("nothing")
-    with pytest.raises(KeyError, match="title"):
-        L.fill("this_page")  # a missing value is an error, never an empty gap
+def test_every_leaderboard_template_parses_and_a_missing_value_is_an_error(export_root):
+    """A template used only on a rare branch (no challengers, a single map) fails here, not in
+    a season's build; a value the page code forgot is an error, never an empty gap."""
+    names = [n for n in templates.template_names() if n.startswith("leaderboard/")]
+    assert {"leaderboard/season.md.j2", "leaderboard/played.md.j2"} <= set(names)
+    for name in names:
+        templates.environment().get_template(name)  # parses
+    season = L.load_seasons(export_root)[0]
+    with pytest.raises(jinja2.UndefinedError, match="season"):
+        templates.render("leaderboard/rules.md.j2", b=season.board, facts=None, badge=L.badge)
 
 
 def test_templates_are_not_published():
@@ -604,9 +596,7 @@ def test_templates_are_not_published():
 def test_a_challenger_left_out_took_no_seat():
     from types import SimpleNamespace as NS
 
-    def fill(part, **kw):
-        return {"empty_seat": "empty seat", "replaced": f"replaced {kw.get('who')}"}[part]
-
-    assert L._seat_taken(NS(admitted=False, replaced=None), fill) == "–"
-    assert L._seat_taken(NS(admitted=True, replaced=None), fill) == "empty seat"
-    assert L._seat_taken(NS(admitted=True, replaced="Old"), fill) == "replaced Old"
+    seat = templates.macros("leaderboard/words.md.j2").seat_taken
+    assert seat(NS(admitted=False, replaced=None)) == "–"
+    assert seat(NS(admitted=True, replaced=None)) == "empty seat"
+    assert seat(NS(admitted=True, replaced="Old <b>")) == "replaced Old &#60;b&#62;"

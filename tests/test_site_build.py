@@ -14,7 +14,7 @@ import pytest
 from marl_bgs.core import classes as C
 from marl_bgs.site import build as site_build
 from marl_bgs.site import viewer_key
-from marl_bgs.site.leaderboard_page import season_dirs
+from marl_bgs.site.seasons import season_dirs
 
 from .script_loader import load_script
 

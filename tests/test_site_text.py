@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from marl_bgs.site import build as site_build
-from marl_bgs.site.leaderboard_page import season_dirs, season_title
+from marl_bgs.site.formatting import season_title
+from marl_bgs.site.seasons import season_dirs
 from marl_bgs.systems.registry import BUILDERS
 from marl_bgs.tournament.entrants import NAME_PATTERN
 

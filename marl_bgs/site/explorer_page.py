@@ -14,7 +14,8 @@ from typing import Any
 from urllib.parse import quote
 
 from ..core import checks
-from .leaderboard_page import fixed, p_value, season_dirs, season_title, text
+from .formatting import fixed, p_value, season_title, text
+from .seasons import season_dirs
 
 PAGE = "metrics-explorer.md"
 FOLDER = "metrics"

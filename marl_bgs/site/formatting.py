@@ -65,9 +65,10 @@ def trimmed(v: float, digits: int = 3) -> str:
     return f"{v:.{digits}f}".rstrip("0").rstrip(".")
 
 
-def num(n: float) -> str:
-    """A count with thousands separators ('12,345')."""
-    return f"{n:,}"
+def num(n: float, digits: int | None = None) -> str:
+    """A count with thousands separators ('12,345'), or a number with `digits` decimals
+    ('1,234.5')."""
+    return f"{n:,}" if digits is None else f"{n:,.{digits}f}"
 
 
 def elo(v: float | None) -> str:
