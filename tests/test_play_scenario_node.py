@@ -1,4 +1,4 @@
-"""The Play page's `loadScenario` (web_demo/play/play.js) under Node, over HTTP: every
+"""The Play page's `loadScenario` (web_demo/play/scenarios.js) under Node, over HTTP: every
 exported scenario comes back exactly as the export wrote it, and each broken or missing file
 is refused with a message that names it (the page shows that message as text)."""
 
@@ -17,7 +17,7 @@ import pytest
 from .engine_files import NODE, ROOT
 
 SCENARIOS = ROOT / "exports" / "scenarios"
-PLAY = ROOT / "web_demo" / "play" / "play.js"
+PLAY = ROOT / "web_demo" / "play" / "scenarios.js"
 # Prints, per request, either {"ok": what loadScenario returned} or {"error": its message}.
 RUNNER = """
 const { loadScenario } = await import(process.argv[2]);
