@@ -26,12 +26,13 @@ import pytest
 
 from marl_bgs import Game
 from marl_bgs.replay import load_replay
+from marl_bgs.scenarios import export_file as X
 from marl_bgs.site import scenarios_page as S
 
 from .browser import CHROMIUM
 
 ROOT = Path(__file__).resolve().parent.parent
-EXPORTED = S.entries(ROOT)
+EXPORTED = X.entries(ROOT)
 HOSTILE = "<img src=x onerror=alert(1)> *bold* [link](http://x) | pipe"
 need_exports = pytest.mark.skipif(
     not EXPORTED, reason="exports/scenarios/index.json has not been written"
@@ -39,7 +40,7 @@ need_exports = pytest.mark.skipif(
 
 
 def _position(sid: int) -> dict:
-    return json.loads((ROOT / S.SCENARIO_DIR / f"scenario_{sid}" / "position.json").read_text())
+    return json.loads((ROOT / X.SCENARIO_DIR / f"scenario_{sid}" / "position.json").read_text())
 
 
 # ---- Markdown and HTML ----------------------------------------------------------------------
@@ -90,8 +91,8 @@ def test_the_built_pages_show_each_exported_scenario():
 
 def _copy_exports(tmp_path: Path, keep: list[int]) -> Path:
     """A fake checkout root holding only the exported files of the scenarios `keep`."""
-    src = ROOT / S.SCENARIO_DIR
-    dst = tmp_path / S.SCENARIO_DIR
+    src = ROOT / X.SCENARIO_DIR
+    dst = tmp_path / X.SCENARIO_DIR
     dst.mkdir(parents=True)
     index = json.loads((src / "index.json").read_text())
     index["scenarios"] = [e for e in index["scenarios"] if e["id"] in keep]
@@ -122,15 +123,15 @@ def _results(entries: list[dict], systems: dict[str, str]) -> dict:
 def test_strings_from_the_files_are_escaped(tmp_path):
     sid = EXPORTED[0]["id"]
     root = _copy_exports(tmp_path, [sid])
-    path = root / S.SCENARIO_DIR / "index.json"
+    path = root / X.SCENARIO_DIR / "index.json"
     index = json.loads(path.read_text())
     entry = index["scenarios"][0]
     entry.update(name=HOSTILE, briefing=f"{HOSTILE} & <script>alert(2)</script>",
                  controller="tdm-alpha<b>x</b>", skills=[HOSTILE])  # fmt: skip
     path.write_text(json.dumps(index))
     res = _results([entry], {"random": "Random", "<i>sys</i>": "?"})
-    (root / S.SCENARIO_DIR / "results.json").write_text(json.dumps(res))
-    items = S.entries(root)
+    (root / X.SCENARIO_DIR / "results.json").write_text(json.dumps(res))
+    items = X.entries(root)
     pages = {rel: write() for rel, write in S.pages(root).items()}
     assert set(pages) == {"scenarios/index.md", f"scenarios/{sid}.md"}
     for rel, text in pages.items():
@@ -162,12 +163,12 @@ def test_strings_from_the_files_are_escaped(tmp_path):
 )
 def test_a_field_the_pages_print_as_a_number_must_be_one(tmp_path, field, value, message):
     root = _copy_exports(tmp_path, [EXPORTED[0]["id"]])
-    path = root / S.SCENARIO_DIR / "index.json"
+    path = root / X.SCENARIO_DIR / "index.json"
     index = json.loads(path.read_text())
     index["scenarios"][0][field] = value
     path.write_text(json.dumps(index))
     with pytest.raises(ValueError, match=re.escape(message)):
-        S.entries(root)
+        X.entries(root)
 
 
 @need_exports
@@ -183,20 +184,20 @@ def test_no_section_before_the_export_and_only_exported_scenarios_after(tmp_path
     # No results.json: no results section, no placeholder.
     overview = S.index_page(root)
     assert "## Results" not in overview and "results.json" not in overview
-    assert "## Results" not in S.scenario_page(root, S.entries(root)[0], S.entries(root))
+    assert "## Results" not in S.scenario_page(root, X.entries(root)[0], X.entries(root))
 
 
 @need_exports
 def test_results_rows_show_for_fresh_files_only(tmp_path):
     keep = [e["id"] for e in EXPORTED[:2]]
     root = _copy_exports(tmp_path, keep)
-    items = S.entries(root)
+    items = X.entries(root)
     res = _results(items, {"random": "", "tdm-alpha": ""})
     missing = next(i for i in range(1, 9) if i not in keep)  # a row for a scenario not exported
     res["systems"]["tdm-alpha"].append({**res["systems"]["tdm-alpha"][0], "scenario": missing})
     if len(items) > 1:
         res["scenario_sha256"][str(items[1]["id"])] = "0" * 64  # played on an older file
-    (root / S.SCENARIO_DIR / "results.json").write_text(json.dumps(res))
+    (root / X.SCENARIO_DIR / "results.json").write_text(json.dumps(res))
     overview = S.index_page(root)
     assert "8 games per System per scenario" in overview and "root seed 77" in overview
     table = overview.split("## Results")[1]
@@ -285,7 +286,7 @@ def test_scenario_pages_open_both_replays_and_the_line_ends_in_team_as_win(brows
         variant = pg.locator(".mbg-viewer[data-scenario-variant] .mbg-root")
         assert "mbg-loaded" in line.get_attribute("class"), sid
         assert "mbg-loaded" in variant.get_attribute("class"), sid
-        ticks = load_replay(ROOT / S.SCENARIO_DIR / f"scenario_{sid}" / "line.json").ticks
+        ticks = load_replay(ROOT / X.SCENARIO_DIR / f"scenario_{sid}" / "line.json").ticks
         for _ in range(ticks):  # step through the line, tick by tick
             line.locator(".mbg-fwd").click()
         assert line.get_attribute("data-tick") == str(ticks)
@@ -407,7 +408,7 @@ def _press_order(pg, slot: str, order: list[int]) -> None:
 def test_the_stored_line_played_by_keyboard_wins_on_the_play_page(scenario_play):
     entry, pg = scenario_play
     sid = entry["id"]
-    line = load_replay(ROOT / S.SCENARIO_DIR / f"scenario_{sid}" / "line.json")
+    line = load_replay(ROOT / X.SCENARIO_DIR / f"scenario_{sid}" / "line.json")
     start = int(_position(sid)["tick"])
     for t, tick in enumerate(entry["shown_line"]):
         assert _wait_state(pg, "turn", "over") == "turn"

@@ -95,6 +95,14 @@ def p_value(v: float | None) -> str:
     return "< 0.001" if v < 0.001 else f"{v:.3f}"
 
 
+def p_sig(v: float | None) -> str:
+    """A p-value to three significant digits ('0.0559'), or '< 0.001'."""
+    if v is None:
+        return DASH
+    p = float(v)
+    return "< 0.001" if p < 0.001 else f"{p:.3g}"
+
+
 def size(n: int) -> str:
     """A file's size in B, kB or MB."""
     return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.1f} kB" if n >= 1e3 else f"{n} B"
@@ -168,6 +176,7 @@ FILTERS = {
     "pct": pct,
     "fixed": fixed,
     "p_value": p_value,
+    "p_sig": p_sig,
     "size": size,
     "plural": plural,
     "ticks": ticks,
