@@ -1,11 +1,11 @@
 """MARL-BattleGrounds: heterogeneous, competitive multi-agent RL on Team Deathmatch.
 
-Importing the package does not import JAX; the NumPy engine (`Game`) works without it.
+Importing the package imports nothing else (every name below loads on first use), so that
+`marl_bgs.version` and the light modules cost nothing; the NumPy engine (`Game`) works
+without JAX.
 """
 
-from .game import Game
-
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = [
     "Game",
@@ -20,10 +20,14 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    """`make`, `evaluate` and `crossplay` import JAX, and the metrics readers pandas, so
-    they load on first use."""
+    """`Game` imports NumPy, `make`, `evaluate` and `crossplay` JAX, and the metrics readers
+    pandas, so each loads on first use."""
+    if name == "Game":  # NumPy
+        from .game import Game
+
+        return Game
     if name == "make":
-        from .env import make
+        from .registration import make
 
         return make
     if name in ("evaluate", "crossplay"):

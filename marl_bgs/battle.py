@@ -36,12 +36,12 @@ from .core.actions import HEAD_LIMITS, MIRROR_FLAT, decode, encode
 from .core.checks import whole
 from .core.movement import planned_strides
 from .core.position import MAX_HORIZON, MAX_WINNING_SCORE
-from .core.state import LEFT, NUM_SLOTS, SPAWN_END_NAMES, TEAM_SIZE, State
+from .core.state import AGENT_NAMES, LEFT, NUM_SLOTS, SPAWN_END_NAMES, TEAM_SIZE, State
 from .core.tick import TickInfo
 from .game import Game
 from .maps import MAP_IDS, load_map, split_of
 from .replay.record import _empty_infos, map_file_of, package_versions, replay_from_arrays
-from .replay.schema import AGENT_NAMES, Replay
+from .replay.schema import Replay
 
 HUMAN = "human"
 SPEC_KEYS = GAME_KEYS | {"position", "controllers", "title"}

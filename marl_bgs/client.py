@@ -34,8 +34,8 @@ from urllib.parse import parse_qs, urlsplit
 import numpy as np
 
 from .battle import HUMAN, Battles, Decider, numpy_decider, numpy_labels
+from .core.state import AGENT_NAMES
 from .game import Game
-from .replay.schema import AGENT_NAMES
 from .serve import _Handler, web_root
 
 PLAY_PAGE = "/web_demo/play/index.html?engine=local"
@@ -88,15 +88,9 @@ def resolve_spec(text: str, flag: str = "--vs") -> tuple[str, Any]:
     `flag`."""
     if text in numpy_labels():
         return text, text
-    from .evaluation import resolve_system
+    from .systems.resolve import system_from_text
 
-    path = Path(text).expanduser()
-    if text.endswith(".npz"):
-        system = resolve_system({"weights": str(path)}, flag)
-    elif path.is_dir():
-        system = resolve_system({"checkpoint": str(path)}, flag)
-    else:
-        system = resolve_system(text, flag)
+    system = system_from_text(text, flag)
     return system.name, system
 
 

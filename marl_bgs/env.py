@@ -25,7 +25,6 @@ toward the enemy's end, so one policy serves both ends.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any, NamedTuple
@@ -997,54 +996,3 @@ class TeamDeathmatch:
             Agent name -> bool `()` (`(N,)` for N games), `state.new_game` for every agent.
         """
         return {a: state.new_game for a in AGENT_NAMES}
-
-
-def make(name: str = "tdm", **kwargs: Any) -> TeamDeathmatch:
-    """Create an environment by name ("tdm" is Team Deathmatch).
-
-    Without `num_envs` it is one game that behaves as a JaxMARL environment; when JaxMARL is
-    installed it is also an instance of `jaxmarl.environments.MultiAgentEnv` (importing
-    JaxMARL takes a few seconds, so only this case does). `num_envs=N` gives N games at once.
-
-    ```python
-    import jax
-    import marl_bgs
-
-    env = marl_bgs.make("tdm", map_id=47)      # one game
-    key = jax.random.key(0)
-    obs, state = env.reset(key)                # obs["a0"]: (784,) float32
-    actions = env.sample_actions(key, state)   # {"a0": () int32, ...}
-    obs, state, reward, done, info = env.step(key, state, actions)
-
-    env = marl_bgs.make("tdm", map_id=[47, 48], num_envs=64)   # 64 games
-    obs, state = env.reset(key)                # obs["a0"]: (64, 784) float32
-    ```
-
-    Args:
-        name: The environment's id; only `"tdm"` (Team Deathmatch) exists.
-        **kwargs: The settings, all optional, each explained under `TeamDeathmatch`:
-            `map_id` (default 47), `num_envs` (None: one game), `rosters` (None: the
-            official five a side), `winning_score` (20), `horizon` (300),
-            `swap_spawns` (True), `red_zone_depth` (5), `metrics` (`"none"`),
-            `obstacle_capacity` (None: sized to the maps).
-
-    Returns:
-        The environment (a `TeamDeathmatch`; with `num_envs=None` and JaxMARL installed
-            its subclass `marl_bgs.jaxmarl_api.JaxMARLTeamDeathmatch`). Its `reset(key)`
-            returns `(obs, state)` and `step(key, state, actions)` returns
-            `(obs, state, reward, done, info)`; obs are dicts agent name -> float32
-            `(784,)`, or `(num_envs, 784)`.
-
-    Raises:
-        ValueError: An unknown name, or a setting out of range or unknown, naming the
-            setting (`num_envs: 0 is out of range [1, 1048576]`).
-        FieldTypeError: A setting of the wrong type, naming it (a `TypeError` that is also
-            a `ValueError`); an unknown keyword is Python's own `TypeError`.
-    """
-    if name != "tdm":
-        raise ValueError(f"name: unknown environment {name!r}; available: 'tdm'")
-    if kwargs.get("num_envs") is None and importlib.util.find_spec("jaxmarl") is not None:
-        from .jaxmarl_api import JaxMARLTeamDeathmatch
-
-        return JaxMARLTeamDeathmatch(**kwargs)
-    return TeamDeathmatch(**kwargs)

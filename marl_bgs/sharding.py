@@ -87,3 +87,13 @@ def split_games(tree: Any, mesh, count: int) -> Any:
         return jax.device_put(x, games if split else replicated)
 
     return jax.tree.map(place, tree)
+
+
+def local_games_mesh(devices: Any):
+    """The games mesh over this process's devices for `devices` (1 = one device, 0 = all
+    local ones, N = the first N), or None where it holds one device (evaluation and the
+    validation panel then run unsharded)."""
+    if device_count(devices) == 1:
+        return None
+    mesh = game_mesh(devices, local=True)
+    return mesh if mesh.devices.size > 1 else None

@@ -66,11 +66,27 @@ def _absolute(node: ast.ImportFrom, current: str, is_package: bool) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
 def imported_modules(source: str, current: str, is_package: bool, known: set[str]) -> set[str]:
     """The package modules that `source` (module `current`) imports, anywhere in it:
     `from x import y` names module `x.y` when that is a module, else `x`."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and _is_type_checking(node.test)
+        for stmt in node.body
+        for inner in ast.walk(stmt)
+    }
+    for node in ast.walk(tree):
+        if id(node) in typing_only:  # `if TYPE_CHECKING:` imports never run
+            continue
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):

@@ -35,6 +35,7 @@ MODULES = (
     "maps.py",
     "positions.py",
     "random_play.py",
+    "version.py",
     "core/",
     "metrics/",
     "replay/",
@@ -52,6 +53,7 @@ MODULES = (
     # The learned entrant's NumPy forward pass (no JAX on import) and what its package needs.
     "learn/__init__.py",
     "learn/config.py",
+    "learn/logits.py",
     "learn/policy.py",
     "learn/registry.py",
     "learn/unit_net.py",

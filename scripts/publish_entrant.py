@@ -46,9 +46,9 @@ sys.path.insert(0, str(ROOT))
 
 import pandas as pd  # noqa: E402
 
-from marl_bgs.evaluation import cpu_model  # noqa: E402
 from marl_bgs.learn.policy import run_folder  # noqa: E402
 from marl_bgs.outputs import folder_argument  # noqa: E402
+from marl_bgs.provenance import cpu_model  # noqa: E402
 
 OPPONENTS = ("random", "tdm-alpha", "tdm-beta", "tdm-gamma")
 COPIED = ("config.json", "updates.csv", "validation.csv")
@@ -319,7 +319,7 @@ def main(argv: list[str] | None = None) -> None:
         p.error("--earlier: " + "; ".join(problems))
     if args.games < 2 or args.games % 2:
         p.error(f"--games: expected an even number of at least 2, got {args.games}")
-    from marl_bgs.evaluation import resolve_system
+    from marl_bgs.systems.resolve import resolve_system
 
     for k, name in enumerate(args.opponents):
         try:

@@ -108,7 +108,8 @@ def replay(
     replay resumes, and shards (`shard=(i, n)`: fixtures i, i + n, ...) fill one folder side
     by side; the run without a shard reads every part it finds and plays the rest."""
     from marl_bgs import evaluate
-    from marl_bgs.evaluation import _versions, clear_runners, cpu_model
+    from marl_bgs.provenance import cpu_model, versions
+    from marl_bgs.runner import clear_runners
 
     evaluate_fn = evaluate_fn or evaluate
     published = out / season
@@ -176,7 +177,7 @@ def replay(
         "games": int(len(table)),
         "columns": int(table.shape[1] - 2),
         "every_game_repeated": True,
-        "versions": _versions(),
+        "versions": versions(),
         "cpu": cpu_model(),
     }
     (published / "full_metrics.json").write_text(json.dumps(record, indent=2) + "\n")

@@ -27,7 +27,7 @@ def pytest_configure(config):
 def _memory_share() -> int:
     """A fair share of the machine's memory for one test process: half of it, split among
     pytest-xdist's workers (all of it is never ours: page cache, the browser, Node)."""
-    from marl_bgs.evaluation import machine_memory
+    from marl_bgs.memory_budget import machine_memory
 
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
     return machine_memory() // (2 * max(workers, 1))
@@ -48,13 +48,13 @@ def _free_compiled_programs():
     jax = sys.modules.get("jax")
     if jax is None:
         return
-    from marl_bgs.evaluation import (
-        clear_runners,
+    from marl_bgs.memory_budget import (
         memory_map_limit,
         memory_maps,
         resident_bytes,
         return_freed_memory,
     )
+    from marl_bgs.runner import clear_runners
 
     crowded = (memory_maps() or 0) > memory_map_limit() // 2
     if crowded or resident_bytes() > _memory_share():

@@ -117,7 +117,11 @@ def rendered() -> list[tuple[str, object]]:
 def test_the_api_pages_render_the_calls_the_issue_names():
     names = {n for n, _ in rendered()}
     env = "marl_bgs.env.TeamDeathmatch."
-    wanted = {"marl_bgs.env.make", "marl_bgs.evaluation.evaluate", "marl_bgs.evaluation.crossplay"}
+    wanted = {
+        "marl_bgs.registration.make",
+        "marl_bgs.evaluation.evaluate",
+        "marl_bgs.evaluation.crossplay",
+    }
     wanted |= {
         env + m
         for m in (
@@ -269,7 +273,8 @@ def test_documented_reset_and_step_shapes_match_the_env(games):
     jax = pytest.importorskip("jax")
     from marl_bgs.core.actions import NUM_JOINT
     from marl_bgs.core.observation import OBS_WIDTH
-    from marl_bgs.env import TeamDeathmatch, make
+    from marl_bgs.env import TeamDeathmatch
+    from marl_bgs.registration import make
 
     assert (OBS_WIDTH, NUM_JOINT) == (784, 198)  # the numbers the docstrings and pages give
     env = make("tdm", map_id=47, num_envs=games)

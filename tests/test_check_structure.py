@@ -36,6 +36,20 @@ def test_a_cycle_through_an_import_inside_a_function_is_found(tmp_path):
     assert any("import cycle" in f for f in check.findings(s))
 
 
+def test_imports_for_type_checking_only_draw_no_edge(tmp_path):
+    root = _package(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .b import B\n",
+            "pkg/b.py": "from .a import TYPE_CHECKING\n",
+        },
+    )
+    s = check.measure(root, "pkg")
+    assert s.imports["pkg.a"] == set()
+    assert s.cycles() == []
+
+
 def test_relative_imports_from_a_subpackage_resolve_to_the_right_module(tmp_path):
     root = _package(
         tmp_path,
@@ -78,3 +92,9 @@ def test_sizes_and_backend_branches_are_reported(tmp_path):
     s = check.measure(root, "pkg")
     assert s.large() == {"pkg.big": check.SIZE_LIMIT + 1}
     assert s.branches == ["pkg/small.py:2"]  # core/backend.py is where branches belong
+
+
+def test_the_package_itself_has_no_import_cycle():
+    s = check.measure()
+    assert s.cycles() == [], s.cycles()
+    assert len(s.imports) > 100  # the package was read, not an empty folder

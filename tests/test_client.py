@@ -175,7 +175,7 @@ def test_the_command_refuses_bad_settings_before_serving(capsys):
     assert main(["client", "--human", "c9", "--no-browser", "--port", "0"]) == 2
     assert "--human: 'c9' is not a slot" in capsys.readouterr().err
     assert main(["client", "--vs", "tdm-delta", "--no-browser", "--port", "0"]) == 2
-    assert "unknown name 'tdm-delta'" in capsys.readouterr().err
+    assert "--vs: 'tdm-delta' is not a registered System" in capsys.readouterr().err
     assert main(["client", "--mates", "tdm-delta", "--no-browser", "--port", "0"]) == 2
     assert "--mates: " in capsys.readouterr().err
     for port in ("-1", "70000"):

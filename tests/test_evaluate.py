@@ -12,7 +12,8 @@ import pytest
 import marl_bgs
 from marl_bgs.cli import main
 from marl_bgs.core.actions import MIRROR_MOVE
-from marl_bgs.evaluation import GAME_COLUMNS, Schedule, resolve_maps, wdl_matrix
+from marl_bgs.evaluation import GAME_COLUMNS, resolve_maps, wdl_matrix
+from marl_bgs.schedule import Schedule
 from marl_bgs.systems import host_system, jax_system
 
 GAMES = 16  # eight spawn-swapped pairs over the five test maps

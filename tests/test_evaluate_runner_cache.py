@@ -3,49 +3,49 @@ holds thousands of mappings, and a process that passes vm.max_map_count crashes 
 
 from __future__ import annotations
 
-from marl_bgs import evaluation
+from marl_bgs import memory_budget, runner
 
 
 def test_runners_are_dropped_oldest_first_while_over_the_map_budget(monkeypatch):
-    saved = dict(evaluation._RUNNERS)
-    budget = evaluation._map_budget()
+    saved = dict(runner.RUNNERS)
+    budget = memory_budget.map_budget()
     assert 30_000 < budget < 10**7  # 0.7 of vm.max_map_count (65,530 by default)
     counts = iter([budget + 500, budget + 1, 100])
-    monkeypatch.setattr(evaluation, "memory_maps", lambda: next(counts))
-    monkeypatch.setattr(evaluation, "resident_bytes", lambda: 0)
+    monkeypatch.setattr(memory_budget, "memory_maps", lambda: next(counts))
+    monkeypatch.setattr(memory_budget, "resident_bytes", lambda: 0)
     try:
-        evaluation._RUNNERS.clear()
-        evaluation._RUNNERS.update({"old": object(), "mid": object(), "new": object()})
-        evaluation._within_map_budget()
-        assert list(evaluation._RUNNERS) == ["new"]  # two dropped, then under budget
-        evaluation.clear_runners()
-        assert evaluation._RUNNERS == {}
+        runner.RUNNERS.clear()
+        runner.RUNNERS.update({"old": object(), "mid": object(), "new": object()})
+        runner.drop_while_over_budget()
+        assert list(runner.RUNNERS) == ["new"]  # two dropped, then under budget
+        runner.clear_runners()
+        assert runner.RUNNERS == {}
     finally:
-        evaluation._RUNNERS.clear()
-        evaluation._RUNNERS.update(saved)
+        runner.RUNNERS.clear()
+        runner.RUNNERS.update(saved)
 
 
 def test_runners_are_dropped_oldest_first_while_over_the_memory_budget(monkeypatch):
-    saved = dict(evaluation._RUNNERS)
-    budget = evaluation._memory_budget()
+    saved = dict(runner.RUNNERS)
+    budget = memory_budget.memory_budget()
     assert budget > 0
     sizes = iter([budget + 10**9, budget + 1, budget])  # the third is within budget
-    monkeypatch.setattr(evaluation, "memory_maps", lambda: 0)
-    monkeypatch.setattr(evaluation, "resident_bytes", lambda: next(sizes))
+    monkeypatch.setattr(memory_budget, "memory_maps", lambda: 0)
+    monkeypatch.setattr(memory_budget, "resident_bytes", lambda: next(sizes))
     try:
-        evaluation._RUNNERS.clear()
-        evaluation._RUNNERS.update({"old": object(), "mid": object(), "new": object()})
-        evaluation._within_map_budget()
-        assert list(evaluation._RUNNERS) == ["new"]
+        runner.RUNNERS.clear()
+        runner.RUNNERS.update({"old": object(), "mid": object(), "new": object()})
+        runner.drop_while_over_budget()
+        assert list(runner.RUNNERS) == ["new"]
     finally:
-        evaluation._RUNNERS.clear()
-        evaluation._RUNNERS.update(saved)
+        runner.RUNNERS.clear()
+        runner.RUNNERS.update(saved)
 
 
 def test_resident_memory_is_read_from_proc():
-    assert evaluation.resident_bytes() > 10**6  # this interpreter alone holds more
+    assert memory_budget.resident_bytes() > 10**6  # this interpreter alone holds more
 
 
 def test_the_mapping_count_is_read_from_proc_where_there_is_one():
-    count = evaluation.memory_maps()
+    count = memory_budget.memory_maps()
     assert count is None or count > 10

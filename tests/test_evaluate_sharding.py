@@ -25,11 +25,11 @@ SCRIPT = textwrap.dedent("""
     import numpy as np
     import pandas as pd
     import marl_bgs
-    from marl_bgs import evaluation
+    from marl_bgs import runner
     from marl_bgs.systems import host_system
 
     placed = []
-    play = evaluation._BatchRunner.play
+    play = runner.BatchRunner.play
 
     def spy(self, root, seeds, positions, real=None):  # how many games each device computed
         state, trail, bad = play(self, root, seeds, positions, real)
@@ -39,7 +39,7 @@ SCRIPT = textwrap.dedent("""
                        "trail": games(trail, 1) if isinstance(trail, jax.Array) else None})
         return state, trail, bad
 
-    evaluation._BatchRunner.play = spy
+    runner.BatchRunner.play = spy
     kw = dict(maps=[47, 48], seed=7, horizon=40, progress=False)
     one = marl_bgs.evaluate("random", "random", games=8, batch_size=8, record=range(8),
                             devices=1, **kw)

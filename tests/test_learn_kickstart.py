@@ -21,7 +21,8 @@ from marl_bgs.learn.kickstart import (  # noqa: E402
     priority_weights,
 )
 from marl_bgs.learn.losses import imitation_loss  # noqa: E402
-from marl_bgs.learn.trainer import learner_for, train  # noqa: E402
+from marl_bgs.learn.registry import learner_for  # noqa: E402
+from marl_bgs.learn.trainer import train  # noqa: E402
 
 SMALL = ["num_envs=8", "rollout_len=8", "hidden=32", "stage=0", "recurrent=false",
          "minibatches=2", "epochs=1", "opponent_self=0.5", "opponent_pool=0",

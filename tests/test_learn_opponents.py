@@ -18,7 +18,8 @@ from marl_bgs.learn.config import load_config  # noqa: E402
 from marl_bgs.learn.networks import init_params, make_networks  # noqa: E402
 from marl_bgs.learn.opponents import Pool, copies_due, policy_system  # noqa: E402
 from marl_bgs.learn.policy import flax_to_weights, save_weights_npz  # noqa: E402
-from marl_bgs.learn.trainer import learner_for, train  # noqa: E402
+from marl_bgs.learn.registry import learner_for  # noqa: E402
+from marl_bgs.learn.trainer import train  # noqa: E402
 
 
 def test_the_pool_keeps_the_newest_copies_oldest_overwritten_first():

@@ -21,7 +21,6 @@ import marl_bgs  # noqa: E402
 from marl_bgs.core.actions import NUM_JOINT  # noqa: E402
 from marl_bgs.core.observation import OBS_WIDTH  # noqa: E402
 from marl_bgs.core.position import starting_position  # noqa: E402
-from marl_bgs.evaluation import resolve_system  # noqa: E402
 from marl_bgs.game import Game  # noqa: E402
 from marl_bgs.learn.config import load_config  # noqa: E402
 from marl_bgs.learn.networks import init_params, make_networks  # noqa: E402
@@ -36,6 +35,7 @@ from marl_bgs.learn.policy import (  # noqa: E402
 )
 from marl_bgs.learn.trainer import train  # noqa: E402
 from marl_bgs.systems.base import System, TeamInputs  # noqa: E402
+from marl_bgs.systems.resolve import resolve_system  # noqa: E402
 from marl_bgs.tournament.entrants import build_system, load_entrants, parse_entrants  # noqa: E402
 
 # The trainer tests' tiny run (4 updates of 2 games x 4 ticks, hidden 8, 1v1 stage 0).

@@ -20,7 +20,8 @@ pytest.importorskip("flashbax")
 from marl_bgs.cli import main  # noqa: E402
 from marl_bgs.learn.config import load_config  # noqa: E402
 from marl_bgs.learn.policy import NumpyPolicy, export_npz, learned_system, load_policy  # noqa: E402
-from marl_bgs.learn.trainer import learner_for, train  # noqa: E402
+from marl_bgs.learn.registry import learner_for  # noqa: E402
+from marl_bgs.learn.trainer import train  # noqa: E402
 from tests.test_learn_policy import jax_logits, random_inputs  # noqa: E402
 
 # 4 updates of 2 games x 4 ticks (1v1, stage 0) against the current weights, a pool of two

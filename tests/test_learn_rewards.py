@@ -13,9 +13,9 @@ import pytest
 jax = pytest.importorskip("jax")
 pytest.importorskip("flax")
 
-from marl_bgs.env import make  # noqa: E402
 from marl_bgs.learn.config import FFMAPPOConfig, RecIPPOConfig  # noqa: E402
 from marl_bgs.learn.rewards import make_reward_fn, reward_terms  # noqa: E402
+from marl_bgs.registration import make  # noqa: E402
 from tests.helpers import agent, position  # noqa: E402
 
 STAY = 0

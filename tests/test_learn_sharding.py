@@ -31,7 +31,7 @@ SCRIPT = textwrap.dedent("""
     import numpy as np
     from marl_bgs.learn.config import load_config
     from marl_bgs.learn.sharding import game_mesh, shard_state
-    from marl_bgs.learn.trainer import learner_for
+    from marl_bgs.learn.registry import learner_for
 
     cfg = load_config(None, json.loads(sys.argv[1]), algo="rec-ippo")
     learner = learner_for(cfg)

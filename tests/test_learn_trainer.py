@@ -13,7 +13,8 @@ pytest.importorskip("optax")
 pytest.importorskip("orbax.checkpoint")
 
 from marl_bgs.learn.config import load_config  # noqa: E402
-from marl_bgs.learn.trainer import learner_for, train  # noqa: E402
+from marl_bgs.learn.registry import learner_for  # noqa: E402
+from marl_bgs.learn.trainer import train  # noqa: E402
 
 TINY = [
     "num_envs=2", "rollout_len=4", "hidden=8", "stage=0", "epochs=2", "minibatches=2",

@@ -14,7 +14,8 @@ pytest.importorskip("orbax.checkpoint")
 
 from marl_bgs.learn.checkpoint import Checkpoints  # noqa: E402
 from marl_bgs.learn.config import load_config  # noqa: E402
-from marl_bgs.learn.trainer import learner_for, train  # noqa: E402
+from marl_bgs.learn.registry import learner_for  # noqa: E402
+from marl_bgs.learn.trainer import train  # noqa: E402
 from marl_bgs.learn.validation import (  # noqa: E402
     best_of,
     panel_summary,

@@ -24,7 +24,7 @@ from marl_bgs import Game
 from marl_bgs.battle import ENTRANTS
 from marl_bgs.core.position import starting_position
 from marl_bgs.replay import load_replay, replay_game
-from marl_bgs.replay.schema import rules_table
+from marl_bgs.replay.fields import rules_table
 
 from . import test_engine_browser
 from .browser import CHROMIUM

@@ -20,7 +20,7 @@ from marl_bgs.core.events import tick_events
 from marl_bgs.core.observation import UNIT_FIELDS, UNIT_WIDTH, observations
 from marl_bgs.core.position import starting_position
 from marl_bgs.core.sight import compute_sight
-from marl_bgs.core.state import NUM_SLOTS, State, map_arrays
+from marl_bgs.core.state import AGENT_NAMES, NUM_SLOTS, State, map_arrays
 from marl_bgs.core.tick import TickInfo
 from marl_bgs.metrics import PRIORITY_NAMES, priority_record, priority_update, priority_vector
 from marl_bgs.replay import (
@@ -31,8 +31,8 @@ from marl_bgs.replay import (
     replay_from_arrays,
     replay_game,
 )
+from marl_bgs.replay.fields import HIDDEN_VALUE, MAX_BYTES, PUBLIC_METRICS
 from marl_bgs.replay.record import map_file_of
-from marl_bgs.replay.schema import AGENT_NAMES, HIDDEN_VALUE, MAX_BYTES, PUBLIC_METRICS
 
 from .script_loader import load_script
 

@@ -170,7 +170,7 @@ class _Recorder:
     def __init__(self, settings: DemoSettings, teacher: Any, opponents: Sequence[Any]) -> None:
         import jax
 
-        from ..env import make
+        from ..registration import make
         from .config import PPOConfig
         from .rewards import make_reward_fn
 
@@ -316,7 +316,7 @@ def record_demos(
     import jax
     from tqdm.auto import tqdm
 
-    from .. import __version__
+    from ..version import __version__
     from .opponents import policy_system
 
     s = settings
@@ -469,7 +469,7 @@ def demos_from_replays(
         ValueError: A bad side, a replay that cannot be read or does not repeat on the
             engine (naming the file and tick), or a folder already holding demonstrations.
     """
-    from .. import __version__
+    from ..version import __version__
 
     if side not in ("a", "b"):
         raise ValueError(f"side: expected 'a' or 'b', got {side!r}")

@@ -22,10 +22,10 @@ from ..core.actions import NUM_JOINT
 from ..core.classes import NUM_CLASSES
 from ..core.observation import OBS_WIDTH
 from ..core.state import TEAM_SIZE
+from .logits import NEG
 
 # Illegal logits: the lowest float32, so exp() is exactly 0 and gumbel-argmax never picks
 # them, while staying finite (−inf would turn 0·log 0 into NaN in the entropy's gradient).
-NEG = float(jnp.finfo(jnp.float32).min)
 ACTOR_WIDTH = OBS_WIDTH + NUM_CLASSES
 WORLD_WIDTH = OBS_WIDTH + NUM_CLASSES + TEAM_SIZE
 

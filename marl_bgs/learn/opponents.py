@@ -10,7 +10,6 @@ registered System name, a training run folder (its newest checkpoint) or a polic
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import jax
@@ -57,23 +56,11 @@ def copies_due(steps_before: Any, steps_after: Any, every: int) -> Any:
 
 def policy_system(spec: str, where: str) -> System:
     """A System from a registered name, a training run folder or a policy `.npz` file;
-    `where` is the field a refusal names (`config.fixed_opponents[0]`)."""
-    from ..systems.registry import BUILDERS, by_name
-    from .policy import learned_system, npz_system
+    `where` is the field a refusal names (`config.fixed_opponents[0]`). An LLM cannot play
+    here: training's games run inside one compiled program."""
+    from ..systems.resolve import system_from_text
 
-    try:
-        if spec in BUILDERS:
-            return by_name(spec)
-        if spec.endswith(".npz"):
-            return npz_system(spec)
-        if Path(spec).expanduser().is_dir():
-            return learned_system(spec)
-    except ValueError as err:
-        raise ValueError(f"{where}: {spec!r}: {err}") from None
-    raise ValueError(
-        f"{where}: {spec!r} is not a registered System ({', '.join(BUILDERS)}), "
-        "a training run folder or a policy .npz file"
-    )
+    return system_from_text(spec, where, host=False)
 
 
 def _learner_placeholder() -> System:

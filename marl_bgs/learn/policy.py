@@ -27,9 +27,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..core.actions import NUM_JOINT
+from ..core.backend import is_numpy
 from ..core.classes import NUM_CLASSES
 from ..core.observation import OBS_WIDTH
 from ..core.state import TEAM_SIZE
+from .logits import NEG
 from .registry import acts_greedily
 from .unit_net import ARCHS, unit_forward, unit_weight_shapes
 
@@ -37,7 +39,6 @@ NPZ_FORMAT = "marl-bgs/policy-npz"
 # 2 added layer_norm and q_values, 3 arch and embed (the per-unit actor, `unit_net.py`);
 # older files (without them) still load.
 NPZ_VERSION = 3
-NEG = float(np.finfo(np.float32).min)  # networks.NEG: illegal logits
 META_FIELDS = ("format", "version", "hidden", "recurrent", "obs_width", "num_classes",
                "num_actions")  # fmt: skip
 META_FIELDS_V2 = ("layer_norm", "q_values")
@@ -278,7 +279,7 @@ def restore_state(folder: Path, step: int, sub: str = "checkpoints"):
 
     from .checkpoint import Checkpoints
     from .config import read_json
-    from .trainer import learner_for
+    from .registry import learner_for
 
     try:
         cfg = read_json(folder / "config.json")
@@ -594,7 +595,7 @@ class NumpyPolicy:
         obs = xp.asarray(inputs.obs, dtype=xp.float32)
         new_game = xp.asarray(inputs.new_game)
         reset = xp.broadcast_to(new_game[..., None], obs.shape[:-1])
-        w = {k: xp.asarray(v) for k, v in self.weights.items()} if xp is not np else self.weights
+        w = {k: xp.asarray(v) for k, v in self.weights.items()} if not is_numpy(xp) else self.weights
         return actor_forward(xp, w, self.recurrent, xp.asarray(memory, dtype=xp.float32), obs,
                              xp.asarray(inputs.classes), xp.asarray(inputs.avail), reset,
                              self.norm, self.arch)  # fmt: skip

@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from ..env import make
+from ..registration import make
 from .config import PPOConfig
 from .losses import ValueNorm, gae, masked_mean, normalize, policy_loss, value_loss
 from .networks import Networks, action_log_prob, entropy, init_params, make_networks

@@ -25,7 +25,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from ..env import make
+from ..registration import make
 from .config import PQNVDNConfig
 from .mixers import vdn
 from .networks import init_actor, make_q_network

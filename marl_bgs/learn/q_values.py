@@ -15,7 +15,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from .networks import NEG
+from .logits import NEG
 
 
 def masked_argmax(q: Any, avail: Any) -> Any:

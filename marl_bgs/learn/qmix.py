@@ -27,7 +27,7 @@ import jax.numpy as jnp
 import optax
 
 from ..core.observation import OBS_WIDTH
-from ..env import make
+from ..registration import make
 from .config import QMIXConfig
 from .mixers import QMixer
 from .networks import init_actor, make_q_network

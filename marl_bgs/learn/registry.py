@@ -10,8 +10,12 @@ table (for a config, the command line's choices or an entrant's card) pulls in n
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+if TYPE_CHECKING:  # config.py imports this table
+    from .config import TrainConfig
 
 ACTING_KINDS = ("sampled", "greedy")
 
@@ -107,6 +111,23 @@ def learner_class(name: str) -> type:
     """The learner class of an algorithm (imports its module: needs the `train` extra)."""
     module, cls = algorithm(name).learner.split(":")
     return getattr(importlib.import_module(f"{__package__}.{module}"), cls)
+
+
+_LEARNERS: dict[tuple, Any] = {}  # learner_for's cache
+
+
+def learner_for(cfg: TrainConfig, reward_fn: Callable | None = None) -> Learner:
+    """A cached learner for the config's algorithm: configs differing only in run settings
+    share compiled code."""
+    run_only = dict(seed=0, out="-", devices=1, total_steps=1, checkpoint_every=0, keep_checkpoints=1,
+                    validate_every=0.0, validation_opponents=(), validation_maps=(42,),
+                    validation_games=2, validation_seed=0)  # fmt: skip
+    if cfg.needs_total_steps:  # a schedule over the whole run (PQN's learning rate)
+        del run_only["total_steps"]
+    key = (cfg.replace(**run_only), reward_fn)
+    if key not in _LEARNERS:
+        _LEARNERS[key] = learner_class(cfg.algo)(cfg, reward_fn)
+    return _LEARNERS[key]
 
 
 def _check_table() -> None:

@@ -19,23 +19,7 @@ import jax
 import numpy as np
 
 from .config import TrainConfig
-from .registry import Learner, learner_class
-
-_LEARNERS: dict[tuple, Any] = {}
-
-
-def learner_for(cfg: TrainConfig, reward_fn: Callable | None = None) -> Learner:
-    """A cached learner for the config's algorithm: configs differing only in run settings
-    share compiled code."""
-    run_only = dict(seed=0, out="-", devices=1, total_steps=1, checkpoint_every=0, keep_checkpoints=1,
-                    validate_every=0.0, validation_opponents=(), validation_maps=(42,),
-                    validation_games=2, validation_seed=0)  # fmt: skip
-    if cfg.needs_total_steps:  # a schedule over the whole run (PQN's learning rate)
-        del run_only["total_steps"]
-    key = (cfg.replace(**run_only), reward_fn)
-    if key not in _LEARNERS:
-        _LEARNERS[key] = learner_class(cfg.algo)(cfg, reward_fn)
-    return _LEARNERS[key]
+from .registry import Learner, learner_for
 
 
 # ---- logs ------------------------------------------------------------------------------------

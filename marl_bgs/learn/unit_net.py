@@ -39,6 +39,7 @@ from ..core.observation import (
     WALL_WIDTH,
 )
 from ..core.state import MAX_OBSTACLES, MAX_TURNED_WALLS, NUM_SLOTS, TEAM_SIZE
+from .logits import NEG
 
 ARCHS = ("mlp", "units")
 _POS = UNIT_SLICES["position"]
@@ -178,7 +179,5 @@ class UnitActor:
 
     def apply(self, params: dict, memory: Any, x: Any, avail: Any, reset: Any):
         import jax.numpy as jnp
-
-        from .networks import NEG
 
         return unit_forward(jnp, params["params"], self.recurrent, memory, x, avail, reset, NEG)

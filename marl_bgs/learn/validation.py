@@ -12,8 +12,8 @@ validation.csv / validation.jsonl in the run folder (the jsonl row also holds ev
 The actor is a JAX System (`actor_system`) that samples from the policy, with its own
 recurrent memory reset at each game's start. Its parameters are an argument of the
 compiled game loop, not constants baked into it, so every check after the first reuses
-the compiled program: `PanelRunner` is `evaluation._BatchRunner` with the parameters passed
-in, and `Validator` places it in evaluate's runner cache before each call.
+the compiled program: `PanelRunner` is evaluate's `runner.BatchRunner` with the parameters
+passed in, and `Validator` plays evaluate's schedule on it (`evaluation.play_schedule`).
 """
 
 from __future__ import annotations
@@ -28,9 +28,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import evaluation
 from ..core.state import TEAM_SIZE
-from ..sharding import round_up
+from ..evaluation import play_schedule
+from ..runner import BatchRunner, get_runner
+from ..schedule import Schedule
+from ..sharding import local_games_mesh, round_up
 from ..systems.base import System
 from ..systems.registry import by_name
 from .config import TrainConfig
@@ -89,7 +91,7 @@ def actor_system(
     return System(name, act, init)
 
 
-class PanelRunner(evaluation._BatchRunner):
+class PanelRunner(BatchRunner):
     """evaluate's batch runner with the actor's parameters as an argument of the loop.
 
     With a `mesh` the games are split over its devices as evaluate splits them, and the
@@ -174,13 +176,13 @@ class Validator:
         self.games = cfg.validation_games * len(self.maps)  # pair p plays maps[p % len]
         # The training run's devices: evaluate splits the panel's games over them (a batch
         # that does not divide is padded, as evaluate pads it).
-        self.mesh = evaluation._mesh(cfg.devices)
+        self.mesh = local_games_mesh(cfg.devices)
         self.batch = self.games if self.mesh is None else round_up(self.games, self.mesh)
         self.runners: dict[str, PanelRunner] = {}
 
     def _runner(self, opponent: System) -> PanelRunner:
         if opponent.name not in self.runners:
-            plain = evaluation._runner(
+            plain = get_runner(
                 (self.system, opponent), self.maps, self.batch, self.rosters,
                 self.winning_score, self.horizon, self.mesh,
             )  # fmt: skip
@@ -197,21 +199,13 @@ class Validator:
         for opponent in self.opponents:
             runner = self._runner(opponent)
             runner.params = actor_params
-            key = evaluation.runner_key((self.system, opponent), self.maps, self.batch,
-                                        self.rosters, self.winning_score, self.horizon,
-                                        self.mesh)  # fmt: skip
-            evaluation._RUNNERS[key] = runner  # evaluate looks it up by this key
-            calls = runner.calls
-            result = evaluation.evaluate(
-                self.system, opponent, maps=list(self.maps), games=self.games,
-                seed=self.cfg.validation_seed, rosters=self.rosters,
+            schedule = Schedule(self.maps, self.games)
+            result = play_schedule(
+                runner, schedule, self.rosters, seed=self.cfg.validation_seed,
                 winning_score=self.winning_score, horizon=self.horizon,
-                batch_size=self.games, record=range(self.games) if record else (),
-                progress=False, devices=self.cfg.devices,
+                record=range(self.games) if record else (),
             )  # fmt: skip
             self.last_actions[opponent.name] = result.actions
-            if runner.calls == calls:  # evaluate's cache key changed: never run stale weights
-                raise RuntimeError("validation: evaluate did not use the parameterised runner")
             frames.append(result.games)
         return pd.concat(frames, ignore_index=True)
 

@@ -3,10 +3,11 @@
 The format is described in site_src/reference/replay-format.md; `schema.py` holds its tables.
 """
 
+from .fields import REPLAY_FORMAT, REPLAY_VERSION, ReplayError
 from .read import load_replay
 from .record import package_versions, record_game, replay_from_arrays
 from .rerun import replay_game
-from .schema import REPLAY_FORMAT, REPLAY_VERSION, Replay, ReplayError
+from .schema import Replay
 
 __all__ = [
     "REPLAY_FORMAT",

@@ -26,8 +26,7 @@ from ..core.state import NUM_SLOTS, RESULT_OPEN, SPAWN_END_NAMES, State
 from ..maps import MAP_FORMAT, MAP_KEYS, MAP_VERSION, check_obstacles, standard_pads
 from ..metrics import PRIORITY_NAMES
 from ..positions import parse_position
-from .metrics import metrics_from_content
-from .schema import (
+from .fields import (
     ABILITIES,
     ACTION_LIMITS,
     AGENT_NAMES,
@@ -44,11 +43,12 @@ from .schema import (
     REPLAY_FORMAT,
     REPLAY_VERSION,
     VIEWS,
-    Replay,
     ReplayError,
     ReplayTypeError,
     rules_table,
 )
+from .metrics import metrics_from_content
+from .schema import Replay
 
 TOP_KEYS = (
     "format", "version", "title", "ticks", "rules", "map", "start", "systems", "seed", "versions",

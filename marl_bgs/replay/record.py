@@ -38,7 +38,7 @@ def package_versions() -> dict[str, str | None]:
     Returns:
         `{"marl_bgs": ..., "numpy": ..., "jax": ... or None}`, as replays store them.
     """
-    from .. import __version__
+    from ..version import __version__
 
     try:
         jax_version = metadata.version("jax")

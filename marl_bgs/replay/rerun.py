@@ -7,7 +7,8 @@ import numpy as np
 from ..core.events import tick_events
 from ..core.state import State
 from ..game import Backend, Game
-from .schema import Replay, ReplayError
+from .fields import ReplayError
+from .schema import Replay
 
 
 def replay_game(replay: Replay, backend: Backend = "numpy") -> int:

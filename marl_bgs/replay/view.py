@@ -12,20 +12,23 @@ ones (result, points, ticks). The recorded sight bitmasks are used; nothing is r
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..core.state import NUM_SLOTS, TEAM_SIZE
-from .schema import (
+from .fields import (
     AGENT_KEYS_OF_EVENT,
     AGENT_NAMES,
     HIDDEN_ACTION,
     HIDDEN_VALUE,
     PUBLIC_METRICS,
     VIEWS,
-    Replay,
     ReplayError,
 )
+
+if TYPE_CHECKING:  # schema.py calls this module for `Replay.as_seen_by`
+    from .schema import Replay
 
 BITS = 1 << np.arange(NUM_SLOTS, dtype=np.int64)
 

@@ -8,9 +8,14 @@ format, `search` for the solver and `verify` for the line checks.
 
 from __future__ import annotations
 
-from .records import SKILLS, Scenario, load_scenario_file, load_scenarios, read_scenario
-
-SCENARIOS: tuple[Scenario, ...] = load_scenarios()
+from .records import (
+    SCENARIOS,
+    SKILLS,
+    Scenario,
+    load_scenario_file,
+    load_scenarios,
+    read_scenario,
+)
 
 
 def __getattr__(name: str):

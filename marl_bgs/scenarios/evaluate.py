@@ -117,16 +117,17 @@ def _play(system, scenario: Scenario, games: int, seed: int, batch_size: int) ->
     import jax
 
     from ..core.position import OFFICIAL_ROSTER
-    from ..evaluation import PRIORITY_NAMES, _runner
+    from ..metrics import PRIORITY_NAMES
+    from ..runner import get_runner
     from ..systems.registry import by_name
 
     position = scenario.position
     col = {n: i for i, n in enumerate(PRIORITY_NAMES)}
     per_batch = min(batch_size, games)
     # The env's map and rosters only size it: every game starts from the scenario's position.
-    runner = _runner((system, by_name(scenario.controller)), (47,), per_batch,
-                     (OFFICIAL_ROSTER, OFFICIAL_ROSTER), int(position["winning_score"]),
-                     int(position["horizon"]))  # fmt: skip
+    runner = get_runner((system, by_name(scenario.controller)), (47,), per_batch,
+                        (OFFICIAL_ROSTER, OFFICIAL_ROSTER), int(position["winning_score"]),
+                        int(position["horizon"]))  # fmt: skip
     root = jax.random.key(seed)
     rows = []
     start_score = position["score"]
@@ -203,8 +204,9 @@ def evaluate_scenarios(
     Raises:
         ValueError: An unknown System or scenario id, or a setting out of range, naming it.
     """
-    from ..evaluation import _versions, resolve_system
-    from . import SCENARIOS
+    from ..provenance import versions
+    from ..systems.resolve import resolve_system
+    from .records import SCENARIOS
 
     sys_a = resolve_system(system, "system")
     games = whole(games, "games", 1, 100_000)
@@ -243,7 +245,7 @@ def evaluate_scenarios(
     meta = {
         "format": SCENARIO_EVAL_FORMAT,
         "version": SCENARIO_EVAL_VERSION,
-        "versions": _versions(),
+        "versions": versions(),
         "system": sys_a.name,
         "reference": REFERENCE if reference else None,
         "root_seed": seed,

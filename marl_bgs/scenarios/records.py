@@ -241,3 +241,7 @@ def load_scenarios(folder: Path | str = DATA) -> tuple[Scenario, ...]:
             raise ValueError(f"{path.name}.id: {scenario.id} does not match the file name")
         scenarios.append(scenario)
     return tuple(sorted(scenarios, key=lambda s: s.id))
+
+
+# The eight scenarios, read once from data/ (what `marl_bgs.scenarios.SCENARIOS` names).
+SCENARIOS: tuple[Scenario, ...] = load_scenarios()

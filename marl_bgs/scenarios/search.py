@@ -82,7 +82,7 @@ def _compiled(controller: str, horizon: int, winning_score: int, chunk: int):
     import jax
     import jax.numpy as jnp
 
-    from ..env import make
+    from ..registration import make
     from ..systems.registry import by_name
 
     env = make("tdm", num_envs=chunk, horizon=horizon, winning_score=winning_score)

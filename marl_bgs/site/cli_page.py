@@ -1,6 +1,7 @@
 """The Command line reference page, written at build time from the `marl-bgs` parser itself
 (`marl_bgs.cli.build_parser`): every subcommand's usage, and each option's flags, default,
 help and choices, so the page lists exactly what the command accepts and cannot go stale.
+The words are the template `site_src/_templates/reference/cli.md.j2`.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import html
 import re
 
 from marl_bgs.cli import build_parser
+
+from . import templates
 
 USAGE_WIDTH = 80  # usage lines are wrapped at this width, whatever the terminal's
 _MARKDOWN_SPECIAL = re.compile(r"([\\*_\[\]|#])")
@@ -100,47 +103,34 @@ def usage(parser: argparse.ArgumentParser) -> str:
     return formatter.format_help().strip()
 
 
-def _table(parser: argparse.ArgumentParser) -> list[str]:
-    lines = ["| argument | meaning |", "|---|---|"]
-    for action in options(parser):
-        parts = [escape(action.help or "")]
-        if action.choices:
-            parts.append("one of " + ", ".join(code(str(c)) for c in action.choices))
-        parts.append(default(action))
-        lines.append(f"| {code(flags(action))} | {'; '.join(p for p in parts if p)} |")
-    return lines
+def _rows(parser: argparse.ArgumentParser) -> list[dict]:
+    """Each argument of a command as the page's table shows it."""
+    return [
+        {
+            "flags": code(flags(action)),
+            "help": escape(action.help or ""),
+            "choices": [code(str(c)) for c in action.choices or ()],
+            "default": default(action),
+        }
+        for action in options(parser)
+    ]
 
 
 def cli_page(parser: argparse.ArgumentParser | None = None) -> str:
     """The page's Markdown (from the real parser unless one is given)."""
     parser = build_parser() if parser is None else parser
-    subs = subcommands(parser)
-    lines = [
-        "# Command line",
-        "",
-        "Installing the package installs the `marl-bgs` command: the same functions as the "
-        "Python API, from a shell. `marl-bgs COMMAND --help` prints a command's help; this "
-        "page is written from the same parser when the site is built, so it lists exactly "
-        "what the command accepts.",
-        "",
-        "```text",
-        usage(parser),
-        "```",
-        "",
-        "| command | what it does |",
-        "|---|---|",
-    ]
-    lines += [f"| [{code(name)}](#{anchor(name)}) | {escape(text)} |" for name, text, _ in subs]
-    lines += [
-        "",
-        "A refused input (an unknown map, an odd number of games, a folder that already "
-        "holds results) ends the command with status 2 and one line on stderr, "
-        "`marl-bgs: error: ...`, naming the option.",
-    ]
-    for name, text, sub in subs:
-        lines += ["", f"## marl-bgs {name} {{#{anchor(name)}}}", ""]
+    commands = []
+    for name, text, sub in subcommands(parser):
         summary = text[:1].upper() + text[1:] + "." if text else ""
-        lines += [escape(" ".join(s for s in (summary, sub.description) if s)), ""]
-        lines += ["```text", usage(sub), "```", ""]
-        lines += _table(sub)
-    return "\n".join(lines) + "\n"
+        commands.append(
+            {
+                "name": name,
+                "code": code(name),
+                "anchor": anchor(name),
+                "help": escape(text),
+                "summary": escape(" ".join(s for s in (summary, sub.description) if s)),
+                "usage": usage(sub),
+                "rows": _rows(sub),
+            }
+        )
+    return templates.render("reference/cli.md.j2", usage=usage(parser), commands=commands)

@@ -3,7 +3,9 @@
 `scripts/export_team_measures.py` computes everything (every entrant's full metrics from its
 own side with intervals, the team measures and their rank tests, the figure); this page lays
 out the team measures and mounts the interactive explorer (`web_demo/metrics/explorer.js`),
-which reads `explorer.json`. Strings from the files go through `leaderboard_page.text`.
+which reads `explorer.json`. The words are the template
+`site_src/_templates/metrics-explorer.md.j2`. Strings from the files go through
+`formatting.text`.
 """
 
 from __future__ import annotations
@@ -11,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from ..core import checks
+from . import templates
 from .formatting import fixed, p_value, season_title, text
 from .seasons import season_dirs
 
@@ -129,65 +131,20 @@ def _notes(doc: Node) -> str:
 
 def explorer_page(folder: Path, root: Path) -> str:
     """Markdown of the Metrics Explorer for one season folder."""
-    rel = folder.relative_to(root).as_posix()
+    rel = folder.relative_to(root).as_posix()  # links are relative to the page, at the root
     doc = _read(folder / FOLDER / MEASURES, f"{rel}/{FOLDER}/{MEASURES}")
-    title = text(season_title(folder.name))
-    base = rel  # Markdown links are relative to the page's source, at the docs root
-    files = " · ".join(
-        f"[{name}]({base}/{FOLDER}/{quote(name)})"
-        for name in sorted(p.name for p in (folder / FOLDER).iterdir() if p.is_file())
-    )
-    n = len(doc["entrants"].list())
-    return "\n".join(
-        [
-            "# Metrics Explorer",
-            "",
-            f"<!-- Written at build time by marl_bgs/site/explorer_page.py from {rel}/{FOLDER}/. -->",
-            "",
-            f"Every {title} game was played again with full metrics (every game repeated "
-            "exactly), and each entrant's games are read here from its own side: its team is "
-            "*a*, its opponents *b*. Counts are pooled over its games and shown per 100 ticks, "
-            "because games differ in length. Brackets give 95% intervals from resampling "
-            "spawn-swapped pairs within each opponent and map. What every column counts: "
-            "[Full metrics](reference/full-metrics.md).",
-            "",
-            "## Explore the columns",
-            "",
-            "Pick a topic and the entrants to compare; click a column heading to sort. Each "
-            "row's small plot puts the entrants side by side with their intervals.",
-            "",
-            # Raw HTML is not rewritten by MkDocs: relative to the page's URL, /metrics-explorer/.
-            f'<div class="mbg-explorer" data-src="../{rel}/{FOLDER}/{EXPLORER}">'
-            "Loading the Metrics Explorer…</div>",
-            "",
-            "## Team measures against Elo",
-            "",
-            "Which teamwork goes with strength? Each measure is derived from the columns "
-            f"(`marl_bgs.team_measures`). rho is Spearman's rank correlation with Elo over the "
-            f"{n} entrants, and its exact p is the share of all orderings of their ratings that "
-            "correlate at least as strongly (two-sided). Holm's correction over all the measures "
-            "tested together is the bar for claiming any single trend; read the rest as "
-            "exploratory.",
-            "",
-            f"![Six team measures against Elo, one panel each]({base}/{FOLDER}/team_measures.svg)",
-            "",
-            _measures_table(doc),
-            "",
-            "Where our columns cannot give the paper's exact definition, the measure says what "
-            "it is instead:",
-            "",
-            _notes(doc),
-            "",
-            "## Reproduce",
-            "",
-            "```bash",
-            f".venv/bin/python scripts/replay_season_full.py --season {folder.name}   # plays every game again",
-            f".venv/bin/python {SCRIPT} --season {folder.name}   # these files, from the replay",
-            "```",
-            "",
-            f"Files: {files}",
-            "",
-        ]
+    return templates.render(
+        "metrics-explorer.md.j2",
+        rel=rel,
+        folder=folder.name,
+        title=text(season_title(folder.name)),
+        entrants=len(doc["entrants"].list()),
+        table=_measures_table(doc),
+        notes=_notes(doc),
+        files=sorted(p.name for p in (folder / FOLDER).iterdir() if p.is_file()),
+        FOLDER=FOLDER,
+        EXPLORER=EXPLORER,
+        SCRIPT=SCRIPT,
     )
 
 

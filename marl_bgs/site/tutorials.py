@@ -241,7 +241,7 @@ def _single_blank_lines(text: str) -> str:
 
 def recorded_environment() -> dict:
     """The CPU model and package versions that produced the outputs (stored in index.json)."""
-    from ..evaluation import cpu_model  # pandas: only when notebooks run, not at build
+    from ..provenance import cpu_model
 
     versions = {"python": platform.python_version()}
     for name in RECORDED_PACKAGES:

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..core.backend import is_numpy
 from ..core.ops import stack
 from .percept import MOVE_STEPS, Obstacles
 
@@ -85,14 +86,14 @@ def _bytes(*arrays: Any) -> tuple:
 def _clip(xp: Any, a: Any, lo: Any, hi: Any) -> Any:
     """`xp.clip(a, lo, hi)`: on NumPy the two plain operations it is (without `np.clip`'s
     wrapper, several times dearer on small arrays, and more so in Pyodide)."""
-    if xp is np:
+    if is_numpy(xp):
         return np.minimum(np.maximum(a, lo), hi)
     return xp.clip(a, lo, hi)
 
 
 def draw(xp: Any, ob: Obstacles, part: Any) -> Any:
     """Fine points (39, 79) within INFLATE of the obstacles of share `part` (0..BUILD_TICKS-1)."""
-    if xp is np:
+    if is_numpy(xp):
         return _kept(_DRAWN, (int(part), *_bytes(*ob)), lambda: _draw(np, ob, part))
     return _draw(xp, ob, part)
 
@@ -142,7 +143,7 @@ def _fine_at(padded: Any, sx: int, sy: int) -> Any:
 def grid(xp: Any, blocked_fine: Any) -> Grid:
     """Coarse cells and step costs from the fine drawing (padded once: every read below is
     a window of that one copy)."""
-    if xp is np:
+    if is_numpy(xp):
         return _kept(_GRIDS, _bytes(blocked_fine), lambda: _grid(np, blocked_fine))
     return _grid(xp, blocked_fine)
 
@@ -172,7 +173,7 @@ def _pad(xp: Any, a: Any, width: int, fill: Any) -> Any:
     """`a` with `width` cells of `fill` around its last two axes: `xp.pad`, which NumPy
     runs as a Python function dearer than the copy (on NumPy: a filled array, `a` written
     into its middle; the same values and dtype)."""
-    if xp is np:
+    if is_numpy(xp):
         out = np.full(a.shape[:-2] + (a.shape[-2] + 2 * width, a.shape[-1] + 2 * width), fill,
                       dtype=a.dtype)  # fmt: skip
         out[..., width:-width, width:-width] = a
@@ -201,7 +202,7 @@ def relax(xp: Any, field: Any, g: Grid, goal: Any, iters: int) -> Any:
     A step is a function of the field alone (the grid and goals fixed), so once a step
     leaves the field as it was, every later step would too: NumPy stops there (a settled
     field, most ticks of a game, costs one step instead of `iters`)."""
-    if xp is np:
+    if is_numpy(xp):
         return _relax_numpy(field, g, goal, iters)
     for _ in range(iters):
         field = _relax_step(xp, field, g, goal)
@@ -310,7 +311,7 @@ def _cell(xp: Any, xy: Any) -> tuple[Any, Any]:
 def _downhill(xp: Any, field: Any, g: Grid) -> tuple[Any, Any]:
     """Per cell: the best legal step (index into STEPS) and the field value through it.
     NumPy keeps the answer for a field and grid seen before (a settled field, every tick)."""
-    if xp is np:
+    if is_numpy(xp):
         key = (id(g), *_bytes(field))
         hit = _DOWNHILL.get(key)
         if hit is None or hit[0] is not g:  # the entry holds its grid: no id is reused
@@ -350,7 +351,7 @@ def heading(xp: Any, field: Any, g: Grid, xy: Any, goal_xy: Any) -> tuple[Any, A
     sx, sy = xp.asarray(_STEP_X), xp.asarray(_STEP_Y)
     iy, ix = _cell(xp, xy)
     # From the agent's cell, any neighbour counts (its own cell may be drawn blocked).
-    if xp is np:  # the eight steps on one more axis: one lookup instead of eight
+    if is_numpy(xp):  # the eight steps on one more axis: one lookup instead of eight
         near = _through(np, field, iy[:, None], ix[:, None], _STEP_X, _STEP_Y, STEP_LEN)
     else:
         near = xp.stack(

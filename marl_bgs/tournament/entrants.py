@@ -196,15 +196,12 @@ def build_system(entrant: Entrant):
     from ..systems.base import System
 
     where = f"entrant {entrant.name!r}: load"
-    if "weights" in entrant.load:
-        from ..learn.policy import system_from_weights_spec
+    if "weights" in entrant.load or "checkpoint" in entrant.load:
+        from ..systems.resolve import resolve_system
 
-        return system_from_weights_spec(_resolved(entrant, "weights"), where)
-    if "checkpoint" in entrant.load:
-        from ..learn.policy import system_from_spec
-
-        return system_from_spec(_resolved(entrant, "checkpoint"), where)
-    if "system" in entrant.load:
+        key = "weights" if "weights" in entrant.load else "checkpoint"
+        return resolve_system(_resolved(entrant, key), where)
+    if "system" in entrant.load:  # a registered name only (no LLM: seasons run unattended)
         from ..systems.registry import by_name
 
         try:
