@@ -7,8 +7,9 @@ figures under `NN-name/`, and `index.json` (per notebook: its title, a hash of i
 the CPU and packages that recorded its outputs). Same notebooks and packages, same bytes: nothing
 in the files depends on the time, the run's folder or how long a cell took.
 
-The MkDocs hook builds the Tutorials section from those files (`pages`, `nav`); it never runs
-a notebook, so `mkdocs serve` stays fast. tests/test_tutorials.py executes every notebook and
+The MkDocs hook builds the Tutorials section from those files (`pages`, `nav`; the overview's
+words are site_src/_templates/tutorials/); it never runs a notebook, so `mkdocs serve` stays
+fast. tests/test_tutorials.py executes every notebook and
 compares its rendering with the export.
 
 Outputs of cells tagged `cpu-float` (training numbers and curves) depend on the float32
@@ -33,6 +34,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from . import templates
 
 SOURCE_DIR = Path("site_src") / "tutorials"
 EXPORT_DIR = Path("exports") / "tutorials"
@@ -414,13 +417,7 @@ def tutorial_page(root: Path, entry: dict) -> str:
     text = text.replace(f"]({stem}/", f"](../{EXPORT_DIR.as_posix()}/{stem}/")
     # Links between notebooks (which work in Jupyter) become links between pages.
     text = re.sub(r"\]\((\d\d-[a-z0-9-]+)\.ipynb\)", r"](\1.md)", text)
-    note = (
-        f'!!! note "A notebook you can run"\n'
-        f"    This page is the notebook [{entry['notebook']}]({entry['notebook']}) "
-        f"(`site_src/tutorials/` in the repository), executed on a CPU by "
-        f"`scripts/export_tutorials.py`; every output below is what that run printed. "
-        f"[How to run the tutorials yourself](index.md#run-them-yourself).\n"
-    )
+    note = templates.render("tutorials/note.md.j2", notebook=entry["notebook"])
     head, _, rest = text.partition("\n")
     if not head.startswith("# "):
         return note + "\n" + text
@@ -429,63 +426,28 @@ def tutorial_page(root: Path, entry: dict) -> str:
 
 def index_page(root: Path) -> str:
     """The Tutorials overview: what each one teaches, how to run them, what recorded them."""
-    lines = [
-        "# Tutorials",
-        "",
-        "Five Jupyter notebooks that take you from one game to trained agents and analysed "
-        "results. Each page shows the notebook with the outputs of a real run. The settings "
-        "are deliberately tiny (a few games, a few thousand training steps) so that every "
-        "notebook runs in minutes on a laptop, most of it compiling the game loops on the "
-        "first run: they teach the tools, and none of "
-        "their numbers is evidence about which System is better.",
-        "",
-    ]
-    for k, e in enumerate(_entries(root), start=1):
-        lines += [f"{k}. [{e['title']}]({e['page']}): {e['summary']}", ""]
-    lines += [
-        "## Run them yourself",
-        "",
-        "The notebooks are stored without outputs in `site_src/tutorials/`. With the "
-        "package installed with its `train` extra (tutorial 3 trains a network) and Jupyter:",
-        "",
-        "```bash",
-        'pip install -e ".[train]" jupyterlab',
-        "jupyter lab site_src/tutorials/",
-        "```",
-        "",
-        "Run them from a folder where they may write `results/` and `runs/`. The first run "
-        "of each notebook compiles its game loops, a minute or more each on a laptop; the "
-        "notebooks keep compiled programs in `~/.cache/marl_bgs/jax`, so later runs start "
-        "much faster.",
-        "",
-        "## Where the outputs come from",
-        "",
-        "`scripts/export_tutorials.py` executes every notebook in a fresh kernel on the CPU "
-        "and renders it with nbconvert into `exports/tutorials/`; the site shows those files "
-        "and never runs a notebook itself. The tests execute every notebook again and fail "
-        "if any cell fails or if the pages are no longer what the notebooks print. Games "
-        "repeat exactly on any machine; training numbers depend on the CPU's float "
-        "arithmetic, so they repeat exactly only on the same kind of CPU.",
-        "",
-    ]
-    records = {json.dumps(e.get("recorded"), sort_keys=True) for e in _entries(root)}
+    entries = _entries(root)
+    records = {json.dumps(e.get("recorded"), sort_keys=True) for e in entries}
+    shown = []
     for record in sorted(records):
         recorded = json.loads(record)
         if not recorded:
             continue
         which = [
-            f"{k}"
-            for k, e in enumerate(_entries(root), start=1)
+            str(k)
+            for k, e in enumerate(entries, start=1)
             if json.dumps(e.get("recorded"), sort_keys=True) == record
         ]
-        versions = ", ".join(
-            f"{name} {v}" for name, v in recorded["versions"].items() if v is not None
+        versions = [(name, v) for name, v in recorded["versions"].items() if v is not None]
+        shown.append(
+            {
+                "cpu": recorded["cpu"],
+                "versions": versions,
+                "which": which,
+                "alone": len(records) == 1,
+            }
         )
-        who = (
-            "The outputs shown were" if len(records) == 1 else f"Tutorials {', '.join(which)} were"
-        )
-        lines += [f"{who} recorded on {recorded['cpu']} with {versions}.", ""]
-    return "\n".join(lines)
+    return templates.render("tutorials/index.md.j2", entries=entries, records=shown)
 
 
 def pages(root: Path) -> dict[str, Any]:
