@@ -326,12 +326,15 @@ def scenario_page(root: Path, entry: dict, items: list[dict]) -> str:
     variant = replay(root, sid, "variant.json")
     res = results(root)
     k = [e["id"] for e in items].index(sid)
-    title = f"Scenario {sid}: the start, game tick {int(start['tick'])} of {int(start['horizon'])}"
+    start_tick, horizon = int(start["tick"]), int(start["horizon"])
+    title = f"Scenario {sid}: the start, game tick {start_tick} of {horizon}"
     sampling, argmax = _learned(res) if res is not None else ([], [])
     return templates.render(
         "scenarios/scenario.md.j2",
         entry=_item(entry),
         position=start,
+        start_tick=start_tick,
+        horizon=horizon,
         agents=agents(start),
         previous=items[k - 1] if k > 0 else None,
         next=items[k + 1] if k + 1 < len(items) else None,
