@@ -34,10 +34,10 @@ from marl_bgs.core import (
     contact,
     geometry,
     legs,
-    loops,
     movement,
     observation,
     obstacle_rows,
+    settle_loop,
     shield_exit,
     sight,
     sight_pairs,
@@ -46,7 +46,7 @@ from marl_bgs.core import (
 
 SCOPED_MODULES = (
     tick, movement, legs, obstacle_rows, body_contacts, contact, shield_exit, sight, sight_pairs,
-    geometry, observation, loops, env_module,
+    geometry, observation, settle_loop, env_module,
 )  # fmt: skip
 SKIPPED_NAMES = {"while", "body", "closed_call", "cond", "remat", "checkpoint"}
 

@@ -13,7 +13,7 @@ held here to the plain form it replaces, on many inputs:
   pieces first and tiled per number of bodies: `_entries`' bits.
 - `geometry.numpy_lines_blocked` (the sight lines of `sight_pairs` on NumPy) gives
   `sight_blocked`'s answers, on NumPy and in its general form.
-- `legs._legs` on NumPy (early exits, the turned normal read by column, `ops.dot2` for
+- `legs._legs` on NumPy (early exits, the turned normal read by column, `array_ops.dot2` for
   the short dot products) and `body_contacts.may_meet`'s columns: their general form's bits.
 - `legs._dense_surfaces`' slides ask only the obstacles a slide may meet
   (`legs._slide_may_meet`) and leave out the surface slid along: the least contact, capped
@@ -314,7 +314,7 @@ def test_numpy_lines_blocked_equals_sight_blocked(inline, padded):
 
 @pytest.mark.parametrize("inline", [False, True])
 def test_numpy_legs_equal_their_general_form(inline):
-    """`legs._legs` on NumPy (its early exits, the turned normal's column read, `ops.dot2`
+    """`legs._legs` on NumPy (its early exits, the turned normal's column read, `array_ops.dot2`
     for the short dot products) plans the legs its general form plans; likewise
     `body_contacts.may_meet`'s two columns."""
     from marl_bgs.core import body_contacts as B

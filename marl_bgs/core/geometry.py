@@ -18,9 +18,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .array_ops import rint
 from .backend import is_numpy
 from .map_cache import per_numpy_map
-from .ops import rint
 from .state import ARENA_HEIGHT_MILLI, ARENA_WIDTH_MILLI, MapArrays
 from .types import Array, Namespace
 

@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .array_ops import stack
 from .backend import is_numpy, known_none
 from .batching import every_game, in_chunks, with_batch_rule
 from .body_contacts import QUANTA, Paths, cell_corners, pick_point
@@ -41,7 +42,6 @@ from .obstacle_rows import (
     row_blocked,
     row_entries,
 )
-from .ops import stack
 from .slides import arena_entries as arena_slide_entries
 from .slides import row_slide_entries
 from .state import LEFT, NUM_SLOTS

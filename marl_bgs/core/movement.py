@@ -29,7 +29,7 @@ from .geometry import (
     sq,
 )
 from .legs import plan_legs
-from .loops import settle
+from .settle_loop import settle
 from .sight import stunned
 from .state import MILLI, NUM_SLOTS, MapArrays, State
 from .types import Array, Namespace

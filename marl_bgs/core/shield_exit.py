@@ -88,7 +88,7 @@ from .geometry import (
     sight_blocked,
     sq,
 )
-from .loops import settle
+from .settle_loop import settle
 from .state import ARENA_HEIGHT_MILLI, ARENA_WIDTH_MILLI, LEFT, NUM_SLOTS, MapArrays
 from .types import Array, Namespace
 

@@ -18,8 +18,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import classes as C
+from .array_ops import stack
 from .movement import charge_landing, move_bodies, planned_strides
-from .ops import stack
 from .shield_exit import clear_of_bodies
 from .sight import CODE_TO_SLOT, SAME_TEAM, TEAM, Sight, compute_sight, legal_masks
 from .state import (

@@ -26,8 +26,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..core.array_ops import stack
 from ..core.backend import is_numpy
-from ..core.ops import stack
 from .percept import MOVE_STEPS, Obstacles
 
 F32 = np.float32
