@@ -35,9 +35,11 @@ from marl_bgs.core import (
     geometry,
     legs,
     movement,
+    numpy_obstacle_tests,
     observation,
     obstacle_rows,
     settle_loop,
+    shape_tests,
     shield_exit,
     sight,
     sight_pairs,
@@ -46,7 +48,7 @@ from marl_bgs.core import (
 
 SCOPED_MODULES = (
     tick, movement, legs, obstacle_rows, body_contacts, contact, shield_exit, sight, sight_pairs,
-    geometry, observation, settle_loop, env_module,
+    geometry, shape_tests, numpy_obstacle_tests, observation, settle_loop, env_module,
 )  # fmt: skip
 SKIPPED_NAMES = {"while", "body", "closed_call", "cond", "remat", "checkpoint"}
 

@@ -48,6 +48,7 @@ from .core.actions import (
     encode_pair,
     own_frame_joint,
 )
+from .core.array_ops import first_index
 from .core.checks import (
     FieldTypeError,
     boolean,
@@ -58,7 +59,6 @@ from .core.checks import (
     thousandths,
     whole,
 )
-from .core.geometry import first_index
 from .core.inputs import TeamInputs
 from .core.observation import MAX_TURNED_WALLS, OBS_HIGH, OBS_LOW, OBS_WIDTH, observations
 from .core.position import OFFICIAL_ROSTER

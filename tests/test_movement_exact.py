@@ -18,8 +18,8 @@ import pytest
 
 from marl_bgs import Game
 from marl_bgs.core import contact
-from marl_bgs.core.geometry import below_root
 from marl_bgs.core.movement import STRIDES
+from marl_bgs.core.shape_tests import below_root
 from marl_bgs.core.state import exact_corners, map_arrays, turned_corners
 
 from .helpers import STAY, SW, E, N, agent, play, position, wall

@@ -7,12 +7,13 @@ held here to the plain form it replaces, on many inputs:
   numbers as one `rng.choice(np.flatnonzero(row))` per agent, in order.
 - `legs._grid_end` on the dense NumPy surfaces asks `body_blocked` alone (which counts
   the arena's edges) instead of OR-ing the edges in a second time.
-- `geometry.body_blocked` on NumPy (`_numpy_blocked`) keeps the map's parts of the test per
-  map and merges steps: the answers of `body_overlap(...).any`, on and around every edge.
+- `geometry.body_blocked` on NumPy (`numpy_obstacle_tests.numpy_blocked`) keeps the map's
+  parts of the test per map and merges steps: the answers of `body_overlap(...).any`, on
+  and around every edge.
 - `contact.obstacle_entries` on NumPy (`_numpy_entries`) keeps the map's parts per map,
   pieces first and tiled per number of bodies: `_entries`' bits.
-- `geometry.numpy_lines_blocked` (the sight lines of `sight_pairs` on NumPy) gives
-  `sight_blocked`'s answers, on NumPy and in its general form.
+- `numpy_obstacle_tests.numpy_lines_blocked` (the sight lines of `sight_pairs` on NumPy)
+  gives `sight_blocked`'s answers, on NumPy and in its general form.
 - `legs._legs` on NumPy (early exits, the turned normal read by column, `array_ops.dot2` for
   the short dot products) and `body_contacts.may_meet`'s columns: their general form's bits.
 - `legs._dense_surfaces`' slides ask only the obstacles a slide may meet
@@ -33,7 +34,7 @@ import pytest
 
 from marl_bgs import Game
 from marl_bgs.core import classes as C
-from marl_bgs.core import contact, geometry, legs
+from marl_bgs.core import contact, geometry, legs, numpy_obstacle_tests
 from marl_bgs.core.obstacle_rows import Obstacles, obstacle_list, reachable
 from marl_bgs.core.position import starting_position
 from marl_bgs.random_play import decode, random_actions
@@ -290,7 +291,7 @@ def test_bounded_fences_skipped_on_numpy_give_the_fenced_bits(inline):
 @pytest.mark.parametrize("inline", [False, True])
 @pytest.mark.parametrize("padded", [False, True])
 def test_numpy_lines_blocked_equals_sight_blocked(inline, padded):
-    """`geometry.numpy_lines_blocked` (the NumPy sight lines of `sight_pairs`) gives
+    """`numpy_obstacle_tests.numpy_lines_blocked` (the NumPy sight lines of `sight_pairs`) gives
     `sight_blocked`'s answers, on NumPy and in its general form: lines from, to, along and
     past every obstacle's corners and faces, a body's radius off them and one unit more or
     less, points, and random lines."""
@@ -307,7 +308,7 @@ def test_numpy_lines_blocked_equals_sight_blocked(inline, padded):
     assert 0.05 < want.mean() < 0.95
     assert np.array_equal(want, geometry.sight_blocked(_Fenced(), a, b, m))
     for size in (6000, 45, 7, 1, 0):
-        got = geometry.numpy_lines_blocked(a[:size], b[:size], m)
+        got = numpy_obstacle_tests.numpy_lines_blocked(a[:size], b[:size], m)
         assert got.dtype == want.dtype and got.shape == (size,)
         assert np.array_equal(got, want[:size])
 

@@ -16,7 +16,8 @@ import pytest
 from marl_bgs.core import legs, obstacle_rows, sight_pairs
 from marl_bgs.core.body_contacts import QUANTA
 from marl_bgs.core.contact import obstacle_entries
-from marl_bgs.core.geometry import _off_arena, body_blocked, sight_blocked
+from marl_bgs.core.geometry import body_blocked, sight_blocked
+from marl_bgs.core.shape_tests import off_arena
 from marl_bgs.core.sight import PAIR_I, PAIR_J, sight_lines
 
 from .test_movement_fidelity import _map, draw_case
@@ -44,7 +45,7 @@ def test_row_tests_equal_the_whole_map_tests(inline):
         per_row[rows] = obstacle_rows.row_entries(np, p[body[rows]], v[body[rows]], ob, kind)
         blocked[rows] = obstacle_rows.row_blocked(np, p[body[rows], None, :], ob, kind)[:, 0]
     np.testing.assert_array_equal(per_row.reshape(n, k).view(np.int32), whole.view(np.int32))
-    edge_x, edge_y = _off_arena(p)
+    edge_x, edge_y = off_arena(p)
     sunk = blocked.reshape(n, k).any(axis=1) | edge_x | edge_y
     np.testing.assert_array_equal(sunk, body_blocked(np, p, m))
     near = obstacle_rows.reachable(np, obstacles, p, v)

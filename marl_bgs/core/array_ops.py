@@ -1,4 +1,4 @@
-"""Array operations that NumPy runs several times slower through its generic entry points.
+"""Array operations given a cheaper route on one engine, with the same values on both.
 
 A NumPy tick is about a thousand operations on arrays of ten to a few hundred elements,
 so each operation's fixed cost is what the engine spends (`benchmarks/PROFILE.md`). A few
@@ -6,6 +6,9 @@ entry points cost several plain operations each: `np.stack` (a Python loop aroun
 concatenate), `np.take_along_axis`, `np.round` and the function forms of reductions
 (`np.any(x)` rather than `x.any()`). These helpers give the same values by a cheaper
 route on NumPy and call the usual function under JAX, where tracing cost is paid once.
+Two are written for XLA on the CPU instead: `spread` (a lookup as a product with a
+constant matrix, which XLA does not fuse) and `first_index` (a min over indices, not an
+argmax).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .backend import is_numpy
+from .shape_tests import F32, I32
 from .types import Array, Namespace
 
 _PERMUTATIONS: dict[tuple[int, int], tuple[int, ...]] = {}
@@ -56,3 +60,41 @@ def pick(xp: Namespace, values: Array, index: Array) -> Array:
     if is_numpy(xp):
         return values[np.arange(values.shape[0]), index]
     return xp.take_along_axis(values, index[:, None], 1)[:, 0]
+
+
+def spread(xp: Namespace, values: Array, index: np.ndarray) -> Array:
+    """`values[..., index]` for a boolean vector and a constant integer `index` table.
+
+    Under JAX the lookup is a product with a constant 0/1 matrix (exact for 0/1 values).
+    XLA on the CPU fuses a gather with the work that feeds it and repeats that work for
+    every element read: spreading the 45 sight lines to a (10, 10) table that way tested
+    each line more than twice, inside one fusion that took half of every tick. A dot is
+    never fused with its operands, so each line is tested once. NumPy just indexes.
+    """
+    if is_numpy(xp):
+        return values[..., index]
+    picks = np.zeros((values.shape[-1], index.size), np.float32)
+    picks[index.ravel(), np.arange(index.size)] = 1.0
+    counts = xp.asarray(values, dtype=np.float32) @ xp.asarray(picks)
+    return (counts > 0.5).reshape(values.shape[:-1] + index.shape)
+
+
+def first_index(xp: Namespace, mask: Array, axis: int = -1) -> Array:
+    """Index of the first True along `axis`, or the axis length where there is none.
+
+    Under XLA on the CPU an argmax is a two-value reduction that does not vectorise; a min
+    over indices (kept where the mask holds) gives the same index several times faster.
+    """
+    n = mask.shape[axis]
+    if is_numpy(xp):
+        return np.where(mask.any(axis=axis), mask.argmax(axis=axis), n).astype(I32)
+    shape = [1] * mask.ndim
+    shape[axis] = n
+    index = xp.arange(n, dtype=I32).reshape(shape)
+    return xp.where(mask, index, n).min(axis=axis)
+
+
+def scaled(xp: Namespace, v: Array, num: Array, den: int) -> Array:
+    """round(v * num / den) exactly (den a power of two, |v * num| < 2**24)."""
+    product = v.astype(F32) * xp.asarray(num).astype(F32) / F32(den)
+    return rint(xp, product).astype(I32)

@@ -16,12 +16,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .array_ops import pick, rint, stack
+from .array_ops import first_index, pick, rint, stack
 from .backend import is_numpy, known_none, min_at
 from .batching import every_game, in_chunks, in_lists, with_batch_rule
 from .contact import NO_HIT, bounded_fence, bounded_inverse, f32, fenced_dot, float_circle_entry
-from .geometry import CONTACT, CONTACT_SQ, F32, I32, body_blocked, first_index, sq
+from .geometry import body_blocked
 from .settle_loop import settle
+from .shape_tests import CONTACT, CONTACT_SQ, F32, I32, sq
 from .sight import PAIR_I, PAIR_J
 from .state import NUM_SLOTS, MapArrays
 from .types import Array, Namespace

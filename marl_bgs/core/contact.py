@@ -25,8 +25,9 @@ import numpy as np
 
 from .array_ops import stack
 from .backend import is_numpy
-from .geometry import ARENA_HI, ARENA_LO, BODY, F32, I32, below_root_where_unsure, piece_tiles
 from .map_cache import per_numpy_map
+from .numpy_obstacle_tests import piece_tiles
+from .shape_tests import ARENA_HI, ARENA_LO, BODY, F32, I32, below_root_where_unsure
 from .state import MapArrays
 from .types import Array, Namespace
 

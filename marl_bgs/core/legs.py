@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .array_ops import stack
+from .array_ops import first_index, stack
 from .backend import is_numpy, known_none
 from .batching import every_game, in_chunks, with_batch_rule
 from .body_contacts import QUANTA, Paths, cell_corners, pick_point
@@ -25,7 +25,7 @@ from .contact import (
     fenced_dot,
     obstacle_entries,
 )
-from .geometry import F32, I32, _off_arena, body_blocked, first_index
+from .geometry import body_blocked
 from .map_cache import per_numpy_map
 from .obstacle_rows import (
     PILLAR,
@@ -42,6 +42,7 @@ from .obstacle_rows import (
     row_blocked,
     row_entries,
 )
+from .shape_tests import F32, I32, off_arena
 from .slides import arena_entries as arena_slide_entries
 from .slides import row_slide_entries
 from .state import LEFT, NUM_SLOTS
@@ -128,7 +129,7 @@ def _grid_end(xp: Namespace, start: Array, ends: Array, surfaces: Any) -> Array:
     if surfaces.sunk_some is not None:  # the nearest for all, the rest for those it fails
         first = ~_blocked_at(xp, pts[:, :1], surfaces)[:, 0]
         sunk = surfaces.sunk_some(pts, ~first)
-        edge_x, edge_y = _off_arena(pts)
+        edge_x, edge_y = off_arena(pts)
         later = first_index(xp, ~(sunk | edge_x | edge_y), axis=1)
         index = xp.where(first, 0, xp.minimum(later, pts.shape[1] - 1))
         return pick_point(xp, pts, index)
@@ -142,7 +143,7 @@ def _blocked_at(xp: Namespace, pts: Array, surfaces: Any) -> Array:
     sunk = surfaces.sunk_at(pts)
     if surfaces.sunk_counts_arena:
         return sunk
-    edge_x, edge_y = _off_arena(pts)
+    edge_x, edge_y = off_arena(pts)
     return sunk | edge_x | edge_y
 
 

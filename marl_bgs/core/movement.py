@@ -15,21 +15,14 @@ from typing import NamedTuple
 import numpy as np
 
 from . import classes as C
+from .array_ops import first_index
 from .backend import is_numpy, known_none
 from .body_contacts import Paths, body_stops, numpy_cuts, truncate
 from .contact import NO_HIT, circle_span, f32, fence, inverse, obstacle_entries
-from .geometry import (
-    CONTACT,
-    CONTACT_SQ,
-    F32,
-    I32,
-    body_blocked,
-    first_index,
-    pair_sq_distances,
-    sq,
-)
+from .geometry import body_blocked
 from .legs import plan_legs
 from .settle_loop import settle
+from .shape_tests import CONTACT, CONTACT_SQ, F32, I32, pair_sq_distances, sq
 from .sight import stunned
 from .state import MILLI, NUM_SLOTS, MapArrays, State
 from .types import Array, Namespace

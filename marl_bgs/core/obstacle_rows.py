@@ -20,8 +20,8 @@ import numpy as np
 
 from .backend import is_numpy, min_at
 from .contact import NO_HIT, _poly_edge, circle_entry, face_entry
-from .geometry import BODY, I32, _box_holds_body, _edge_holds_body
 from .map_cache import per_numpy_map
+from .shape_tests import BODY, I32, box_holds_body, edge_holds_body
 from .types import Array, Namespace
 
 PILLAR, SQUARE, TURNED = 0, 1, 2
@@ -162,7 +162,7 @@ def row_blocked(xp: Namespace, pts: Array, ob: Obstacles, kind: int) -> Array:
     x, y = pts[..., 0], pts[..., 1]
     c = ob.corners[:, None]  # (R, 1, 4, 2): the points on the second axis
     if kind != TURNED:
-        hit = _box_holds_body(
+        hit = box_holds_body(
             xp, (x, y), c[..., 0, 0], c[..., 0, 1], c[..., 2, 0], c[..., 2, 1],
             (ob.radius - BODY)[:, None],
         )  # fmt: skip
@@ -170,7 +170,7 @@ def row_blocked(xp: Namespace, pts: Array, ob: Obstacles, kind: int) -> Array:
     near, inner = None, None
     for k in range(4):
         a, b = c[..., k, :], c[..., (k + 1) % 4, :]
-        n, (i,) = _edge_holds_body(xp, (x, y), a[..., 0], a[..., 1], b[..., 0], b[..., 1])
+        n, (i,) = edge_holds_body(xp, (x, y), a[..., 0], a[..., 1], b[..., 0], b[..., 1])
         near = n if near is None else near | n
         inner = i if inner is None else inner & i
     return (near | inner) & ob.valid[:, None]

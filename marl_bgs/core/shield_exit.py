@@ -73,22 +73,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .array_ops import first_index
 from .backend import is_numpy, known_none
 from .contact import fence
-from .geometry import (
-    ARENA_HI,
-    ARENA_LO,
-    BODY,
-    CONTACT,
-    CONTACT_SQ,
-    F32,
-    I32,
-    body_blocked,
-    first_index,
-    sight_blocked,
-    sq,
-)
+from .geometry import body_blocked, sight_blocked
 from .settle_loop import settle
+from .shape_tests import ARENA_HI, ARENA_LO, BODY, CONTACT, CONTACT_SQ, F32, I32, sq
 from .state import ARENA_HEIGHT_MILLI, ARENA_WIDTH_MILLI, LEFT, NUM_SLOTS, MapArrays
 from .types import Array, Namespace
 

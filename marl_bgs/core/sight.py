@@ -12,8 +12,8 @@ import numpy as np
 
 from . import classes as C
 from .actions import NUM_JOINT, NUM_MOVES, NUM_TARGETS
-from .array_ops import stack
-from .geometry import pair_sq_distances, spread
+from .array_ops import spread, stack
+from .shape_tests import pair_sq_distances
 from .sight_pairs import PAIR_I, PAIR_J, blocked_pairs
 from .state import NUM_SLOTS, TEAM_SIZE, MapArrays, State, team_of_slot
 from .types import Array, Namespace

@@ -16,7 +16,9 @@ import numpy as np
 from . import classes as C
 from .backend import is_numpy
 from .batching import every_game, in_chunks, with_batch_rule
-from .geometry import numpy_lines_blocked, sight_blocked, sq
+from .geometry import sight_blocked
+from .numpy_obstacle_tests import numpy_lines_blocked
+from .shape_tests import sq
 from .state import NUM_SLOTS
 from .types import Array, Namespace
 

@@ -23,8 +23,8 @@ import numpy as np
 from .array_ops import stack
 from .backend import is_numpy
 from .contact import NO_HIT, bounded_fence, bounded_inverse, fenced_dot
-from .geometry import ARENA_HI, ARENA_LO, BODY, F32
 from .obstacle_rows import PILLAR, SQUARE, Obstacles
+from .shape_tests import ARENA_HI, ARENA_LO, BODY, F32
 from .types import Array, Namespace
 
 _ZERO = np.asarray(0, F32)
