@@ -33,10 +33,11 @@ from marl_bgs.core import (
     body_contacts,
     contact,
     geometry,
-    legs,
+    leg_surfaces,
     movement,
     numpy_obstacle_tests,
     observation,
+    obstacle_legs,
     obstacle_rows,
     settle_loop,
     shape_tests,
@@ -47,8 +48,9 @@ from marl_bgs.core import (
 )
 
 SCOPED_MODULES = (
-    tick, movement, legs, obstacle_rows, body_contacts, contact, shield_exit, sight, sight_pairs,
-    geometry, shape_tests, numpy_obstacle_tests, observation, settle_loop, env_module,
+    tick, movement, obstacle_legs, leg_surfaces, obstacle_rows, body_contacts, contact,
+    shield_exit, sight, sight_pairs, geometry, shape_tests, numpy_obstacle_tests, observation,
+    settle_loop, env_module,
 )  # fmt: skip
 SKIPPED_NAMES = {"while", "body", "closed_call", "cond", "remat", "checkpoint"}
 

@@ -696,8 +696,8 @@ def check_path_shape(moves, start, stride) -> tuple[np.ndarray, np.ndarray]:
     bodies still, the first leg along the chosen move at its full speed, and the end the
     last point on the grid: its nearest thousandth or, where a body there would overlap an
     obstacle, a neighbouring one (within a thousandth in each coordinate) or, for a body no
-    body stopped, one beside its first contact or its start (`legs._grid_end`). Returns times
-    and points (float64 positions)."""
+    body stopped, one beside its first contact or its start (`obstacle_legs._grid_end`). Returns
+    times and points (float64 positions)."""
     times, off = np.asarray(moves.paths.times), np.asarray(moves.paths.points)
     end = np.asarray(moves.end)
     assert times.shape == (10, 3) and times.dtype == np.float32

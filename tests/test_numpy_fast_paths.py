@@ -5,8 +5,8 @@ held here to the plain form it replaces, on many inputs:
 
 - `random_play.random_actions` draws all agents' actions with one `integers` call: the same
   numbers as one `rng.choice(np.flatnonzero(row))` per agent, in order.
-- `legs._grid_end` on the dense NumPy surfaces asks `body_blocked` alone (which counts
-  the arena's edges) instead of OR-ing the edges in a second time.
+- `obstacle_legs._grid_end` on the dense NumPy surfaces asks `body_blocked` alone (which
+  counts the arena's edges) instead of OR-ing the edges in a second time.
 - `geometry.body_blocked` on NumPy (`numpy_obstacle_tests.numpy_blocked`) keeps the map's
   parts of the test per map and merges steps: the answers of `body_overlap(...).any`, on
   and around every edge.
@@ -14,11 +14,12 @@ held here to the plain form it replaces, on many inputs:
   pieces first and tiled per number of bodies: `_entries`' bits.
 - `numpy_obstacle_tests.numpy_lines_blocked` (the sight lines of `sight_pairs` on NumPy)
   gives `sight_blocked`'s answers, on NumPy and in its general form.
-- `legs._legs` on NumPy (early exits, the turned normal read by column, `array_ops.dot2` for
-  the short dot products) and `body_contacts.may_meet`'s columns: their general form's bits.
-- `legs._dense_surfaces`' slides ask only the obstacles a slide may meet
-  (`legs._slide_may_meet`) and leave out the surface slid along: the least contact, capped
-  at the slide's end, of every obstacle in reach.
+- `obstacle_legs._legs` on NumPy (early exits, the turned normal read by column,
+  `array_ops.dot2` for the short dot products) and `body_contacts.may_meet`'s columns: their
+  general form's bits.
+- `leg_surfaces.dense_surfaces`' slides ask only the obstacles a slide may meet
+  (`leg_surfaces._slide_may_meet`) and leave out the surface slid along: the least contact,
+  capped at the slide's end, of every obstacle in reach.
 - `contact.bounded_fence` (the body passes' fences: `position_at`, `truncate`,
   `pair_contacts`, `float_circle_entry`) is skipped on NumPy: the fenced bits.
 - `pathing.relax` on NumPy steps on a window view and stops at a settled field;
@@ -34,7 +35,7 @@ import pytest
 
 from marl_bgs import Game
 from marl_bgs.core import classes as C
-from marl_bgs.core import contact, geometry, legs, numpy_obstacle_tests
+from marl_bgs.core import contact, geometry, leg_surfaces, numpy_obstacle_tests, obstacle_legs
 from marl_bgs.core.obstacle_rows import Obstacles, obstacle_list, reachable
 from marl_bgs.core.position import starting_position
 from marl_bgs.random_play import decode, random_actions
@@ -84,11 +85,11 @@ def test_grid_end_with_edges_counted_once_equals_counting_them_again(inline):
         stride = rng.integers(-1500, 1500, size=(10, 2)).astype(np.int32)
         stride[rng.random(10) < 0.2] = 0
         end = rng.integers(0, 2, 10).astype(np.int32)
-        near = reachable(np, obstacles, start, stride, legs._grown_boxes(np, m))
-        dense = legs._dense_surfaces(m, near)
+        near = reachable(np, obstacles, start, stride, leg_surfaces.map_grown_boxes(np, m))
+        dense = leg_surfaces.dense_surfaces(m, near)
         assert dense.sunk_counts_arena
-        fast, fast_ends = legs._legs(np, start, stride, end, lists, dense)
-        slow, slow_ends = legs._legs(
+        fast, fast_ends = obstacle_legs._legs(np, start, stride, end, lists, dense)
+        slow, slow_ends = obstacle_legs._legs(
             np, start, stride, end, lists, dense._replace(sunk_counts_arena=False)
         )
         for a, b in zip((*fast, fast_ends), (*slow, slow_ends), strict=True):
@@ -238,7 +239,7 @@ def _random_legs(m, rng: np.random.Generator, n: int):
     stride = rng.integers(-1500, 1500, size=(n, 2)).astype(np.int32)
     stride[rng.random(n) < 0.15] = 0
     end = rng.integers(0, 2, n).astype(np.int32)
-    return start, legs.plan_legs(np, start, stride, end, m)[0]
+    return start, obstacle_legs.plan_legs(np, start, stride, end, m)[0]
 
 
 @pytest.mark.parametrize("inline", [False, True])
@@ -315,9 +316,9 @@ def test_numpy_lines_blocked_equals_sight_blocked(inline, padded):
 
 @pytest.mark.parametrize("inline", [False, True])
 def test_numpy_legs_equal_their_general_form(inline):
-    """`legs._legs` on NumPy (its early exits, the turned normal's column read, `array_ops.dot2`
-    for the short dot products) plans the legs its general form plans; likewise
-    `body_contacts.may_meet`'s two columns."""
+    """`obstacle_legs._legs` on NumPy (its early exits, the turned normal's column read,
+    `array_ops.dot2` for the short dot products) plans the legs its general form plans;
+    likewise `body_contacts.may_meet`'s two columns."""
     from marl_bgs.core import body_contacts as B
 
     m = _map(inline)
@@ -331,10 +332,10 @@ def test_numpy_legs_equal_their_general_form(inline):
         stride = rng.integers(-1500, 1500, size=(10, 2)).astype(np.int32)
         stride[rng.random(10) < 0.15] = 0
         end = rng.integers(0, 2, 10).astype(np.int32)
-        near = reachable(np, obstacles, start, stride, legs._grown_boxes(np, m))
-        dense = legs._dense_surfaces(m, near)
-        fast, fast_ends = legs._legs(np, start, stride, end, lists, dense)
-        slow, slow_ends = legs._legs(fenced, start, stride, end, lists, dense)
+        near = reachable(np, obstacles, start, stride, leg_surfaces.map_grown_boxes(np, m))
+        dense = leg_surfaces.dense_surfaces(m, near)
+        fast, fast_ends = obstacle_legs._legs(np, start, stride, end, lists, dense)
+        slow, slow_ends = obstacle_legs._legs(fenced, start, stride, end, lists, dense)
         for a, b in zip((*fast, fast_ends), (*slow, slow_ends), strict=True):
             assert a.dtype == b.dtype and np.array_equal(a, b)
         slid += int(np.any(fast.points[:, 2] != fast.points[:, 1], axis=1).sum())
@@ -355,16 +356,18 @@ def test_numpy_slides_asking_fewer_obstacles_meet_what_all_in_reach_meet(inline)
     rng = np.random.default_rng(29)
     obstacles = obstacle_list(np, m)
     lists = Obstacles(*(a[None] for a in obstacles))
-    lo, hi = legs._grown_boxes(np, m)
+    lo, hi = leg_surfaces.map_grown_boxes(np, m)
     asked, left_out, hits = 0, 0, 0
     for _ in range(150):
         start = rng.integers([400, 400], [19600, 9600], size=(10, 2)).astype(np.int32)
         stride = rng.integers(-1500, 1500, size=(10, 2)).astype(np.int32)
-        near = reachable(np, obstacles, start, stride, legs._grown_boxes(np, m))
+        near = reachable(np, obstacles, start, stride, leg_surfaces.map_grown_boxes(np, m))
         calls = []
-        dense = legs._dense_surfaces(m, near)
+        dense = leg_surfaces.dense_surfaces(m, near)
         record = lambda *a, _d=dense, _c=calls: _c.append(a) or _d.slides(*a)  # noqa: E731
-        legs._legs(np, start, stride, np.zeros(10, np.int32), lists, dense._replace(slides=record))
+        obstacle_legs._legs(
+            np, start, stride, np.zeros(10, np.int32), lists, dense._replace(slides=record)
+        )
         # Slides aimed at a grown box's edge, ending within 20 of it either side.
         k = rng.integers(0, lo.shape[0], 10)
         edge = np.where(rng.random((10, 1)) < 0.5, lo[k], hi[k]).astype(np.float32)
@@ -378,15 +381,15 @@ def test_numpy_slides_asking_fewer_obstacles_meet_what_all_in_reach_meet(inline)
         near_aimed = reachable(np, obstacles, start, span, (lo, hi))
         for args, reach in [(a, near) for a in calls] + [(aimed, near_aimed)]:
             s0, p0, w0, skip0 = args
-            fast = np.minimum(legs._dense_surfaces(m, reach).slides(*args), 1)
+            fast = np.minimum(leg_surfaces.dense_surfaces(m, reach).slides(*args), 1)
             parts = []
-            for kind, b, e in legs.groups(m):
+            for kind, b, e in leg_surfaces.groups(m):
                 body, column = np.nonzero(reach[:, b:e])
                 parts.append((kind, body, column + b, np.ones(body.shape, bool)))
-            rows = legs.make_rows(np, lists, parts)
-            slow = np.minimum(legs._slide_least(np, s0, p0, w0, skip0, rows), 1)
+            rows = leg_surfaces.make_rows(np, lists, parts)
+            slow = np.minimum(leg_surfaces._slide_least(np, s0, p0, w0, skip0, rows), 1)
             assert np.array_equal(fast, slow)
-            ask = legs._slide_may_meet(s0, p0, w0, (lo, hi)) & reach
+            ask = leg_surfaces._slide_may_meet(s0, p0, w0, (lo, hi)) & reach
             asked += int(ask.sum())
             left_out += int((reach & ~ask).sum())
             hits += int((slow < 1).sum())

@@ -1,6 +1,6 @@
 """Obstacle rows and sight pairs give one answer however they are batched.
 
-`legs` tests each body only against the obstacles it can reach (`obstacle_rows`) and
+`obstacle_legs` tests each body only against the obstacles it can reach (`obstacle_rows`) and
 `sight_pairs` tests only the lines of pairs close enough to see each other. NumPy builds
 just those rows, one JAX game masks the rest, and a `vmap` batch packs every game's rows
 into one list (games a list at a time when one list is too short). The per-row tests
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from marl_bgs.core import legs, obstacle_rows, sight_pairs
+from marl_bgs.core import obstacle_legs, obstacle_rows, sight_pairs
 from marl_bgs.core.body_contacts import QUANTA
 from marl_bgs.core.contact import obstacle_entries
 from marl_bgs.core.geometry import body_blocked, sight_blocked
@@ -73,18 +73,20 @@ def test_packed_and_fallback_legs_match_numpy_game_by_game(monkeypatch, stacked,
     jnp = pytest.importorskip("jax.numpy")
     games, m, (start, stride, end) = stacked
     if room == "overflowing":
-        monkeypatch.setattr(legs, "OBSTACLE_ROWS_PER_GAME", {0: 1, 1: 1, 2: 1})
+        monkeypatch.setattr(obstacle_legs, "OBSTACLE_ROWS_PER_GAME", {0: 1, 1: 1, 2: 1})
     if room.startswith("few"):
-        monkeypatch.setattr(legs, "GRID_END_SHARE", 10**6 if room == "few overflowing" else 1)
+        monkeypatch.setattr(
+            obstacle_legs, "GRID_END_SHARE", 10**6 if room == "few overflowing" else 1
+        )
     shared = jax.tree.map(jnp.asarray, m)
 
     def plan(s, v, e):
-        paths, ends = legs.plan_legs(jnp, s, v, e, shared)
+        paths, ends = obstacle_legs.plan_legs(jnp, s, v, e, shared)
         return paths.times, paths.points, ends
 
     times, points, ends = (np.asarray(a) for a in jax.jit(jax.vmap(plan))(start, stride, end))
     for g, (s, v, _, _, e) in enumerate(games):
-        want, want_ends = legs.plan_legs(np, s, v, e, m)
+        want, want_ends = obstacle_legs.plan_legs(np, s, v, e, m)
         np.testing.assert_array_equal(times[g].view(np.int32), want.times.view(np.int32))
         np.testing.assert_array_equal(points[g].view(np.int32), want.points.view(np.int32))
         np.testing.assert_array_equal(ends[g], want_ends, err_msg=f"game {g}")

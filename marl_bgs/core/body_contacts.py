@@ -120,7 +120,7 @@ def grid_ends(
     blocked: Any,
 ) -> Array:
     """(N, 2) where each body stands on the grid: a body no body stopped where its legs
-    end (`legs.plan_legs` chose that point clear of every obstacle); one stopped by a body
+    end (`obstacle_legs.plan_legs` chose that point clear of every obstacle); one stopped by a body
     at a corner of the thousandth square around its stop where it overlaps no obstacle
     (`blocked(points (N, 4, 2), need (N,))` says where it would, for the bodies `need`
     marks: the stopped ones; what it says of the others is never read): the nearest,
@@ -489,7 +489,7 @@ def body_stops(
     """(10,) quanta each body of one game travels before a blocking body stops it
     (`cut_stops`, then `sink_back` and `part_overlaps` for what rounding leaves), and
     (10, 2) where each body then stands on the grid (`grid_ends`); `leg_ends` are where
-    the legs leave each body on the grid (`legs.plan_legs`)."""
+    the legs leave each body on the grid (`obstacle_legs.plan_legs`)."""
     if is_numpy(xp):
         stop, _, ends = numpy_cuts(legs, leg_ends, start, blocking, m)
         return stop, ends

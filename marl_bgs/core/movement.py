@@ -20,7 +20,7 @@ from .backend import is_numpy, known_none
 from .body_contacts import Paths, body_stops, numpy_cuts, truncate
 from .contact import NO_HIT, circle_span, f32, fence, inverse, obstacle_entries
 from .geometry import body_blocked
-from .legs import plan_legs
+from .obstacle_legs import plan_legs
 from .settle_loop import settle
 from .shape_tests import CONTACT, CONTACT_SQ, F32, I32, pair_sq_distances, sq
 from .sight import stunned

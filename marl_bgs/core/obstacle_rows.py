@@ -1,6 +1,6 @@
 """Bodies against only the obstacles they can reach this tick, one row per (body, obstacle).
 
-A body's ordinary move (a first leg, then at most one slide: `legs.plan_legs`) never takes
+A body's ordinary move (a first leg, then at most one slide: `obstacle_legs.plan_legs`) never takes
 it farther from its start than the length of its stride, so an obstacle whose grown
 bounding box lies outside the square of that half-width around the start can be neither met
 nor sunk into (an exact pre-test, `reachable`). Random play on a 32-obstacle map leaves
@@ -28,7 +28,7 @@ PILLAR, SQUARE, TURNED = 0, 1, 2
 # How far beyond its stride's length (milli-units, summed over x and y) a body's path and
 # its first contacts can lie: grid rounding of the contact point and of the slide (a unit
 # each, one more for the slide's lean step) and contacts found up to a quantum past the
-# leg's end (which `legs` compares against the first contact), with room to spare.
+# leg's end (which `obstacle_legs` compares against the first contact), with room to spare.
 REACH_SLACK = 8
 
 
