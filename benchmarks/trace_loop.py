@@ -31,8 +31,11 @@ import marl_bgs
 from marl_bgs import env as env_module
 from marl_bgs.core import (
     body_contacts,
+    body_paths,
     contact,
+    first_touch,
     geometry,
+    grid_ends,
     leg_surfaces,
     movement,
     numpy_obstacle_tests,
@@ -44,13 +47,14 @@ from marl_bgs.core import (
     shield_exit,
     sight,
     sight_pairs,
+    stop_passes,
     tick,
 )
 
 SCOPED_MODULES = (
-    tick, movement, obstacle_legs, leg_surfaces, obstacle_rows, body_contacts, contact,
-    shield_exit, sight, sight_pairs, geometry, shape_tests, numpy_obstacle_tests, observation,
-    settle_loop, env_module,
+    tick, movement, obstacle_legs, leg_surfaces, obstacle_rows, body_contacts, body_paths,
+    first_touch, grid_ends, stop_passes, contact, shield_exit, sight, sight_pairs, geometry,
+    shape_tests, numpy_obstacle_tests, observation, settle_loop, env_module,
 )  # fmt: skip
 SKIPPED_NAMES = {"while", "body", "closed_call", "cond", "remat", "checkpoint"}
 

@@ -35,7 +35,7 @@ def test_packed_and_fallback_batches_match_numpy_game_by_game(monkeypatch):
     crowded batch's stopped bodies take several lists too."""
     import jax.numpy as jnp
 
-    from marl_bgs.core import body_contacts
+    from marl_bgs.core import body_contacts, first_touch
     from marl_bgs.core.movement import plan_legs, plan_moves
 
     monkeypatch.setattr(body_contacts, "ROWS_PER_GAME", 2)
@@ -47,7 +47,7 @@ def test_packed_and_fallback_batches_match_numpy_game_by_game(monkeypatch):
     # Two rows per game is room for 6; the crowded batch has far more, the sparse fewer.
     for batch, overflows in zip(batches, (True, False), strict=True):
         counts = [
-            int(body_contacts.may_meet(np, plan_legs(np, s, v, e, m)[0], s, b).sum())
+            int(first_touch.may_meet(np, plan_legs(np, s, v, e, m)[0], s, b).sum())
             for s, v, b, _, e in batch
         ]
         assert (sum(counts) > 2 * len(batch)) == overflows, counts

@@ -15,7 +15,7 @@ held here to the plain form it replaces, on many inputs:
 - `numpy_obstacle_tests.numpy_lines_blocked` (the sight lines of `sight_pairs` on NumPy)
   gives `sight_blocked`'s answers, on NumPy and in its general form.
 - `obstacle_legs._legs` on NumPy (early exits, the turned normal read by column,
-  `array_ops.dot2` for the short dot products) and `body_contacts.may_meet`'s columns: their
+  `array_ops.dot2` for the short dot products) and `first_touch.may_meet`'s columns: their
   general form's bits.
 - `leg_surfaces.dense_surfaces`' slides ask only the obstacles a slide may meet
   (`leg_surfaces._slide_may_meet`) and leave out the surface slid along: the least contact,
@@ -246,7 +246,8 @@ def _random_legs(m, rng: np.random.Generator, n: int):
 def test_bounded_fences_skipped_on_numpy_give_the_fenced_bits(inline):
     """The body passes' `bounded_fence`s (`position_at`, `truncate`, `pair_contacts`,
     `float_circle_entry`) are skipped on NumPy: the same values as with every fence."""
-    from marl_bgs.core import body_contacts as B
+    from marl_bgs.core import body_paths as B
+    from marl_bgs.core import first_touch as T
 
     m = _map(inline)
     rng = np.random.default_rng(21)
@@ -267,12 +268,12 @@ def test_bounded_fences_skipped_on_numpy_give_the_fenced_bits(inline):
             a = B.position_at(np, p.times, p.points, t)
             b = B.position_at(fenced, p.times, p.points, t)
             assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
-            rows = np.flatnonzero(B.may_meet(np, paths, start, np.ones(10, bool)))
-            i, j = B.PAIR_I[rows], B.PAIR_J[rows]
+            rows = np.flatnonzero(T.may_meet(np, paths, start, np.ones(10, bool)))
+            i, j = T.PAIR_I[rows], T.PAIR_J[rows]
             both = B.Paths(*(np.concatenate([x[i], x[j]]) for x in p))
             base = (start[i] - start[j]).astype(np.float32)
-            a = B.pair_contacts(np, both, base)
-            b = B.pair_contacts(fenced, both, base)
+            a = T.pair_contacts(np, both, base)
+            b = T.pair_contacts(fenced, both, base)
             assert a.dtype == b.dtype and np.array_equal(a, b)
             met += int((a < 1).sum())
     assert met > 100  # many pairs touch within the tick
@@ -318,8 +319,8 @@ def test_numpy_lines_blocked_equals_sight_blocked(inline, padded):
 def test_numpy_legs_equal_their_general_form(inline):
     """`obstacle_legs._legs` on NumPy (its early exits, the turned normal's column read,
     `array_ops.dot2` for the short dot products) plans the legs its general form plans;
-    likewise `body_contacts.may_meet`'s two columns."""
-    from marl_bgs.core import body_contacts as B
+    likewise `first_touch.may_meet`'s two columns."""
+    from marl_bgs.core import first_touch as T
 
     m = _map(inline)
     rng = np.random.default_rng(17)
@@ -341,7 +342,7 @@ def test_numpy_legs_equal_their_general_form(inline):
         slid += int(np.any(fast.points[:, 2] != fast.points[:, 1], axis=1).sum())
         blocking = rng.random(10) < 0.8
         assert np.array_equal(
-            B.may_meet(np, fast, start, blocking), B.may_meet(fenced, fast, start, blocking)
+            T.may_meet(np, fast, start, blocking), T.may_meet(fenced, fast, start, blocking)
         )
     assert slid > 200  # many bodies slide after a contact
 

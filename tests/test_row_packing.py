@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from marl_bgs.core import obstacle_legs, obstacle_rows, sight_pairs
-from marl_bgs.core.body_contacts import QUANTA
+from marl_bgs.core.body_paths import QUANTA
 from marl_bgs.core.contact import obstacle_entries
 from marl_bgs.core.geometry import body_blocked, sight_blocked
 from marl_bgs.core.shape_tests import off_arena

@@ -17,7 +17,8 @@ import numpy as np
 from . import classes as C
 from .array_ops import first_index
 from .backend import is_numpy, known_none
-from .body_contacts import Paths, body_stops, numpy_cuts, truncate
+from .body_contacts import body_stops, numpy_cuts
+from .body_paths import Paths, truncate
 from .contact import NO_HIT, circle_span, f32, fence, inverse, obstacle_entries
 from .geometry import body_blocked
 from .obstacle_legs import plan_legs

@@ -17,8 +17,9 @@ import numpy as np
 from .array_ops import first_index, stack
 from .backend import is_numpy, known_none
 from .batching import every_game, in_chunks, with_batch_rule
-from .body_contacts import QUANTA, Paths, cell_corners, pick_point
+from .body_paths import QUANTA, Paths
 from .contact import bounded_fence, bounded_inverse, f32, fenced_dot
+from .grid_ends import cell_corners, pick_point
 from .leg_surfaces import Rows, Surfaces, dense_surfaces, make_rows, map_grown_boxes, row_surfaces
 from .obstacle_rows import (
     PILLAR,
