@@ -33,6 +33,7 @@ from marl_bgs.core import (
     body_contacts,
     body_paths,
     contact,
+    exit_candidates,
     first_touch,
     geometry,
     grid_ends,
@@ -53,8 +54,8 @@ from marl_bgs.core import (
 
 SCOPED_MODULES = (
     tick, movement, obstacle_legs, leg_surfaces, obstacle_rows, body_contacts, body_paths,
-    first_touch, grid_ends, stop_passes, contact, shield_exit, sight, sight_pairs, geometry,
-    shape_tests, numpy_obstacle_tests, observation, settle_loop, env_module,
+    first_touch, grid_ends, stop_passes, contact, shield_exit, exit_candidates, sight, sight_pairs,
+    geometry, shape_tests, numpy_obstacle_tests, observation, settle_loop, env_module,
 )  # fmt: skip
 SKIPPED_NAMES = {"while", "body", "closed_call", "cond", "remat", "checkpoint"}
 

@@ -5,9 +5,9 @@ no blocking body and no obstacle, lies inside the arena, and can be reached alon
 straight line. Outside the arena's edges, the allowed set is the plane minus a union of
 convex shapes (each other body's disc of radius 1.0, each obstacle grown by a body radius),
 so its nearest point is the agent's own spot, the nearest point of one shape's boundary, or
-a corner where two boundaries cross. Those points are computed in closed form, nudged onto
-the milli-unit grid on the allowed side, tested exactly with the integer helpers of
-`geometry`, and the nearest one that passes wins.
+a corner where two boundaries cross. Those points are computed in closed form and nudged
+onto the milli-unit grid on the allowed side (`exit_candidates`, which also states how),
+tested exactly with the integer helpers of `geometry`, and the nearest one that passes wins.
 
 Candidates, for the leaver at h:
 - h itself;
@@ -25,13 +25,6 @@ Candidates, for the leaver at h:
 nearest to h (by an integer lower bound of the gap between a body there and the shape). A group's
 choice is cut at the first key left out, ties included (`_nearest`), so it never depends on
 how slots or obstacles are listed. With the constants below, about 285 candidates.
-
-Grid snapping. A candidate on the boundary of one or two convex shapes is moved by the vector
-o with o . n = 1 milli-unit for the free-side unit normal n of each shape (o = 2 (n1 + n2) /
-|n1 + n2|^2), then rounded: the rounded point clears each shape's tangent half-plane by at
-least 1 - 0.71 milli-units, and a point beyond the tangent half-plane of a convex shape lies
-outside it. The nudge is 1 milli-unit at a projection and 1 / sin(a / 2) at a corner whose
-free wedge opens by the angle a (at most 10 milli-units down to about 11.5 degrees).
 
 Choice. Candidates are first filtered cheaply: every blocking body (exact), the arena edges
 (exact), the nearby obstacles (`_surely_blocked`, which errs only toward "free"). Of those
@@ -76,6 +69,19 @@ import numpy as np
 from .array_ops import first_index
 from .backend import is_numpy, known_none
 from .contact import fence
+from .exit_candidates import (
+    circle_axis_line,
+    circle_face,
+    circle_pair,
+    edge_projection,
+    flat,
+    join,
+    projection,
+    reciprocal,
+    scale,
+    snap_all,
+    to_f32,
+)
 from .geometry import body_blocked, sight_blocked
 from .settle_loop import settle
 from .shape_tests import ARENA_HI, ARENA_LO, BODY, CONTACT, CONTACT_SQ, F32, I32, sq
@@ -89,33 +95,15 @@ K_RECTS = 3
 K_WALLS = 2
 SHORTLIST = 3  # nearest candidates tested exactly (whole map, line of sight)
 MARGIN = 100  # milli-units subtracted from every distance key (covers nudge and rounding)
-NUDGE_CAP = 2.0**-10  # floor of |n1 + n2|^2: nudges stay below 64 milli-units
 CLEAR_PASSES = NUM_SLOTS
 BIG = np.int32(2**30)
-LIMIT = 25000.0  # relative float coordinates are clipped to this before rounding
 BOX_LO = (-1000, -1000)  # candidates are clamped into this box (outside the arena stays out)
 BOX_HI = (ARENA_WIDTH_MILLI + 1000, ARENA_HEIGHT_MILLI + 1000)
-SPAN = 16000  # centre offsets are clipped to this before squaring (no int32 overflow)
-
-
-def _f32(xp: Namespace, x: Array) -> Array:
-    """`x` (whole milli-units, int32) as a float32 array."""
-    return xp.asarray(x).astype(F32)
 
 
 def _floor_sqrt(xp: Namespace, n: Array) -> Array:
     """floor(sqrt(n)) for a non-negative int32, to within one (float32 rounding)."""
-    return xp.floor(xp.sqrt(_f32(xp, n))).astype(I32)
-
-
-def _inverse(xp: Namespace, r: Array) -> Array:
-    """1 / r as a float32. XLA turns a division by a constant into a product with its
-    reciprocal, so every division by a radius is written that way on both engines."""
-    return F32(1.0) / _f32(xp, r)
-
-
-def _scale(xp: Namespace, x: Array, inv: Array) -> Array:
-    return fence(xp, x * inv)
+    return xp.floor(xp.sqrt(to_f32(xp, n))).astype(I32)
 
 
 def _nearest(xp: Namespace, keys: Array, count: int) -> tuple[Array, Array]:
@@ -139,80 +127,6 @@ def _nearest(xp: Namespace, keys: Array, count: int) -> tuple[Array, Array]:
     return idx, cut
 
 
-# A candidate group is a tuple (px, py, sx, sy, ok): points relative to h (float32), the sum
-# of the free-side unit normals of the boundaries through each, and whether each exists. The
-# crossing functions give both crossings of each pair, on a last axis of length 2.
-
-
-def _circle_pair(xp: Namespace, c1: tuple, r1: Array, c2: tuple, r2: Array) -> tuple:
-    """The two crossings of circles (c1, r1) and (c2, r2): symmetric in the two circles."""
-    vx = xp.clip(c2[0] - c1[0], -SPAN, SPAN)
-    vy = xp.clip(c2[1] - c1[1], -SPAN, SPAN)
-    d = sq(xp, vx, vy)
-    outer = (r1 + r2) * (r1 + r2) - d
-    inner = d - (r1 - r2) * (r1 - r2)
-    ok = (d > 0) & (outer >= 0) & (inner >= 0)
-    two_d = _f32(xp, 2 * xp.maximum(d, 1))
-    e = _f32(xp, r1 * r1 - r2 * r2) / two_d
-    k = xp.sqrt(fence(xp, _f32(xp, xp.maximum(outer, 0)) * _f32(xp, xp.maximum(inner, 0)))) / two_d
-    fx, fy = _f32(xp, vx), _f32(xp, vy)
-    bx = _f32(xp, c1[0] + c2[0]) * F32(0.5) + fence(xp, e * fx)
-    by = _f32(xp, c1[1] + c2[1]) * F32(0.5) + fence(xp, e * fy)
-    kx, ky = fence(xp, k * fx), fence(xp, k * fy)
-    i1, i2 = _inverse(xp, r1), _inverse(xp, r2)
-    out = []
-    for px, py in ((bx - ky, by + kx), (bx + ky, by - kx)):
-        sx = _scale(xp, px - _f32(xp, c1[0]), i1) + _scale(xp, px - _f32(xp, c2[0]), i2)
-        sy = _scale(xp, py - _f32(xp, c1[1]), i1) + _scale(xp, py - _f32(xp, c2[1]), i2)
-        out.append((px, py, sx, sy, ok))
-    return _paired(xp, out)
-
-
-def _paired(xp: Namespace, out: list[tuple]) -> tuple:
-    """Two candidates of the same shape as one, on a new last axis: XLA computes what they
-    share once (two separate pieces would each repeat it)."""
-    shape = np.broadcast_shapes(*(np.shape(q) for c in out for q in c))
-    return tuple(xp.stack([xp.broadcast_to(c[i], shape) for c in out], -1) for i in range(5))
-
-
-def _flat(xp: Namespace, values: tuple) -> tuple:
-    """Broadcast values to one shape and flatten them."""
-    shape = np.broadcast_shapes(*(np.shape(v) for v in values))
-    typed = [
-        xp.asarray(v, I32) if isinstance(v, int) and not isinstance(v, bool) else v for v in values
-    ]
-    return tuple(xp.broadcast_to(xp.asarray(v), shape).reshape(-1) for v in typed)
-
-
-def _join(xp: Namespace, groups: list[tuple]) -> tuple:
-    """Concatenate flat groups of the same layout, value by value."""
-    return tuple(xp.concatenate(col) for col in zip(*groups, strict=True))
-
-
-def _circle_axis_line(
-    xp: Namespace, c: tuple, r: Array, at: Array, vertical: Array, side: Array
-) -> tuple:
-    """Crossings of circle (c, r) with the line x = at (`vertical`) or y = at, whose free
-    side is toward `side` (+1 or -1) across it."""
-    across = xp.where(vertical, c[0], c[1])
-    along = xp.where(vertical, c[1], c[0])
-    gap = xp.clip(at - across, -SPAN, SPAN)
-    rest = r * r - gap * gap
-    ok = rest >= 0
-    t = xp.sqrt(_f32(xp, xp.maximum(rest, 0)))
-    inv = _inverse(xp, r)
-    out = []
-    for sign in (1, -1):
-        p_across, p_along = _f32(xp, at), _f32(xp, along) + sign * t
-        n_across = _scale(xp, _f32(xp, gap), inv) + _f32(xp, side)
-        n_along = _scale(xp, sign * t, inv)
-        out.append((
-            xp.where(vertical, p_across, p_along), xp.where(vertical, p_along, p_across),
-            xp.where(vertical, n_across, n_along), xp.where(vertical, n_along, n_across), ok,
-        ))  # fmt: skip
-    return _paired(xp, out)
-
-
 def _edges(xp: Namespace, corners: Array) -> tuple:
     """Each turned wall's edges: start (ax, ay), direction (ex, ey) ints, unit direction and
     unit outward normal (float), all (W, 4)."""
@@ -220,89 +134,10 @@ def _edges(xp: Namespace, corners: Array) -> tuple:
     bx = xp.concatenate([ax[..., 1:], ax[..., :1]], axis=-1)
     by = xp.concatenate([ay[..., 1:], ay[..., :1]], axis=-1)
     ex, ey = bx - ax, by - ay
-    length = fence(xp, xp.sqrt(_f32(xp, xp.maximum(sq(xp, ex, ey), 1))))
-    ux, uy = _f32(xp, ex) / length, _f32(xp, ey) / length
-    nx, ny = _f32(xp, ey) / length, _f32(xp, -ex) / length  # corners run counter-clockwise
+    length = fence(xp, xp.sqrt(to_f32(xp, xp.maximum(sq(xp, ex, ey), 1))))
+    ux, uy = to_f32(xp, ex) / length, to_f32(xp, ey) / length
+    nx, ny = to_f32(xp, ey) / length, to_f32(xp, -ex) / length  # corners run counter-clockwise
     return ax, ay, ex, ey, length, ux, uy, nx, ny
-
-
-def _circle_face(xp: Namespace, c: tuple, r: Array, edge: tuple) -> tuple:
-    """Crossings of circle (c, r) with a turned wall's edge line pushed out by BODY.
-
-    The signed distance comes from an exact integer cross product, the same from either end
-    of the edge, so a mirrored wall (whose edges run the other way) gives mirrored points.
-    """
-    ax, ay, ex, ey, length, ux, uy, nx, ny = edge
-    wx = xp.clip(c[0] - ax, -SPAN, SPAN)
-    wy = xp.clip(c[1] - ay, -SPAN, SPAN)
-    cross = wx * ey - wy * ex
-    dist = _f32(xp, cross) / length - F32(BODY)
-    rest = _f32(xp, r * r) - fence(xp, dist * dist)
-    ok = rest >= 0
-    t = xp.sqrt(xp.maximum(rest, F32(0)))
-    fx = _f32(xp, c[0]) - fence(xp, dist * nx)
-    fy = _f32(xp, c[1]) - fence(xp, dist * ny)
-    tx, ty = fence(xp, t * ux), fence(xp, t * uy)
-    inv = _inverse(xp, r)
-    out = []
-    for px, py in ((fx + tx, fy + ty), (fx - tx, fy - ty)):
-        sx = _scale(xp, px - _f32(xp, c[0]), inv) + nx
-        sy = _scale(xp, py - _f32(xp, c[1]), inv) + ny
-        out.append((px, py, sx, sy, ok))
-    return _paired(xp, out)
-
-
-def _projection(xp: Namespace, c: tuple, r: Array, toward_end: Array) -> tuple:
-    """Nearest point to h (the origin) on the circle (c, r); from the centre itself, the point
-    toward the leaver's own end (`toward_end` is -1 or +1 along x)."""
-    length2 = sq(xp, xp.clip(c[0], -SPAN, SPAN), xp.clip(c[1], -SPAN, SPAN))
-    length = fence(xp, xp.sqrt(_f32(xp, xp.maximum(length2, 1))))
-    at_centre = length2 == 0
-    nx = xp.where(at_centre, _f32(xp, toward_end), _f32(xp, -c[0]) / length)
-    ny = xp.where(at_centre, F32(0), _f32(xp, -c[1]) / length)
-    fr = _f32(xp, r)
-    px = _f32(xp, c[0]) + fence(xp, fr * nx)
-    py = _f32(xp, c[1]) + fence(xp, fr * ny)
-    return px, py, nx + nx, ny + ny
-
-
-def _edge_projection(xp: Namespace, edge: tuple, toward_end: Array) -> tuple:
-    """Nearest point to h on each turned-wall edge grown by BODY (a capsule's boundary)."""
-    ax, ay, ex, ey, length, ux, uy, nx, ny = edge
-    dot = -(ax * ex + ay * ey)
-    ee = sq(xp, ex, ey)
-    corner_x = xp.where(dot >= ee, ax + ex, ax)
-    corner_y = xp.where(dot >= ee, ay + ey, ay)
-    cpx, cpy, csx, csy = _projection(xp, (corner_x, corner_y), BODY, toward_end)
-    # Inside the edge's span: straight out along the normal, on h's side of the line.
-    side = -(ax * ey - ay * ex)  # h's cross product: > 0 outside
-    dist = _f32(xp, side) / length
-    sgn = xp.where(side >= 0, F32(1), F32(-1))
-    qx, qy = -fence(xp, dist * nx), -fence(xp, dist * ny)
-    fpx = qx + fence(xp, F32(BODY) * sgn * nx)
-    fpy = qy + fence(xp, F32(BODY) * sgn * ny)
-    face = (dot > 0) & (dot < ee)
-    pick = lambda a, b: xp.where(face, a, b)  # noqa: E731
-    return pick(fpx, cpx), pick(fpy, cpy), pick(2 * sgn * nx, csx), pick(2 * sgn * ny, csy)
-
-
-def _snap(xp: Namespace, cand: tuple) -> tuple[Array, Array]:
-    """Nudge each candidate to the free side of its boundaries and round to the grid."""
-    px, py, sx, sy, ok = cand
-    ss = fence(xp, sx * sx) + fence(xp, sy * sy)
-    q = F32(2.0) / xp.maximum(ss, F32(NUDGE_CAP))
-    x = px + fence(xp, q * sx)
-    y = py + fence(xp, q * sy)
-    # Every square root and division above is guarded, so x and y are finite; `ok` is left
-    # as it is (reading x and y here would make XLA compute them twice).
-    x = xp.clip(xp.where(ok, x, F32(0)), -LIMIT, LIMIT)
-    y = xp.clip(xp.where(ok, y, F32(0)), -LIMIT, LIMIT)
-    return xp.stack([xp.round(x), xp.round(y)], -1).astype(I32), ok
-
-
-def _snap_all(xp: Namespace, parts: list[tuple]) -> tuple[Array, Array]:
-    """Snap all candidates at once: (C, 2) int32 spots and (C,) whether each exists."""
-    return _snap(xp, _join(xp, [tuple(q.reshape(-1) for q in p) for p in parts]))
 
 
 def _leaver_spot(
@@ -332,7 +167,7 @@ def _leaver_spot(
     ax, ay, ex, ey, length = _edges(xp, m.poly_corners - h)[:5]
     # A turned wall is a rectangle (to within the rounding of its corners): its distance
     # from h follows from how far h lies beyond each pair of opposite edge lines.
-    outside = _f32(xp, -(ax * ey - ay * ex)) / length
+    outside = to_f32(xp, -(ax * ey - ay * ex)) / length
     gx = xp.maximum(xp.maximum(outside[:, 0], outside[:, 2]), F32(0))
     gy = xp.maximum(xp.maximum(outside[:, 1], outside[:, 3]), F32(0))
     gap = xp.sqrt(fence(xp, gx * gx) + fence(xp, gy * gy))
@@ -360,27 +195,27 @@ def _leaver_spot(
 
     # Candidates, in a few large groups (each group is one vectorised computation).
     parts = []
-    zero = F32(0) * _f32(xp, hx)
+    zero = F32(0) * to_f32(xp, hx)
     truth = xp.asarray(True)
-    parts.append(_flat(xp, (zero, zero, zero, zero, truth)))  # h itself
+    parts.append(flat(xp, (zero, zero, zero, zero, truth)))  # h itself
     # Projections onto circles: every other body, the nearby pillars, and each nearby square
     # wall's nearest point (grown by BODY, which is its boundary's nearest point).
     qx = xp.clip(0, lo[:, 0], hi[:, 0])
     qy = xp.clip(0, lo[:, 1], hi[:, 1])
-    circles = _join(
+    circles = join(
         xp,
         [
-            _flat(xp, (rel[:, 0], rel[:, 1], CONTACT, blockers)),
-            _flat(xp, (cp[0], cp[1], rp, vp)),
-            _flat(xp, (qx, qy, BODY, vr)),
+            flat(xp, (rel[:, 0], rel[:, 1], CONTACT, blockers)),
+            flat(xp, (cp[0], cp[1], rp, vp)),
+            flat(xp, (qx, qy, BODY, vr)),
         ],
     )
-    parts.append(_flat(xp, _projection(xp, circles[:2], circles[2], toward_end) + circles[3:]))
-    parts.append(_flat(xp, _edge_projection(xp, edge, toward_end) + (vw[:, None],)))
+    parts.append(flat(xp, projection(xp, circles[:2], circles[2], toward_end) + circles[3:]))
+    parts.append(flat(xp, edge_projection(xp, edge, toward_end) + (vw[:, None],)))
     for at, vertical, side in lines:  # straight onto each arena edge
-        p = (_f32(xp, at), zero) if vertical else (zero, _f32(xp, at))
+        p = (to_f32(xp, at), zero) if vertical else (zero, to_f32(xp, at))
         n = (F32(2 * side) + zero, zero) if vertical else (zero, F32(2 * side) + zero)
-        parts.append(_flat(xp, p + n + (truth,)))
+        parts.append(flat(xp, p + n + (truth,)))
 
     # Crossings of two circles: nearer-tier bodies pairwise and with the nearby pillars; the
     # nearest bodies with the corner circles of nearby walls; nearby pillars pairwise.
@@ -389,29 +224,27 @@ def _leaver_spot(
     cy_r = xp.stack([lo[:, 1], lo[:, 1], hi[:, 1], hi[:, 1]], -1)[None]
     b2 = (cb[0][:, None, None], cb[1][:, None, None], CONTACT)
     pa, pb = np.triu_indices(len(vp), 1)
-    pairs = _join(
+    pairs = join(
         xp,
         [
-            _flat(xp, (ca[0][a], ca[1][a], CONTACT, ca[0][b], ca[1][b], CONTACT, va[a] & va[b])),
-            _flat(
+            flat(xp, (ca[0][a], ca[1][a], CONTACT, ca[0][b], ca[1][b], CONTACT, va[a] & va[b])),
+            flat(
                 xp,
                 (ca[0][:, None], ca[1][:, None], CONTACT)
                 + (cp[0][None], cp[1][None], rp[None], va[:, None] & vp[None]),
             ),  # fmt: skip
-            _flat(xp, b2 + (cx_r, cy_r, BODY, vb[:, None, None] & vr[None, :, None])),
-            _flat(
+            flat(xp, b2 + (cx_r, cy_r, BODY, vb[:, None, None] & vr[None, :, None])),
+            flat(
                 xp,
                 b2
                 + (walls[None, :, :, 0], walls[None, :, :, 1], BODY)
                 + (vb[:, None, None] & vw[None, :, None],),
             ),  # fmt: skip
-            _flat(
-                xp, (cp[0][pa], cp[1][pa], rp[pa], cp[0][pb], cp[1][pb], rp[pb], vp[pa] & vp[pb])
-            ),
+            flat(xp, (cp[0][pa], cp[1][pa], rp[pa], cp[0][pb], cp[1][pb], rp[pb], vp[pa] & vp[pb])),
         ],
     )
-    crossing = _circle_pair(xp, pairs[0:2], pairs[2], pairs[3:5], pairs[5])
-    parts.append(_flat(xp, crossing[:4] + (crossing[4] & pairs[6][:, None],)))
+    crossing = circle_pair(xp, pairs[0:2], pairs[2], pairs[3:5], pairs[5])
+    parts.append(flat(xp, crossing[:4] + (crossing[4] & pairs[6][:, None],)))
 
     # Crossings of a circle with a line square to the axes: nearer-tier bodies with the
     # nearer side edge and the nearer end edge of the arena (a body circle reaching the
@@ -425,23 +258,23 @@ def _leaver_spot(
         here = hx if vertical else hy
         at = xp.where(here < mid, lo_at, hi_at)
         side = xp.where(here < mid, 1, -1)
-        arena.append(_flat(xp, ca + (CONTACT, at, vertical, side, va & (here != mid))))
+        arena.append(flat(xp, ca + (CONTACT, at, vertical, side, va & (here != mid))))
     face_at = xp.stack([lo[:, 0] - BODY, hi[:, 0] + BODY, lo[:, 1] - BODY, hi[:, 1] + BODY], -1)
     face_vertical = np.asarray([True, True, False, False])
     face_side = np.asarray([-1, 1, -1, 1], np.int32)
-    faces = _flat(
+    faces = flat(
         xp, b2 + (face_at[None], face_vertical, face_side, vb[:, None, None] & vr[None, :, None])
     )
-    lined = _join(xp, arena + [faces])
-    crossing = _circle_axis_line(xp, lined[0:2], lined[2], lined[3], lined[4], lined[5])
-    parts.append(_flat(xp, crossing[:4] + (crossing[4] & lined[6][:, None],)))
+    lined = join(xp, arena + [faces])
+    crossing = circle_axis_line(xp, lined[0:2], lined[2], lined[3], lined[4], lined[5])
+    parts.append(flat(xp, crossing[:4] + (crossing[4] & lined[6][:, None],)))
 
     # Crossings of the nearest bodies' circles with the nearby turned walls' grown faces.
-    crossing = _circle_face(xp, b2[:2], CONTACT, tuple(q[None] for q in edge))
+    crossing = circle_face(xp, b2[:2], CONTACT, tuple(q[None] for q in edge))
     both = vb[:, None, None] & vw[None, :, None]
-    parts.append(_flat(xp, crossing[:4] + (crossing[4] & both[..., None],)))
+    parts.append(flat(xp, crossing[:4] + (crossing[4] & both[..., None],)))
 
-    spot, ok = _snap_all(xp, parts)
+    spot, ok = snap_all(xp, parts)
     spot = xp.clip(spot + h, xp.asarray(BOX_LO, I32), xp.asarray(BOX_HI, I32))
     off = spot - h
     d2 = sq(xp, off[:, 0], off[:, 1])
@@ -506,7 +339,9 @@ def _surely_blocked(xp: Namespace, p: Array, m: MapArrays, pillars, rects, walls
         gy = xp.maximum(xp.maximum(lo[i, 1] - y, y - hi[i, 1]), 0)
         out = out | ((sq(xp, gx, gy) < BODY * BODY) & vr[i])
     corners = m.poly_corners[iw]
-    inv = _inverse(xp, fence(xp, xp.sqrt(_f32(xp, xp.maximum(sq(xp, *_sides(xp, corners)), 1)))))
+    inv = reciprocal(
+        xp, fence(xp, xp.sqrt(to_f32(xp, xp.maximum(sq(xp, *_sides(xp, corners)), 1))))
+    )
     reach = F32((BODY - 2) * (BODY - 2))
     for w in range(iw.shape[0]):
         out_by = []  # how far beyond each edge's line p lies (negative inside)
@@ -514,7 +349,7 @@ def _surely_blocked(xp: Namespace, p: Array, m: MapArrays, pillars, rects, walls
             ax, ay = corners[w, e, 0], corners[w, e, 1]
             ex = corners[w, (e + 1) % 4, 0] - ax
             ey = corners[w, (e + 1) % 4, 1] - ay
-            out_by.append(_scale(xp, _f32(xp, (x - ax) * ey - (y - ay) * ex), inv[w, e]))
+            out_by.append(scale(xp, to_f32(xp, (x - ax) * ey - (y - ay) * ex), inv[w, e]))
         gx = xp.maximum(xp.maximum(out_by[0], out_by[2]), F32(0))
         gy = xp.maximum(xp.maximum(out_by[1], out_by[3]), F32(0))
         out = out | ((fence(xp, gx * gx) + fence(xp, gy * gy) < reach) & vw[w])
