@@ -43,12 +43,7 @@ from marl_bgs.outputs import check_folder  # noqa: E402
 from marl_bgs.tournament.entrants import load_entrants  # noqa: E402
 from marl_bgs.tournament.figures import draw_all  # noqa: E402
 from marl_bgs.tournament.intervals import DEFAULT_REFITS  # noqa: E402
-from marl_bgs.tournament.leaderboard import (  # noqa: E402
-    Leaderboard,
-    build,
-    read_leaderboard,
-    read_record,
-)
+from marl_bgs.tournament.leaderboard import build  # noqa: E402
 from marl_bgs.tournament.schedule import DEFAULT_GAMES_PER_MAP  # noqa: E402
 from marl_bgs.tournament.season import (  # noqa: E402
     DEFAULT_BATCH_SIZE,
@@ -59,6 +54,8 @@ from marl_bgs.tournament.season import (  # noqa: E402
     run_season,
     shard_argument,
 )
+from marl_bgs.tournament.season_reader import read_leaderboard, read_record  # noqa: E402
+from marl_bgs.tournament.season_records import Leaderboard  # noqa: E402
 
 RATINGS_FORMAT = "marl-bgs/season-ratings"
 INDEX_FORMAT = "marl-bgs/season-index"

@@ -32,7 +32,13 @@ from pathlib import Path
 from ..maps import SPLITS
 from ..systems.registry import BUILDERS
 from ..tournament.entrants import NAME_PATTERN, TYPES
-from ..tournament.leaderboard import LEADERBOARD_FORMAT, MapRating, Provenance, Record, Standing
+from ..tournament.season_records import (
+    LEADERBOARD_FORMAT,
+    MapRating,
+    Provenance,
+    Record,
+    Standing,
+)
 from . import templates
 from .formatting import elo, season_title, text
 from .seasons import SCRIPT, SEASONS, Season, check_folder, load_seasons, season_dirs

@@ -13,15 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..tournament.entrants import SEASON_PATTERN
-from ..tournament.leaderboard import (
+from ..tournament.season_reader import (
     EXPORT_SCRIPT,
-    Leaderboard,
-    Provenance,
-    Timing,
     read_leaderboard,
     read_provenance,
     read_timing,
 )
+from ..tournament.season_records import Leaderboard, Provenance, Timing
 from .formatting import season_title, text
 
 SCRIPT = EXPORT_SCRIPT
