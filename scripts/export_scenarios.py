@@ -36,7 +36,7 @@ from marl_bgs.scenarios import SCENARIOS
 from marl_bgs.scenarios.play import Table
 from marl_bgs.scenarios.records import DATA, Scenario
 from marl_bgs.scenarios.verify import HEADS, from_flat, numpy_result, to_flat, variant_lines
-from marl_bgs.tournament.season import shard_argument
+from marl_bgs.tournament.script_options import shard_argument
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "exports" / "scenarios"

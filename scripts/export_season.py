@@ -42,17 +42,16 @@ import pandas as pd  # noqa: E402
 from marl_bgs.outputs import check_folder  # noqa: E402
 from marl_bgs.tournament.entrants import load_entrants  # noqa: E402
 from marl_bgs.tournament.figures import draw_all  # noqa: E402
+from marl_bgs.tournament.fixture_store import json_ready  # noqa: E402
 from marl_bgs.tournament.intervals import DEFAULT_REFITS  # noqa: E402
 from marl_bgs.tournament.leaderboard import build  # noqa: E402
 from marl_bgs.tournament.schedule import DEFAULT_GAMES_PER_MAP  # noqa: E402
+from marl_bgs.tournament.script_options import function_argument, shard_argument  # noqa: E402
 from marl_bgs.tournament.season import (  # noqa: E402
     DEFAULT_BATCH_SIZE,
-    function_argument,
-    json_ready,
     planned_fixtures,
     play_shard,
     run_season,
-    shard_argument,
 )
 from marl_bgs.tournament.season_reader import read_leaderboard, read_record  # noqa: E402
 from marl_bgs.tournament.season_records import Leaderboard  # noqa: E402

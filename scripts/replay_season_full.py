@@ -39,12 +39,8 @@ import pandas as pd  # noqa: E402
 from marl_bgs.outputs import check_folder, write_atomic  # noqa: E402
 from marl_bgs.tournament.entrants import build_system, load_entrants  # noqa: E402
 from marl_bgs.tournament.schedule import Fixture  # noqa: E402
-from marl_bgs.tournament.season import (  # noqa: E402
-    DEFAULT_BATCH_SIZE,
-    function_argument,
-    play_fixture,
-    shard_argument,
-)
+from marl_bgs.tournament.script_options import function_argument, shard_argument  # noqa: E402
+from marl_bgs.tournament.season import DEFAULT_BATCH_SIZE, play_fixture  # noqa: E402
 
 FORMAT = "marl-bgs/season-full-metrics"
 VERSION = 1

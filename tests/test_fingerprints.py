@@ -7,7 +7,7 @@ import json
 import sys
 
 from marl_bgs import fingerprints
-from marl_bgs.tournament.season import _stored_key
+from marl_bgs.tournament.fixture_store import stored_key
 
 from .engine_files import ROOT
 
@@ -31,5 +31,5 @@ def test_a_season_fixture_key_names_the_rules_and_the_scripted_play():
     fixture = Fixture(0, "round-robin", "A", "B", (47,), 2, 0)
     a = Entrant("A", "scripted", {"system": "tdm-alpha"})
     b = Entrant("B", "scripted", {"system": "tdm-beta"})
-    key = _stored_key(fixture, 0, a, b)
+    key = stored_key(fixture, 0, a, b)
     assert key["engine"] == {"rules": fingerprints.RULES, "scripted": fingerprints.SCRIPTED}

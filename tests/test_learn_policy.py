@@ -343,8 +343,8 @@ def test_an_exported_policy_file_plays_as_the_checkpoint_does(run, tmp_path):
 
 
 def test_a_season_never_reuses_games_of_another_policy_file(run, tmp_path):
+    from marl_bgs.tournament.fixture_store import stored_key
     from marl_bgs.tournament.schedule import Fixture
-    from marl_bgs.tournament.season import _stored_key
 
     folder, _ = run
     path = export_npz(folder, tmp_path / "p.npz", step=3)
@@ -352,10 +352,10 @@ def test_a_season_never_reuses_games_of_another_policy_file(run, tmp_path):
     (tmp_path / "s.json").write_text(json.dumps(doc))
     a, b = load_entrants(tmp_path / "s.json").entrants
     fx = Fixture(0, "round-robin", "Random", "Tiny PPO", (42,), 2, 0)
-    before = _stored_key(fx, 0, a, b)
+    before = stored_key(fx, 0, a, b)
     assert before["load_b"]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
     export_npz(folder, path, step=4)
-    assert _stored_key(fx, 0, a, b) != before
+    assert stored_key(fx, 0, a, b) != before
 
 
 @pytest.mark.parametrize(

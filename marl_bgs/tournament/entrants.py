@@ -183,7 +183,7 @@ def load_entrants(path: str | Path) -> SeasonSpec:
     return parse_entrants(data, path.parent)
 
 
-def _resolved(entrant: Entrant, key: str) -> dict:
+def resolved_load(entrant: Entrant, key: str) -> dict:
     """The load spec with a relative `key` path joined to the entrants file's folder."""
     spec = dict(entrant.load)
     if entrant.base is not None and not Path(spec[key]).expanduser().is_absolute():
@@ -200,7 +200,7 @@ def build_system(entrant: Entrant):
         from ..systems.resolve import resolve_system
 
         key = "weights" if "weights" in entrant.load else "checkpoint"
-        return resolve_system(_resolved(entrant, key), where)
+        return resolve_system(resolved_load(entrant, key), where)
     if "system" in entrant.load:  # a registered name only (no LLM: seasons run unattended)
         from ..systems.registry import by_name
 
