@@ -44,8 +44,8 @@ from pathlib import Path
 import jax
 from report import random_play_step, run_facts, write_report
 
-from marl_bgs.learn.config import ALGOS, load_config
-from marl_bgs.learn.registry import learner_class
+from marl_bgs.learn.config_files import load_config
+from marl_bgs.learn.registry import ALGOS, learner_class
 
 SELF_PLAY = ["opponent_self=1", "opponent_pool=0", "opponent_fixed=0", "opponent_scripted=0"]
 

@@ -79,7 +79,7 @@ class _PolicyDecider:
     learner samples its actions, a Q-learner plays its best legal action."""
 
     def __init__(self, label: str, path: Path, seed: int) -> None:
-        from .learn.policy import NumpyPolicy
+        from .learn.npz_policy import NumpyPolicy
 
         self.name = label
         self.policy = NumpyPolicy.load(path)

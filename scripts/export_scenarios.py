@@ -72,7 +72,7 @@ def weights_hash(path: Path) -> str:
 def plays(path: Path) -> str:
     """How the policy in `path` picks actions when not asked to be greedy, for the table's
     readers (a Q-network has no distribution to sample)."""
-    from marl_bgs.learn.policy import NumpyPolicy
+    from marl_bgs.learn.npz_policy import NumpyPolicy
 
     return "argmax_q" if NumpyPolicy.load(path).q_values else "samples"
 

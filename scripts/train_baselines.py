@@ -38,7 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from marl_bgs.learn.config import CONFIG_CLASSES, QConfig, from_dict  # noqa: E402
+from marl_bgs.learn.config import CONFIG_CLASSES, QConfig  # noqa: E402
+from marl_bgs.learn.config_files import from_dict  # noqa: E402
 from marl_bgs.learn.policy import saved_steps  # noqa: E402
 from marl_bgs.learn.registry import BASELINES  # noqa: E402
 from marl_bgs.outputs import folder_argument  # noqa: E402

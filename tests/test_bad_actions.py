@@ -162,7 +162,7 @@ def test_act_both_refuses_a_wrong_shaped_system(env_and_state):
 def test_training_refuses_an_opponent_with_out_of_range_actions(tmp_path, monkeypatch):
     pytest.importorskip("optax")
     pytest.importorskip("orbax.checkpoint")
-    from marl_bgs.learn.config import load_config
+    from marl_bgs.learn.config_files import load_config
     from marl_bgs.learn.trainer import train
     from marl_bgs.systems.registry import BUILDERS
     from tests.test_learn_trainer import TINY

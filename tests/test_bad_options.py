@@ -20,6 +20,7 @@ import pytest
 from marl_bgs import Game, maps
 from marl_bgs.core.checks import FieldTypeError, plain_json, strict_json
 from marl_bgs.core.position import starting_position
+from marl_bgs.maps import load as map_load
 from marl_bgs.replay import ReplayError, load_replay
 
 
@@ -164,7 +165,7 @@ def map_file(tmp_path):
 
 
 def read_map(path):
-    return maps._load_file.__wrapped__(str(path))
+    return map_load._load_file.__wrapped__(str(path))
 
 
 MAP_FILES = [

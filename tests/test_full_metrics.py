@@ -16,6 +16,7 @@ from marl_bgs.core import classes as C
 from marl_bgs.core.events import tick_events
 from marl_bgs.metrics import PRIORITY_NAMES
 from marl_bgs.metrics import full as F
+from marl_bgs.metrics import topics as T
 from marl_bgs.metrics.record import NEEDS_SENT, FullRecorder
 
 from .helpers import STAY, E, N, agent, enemy, own, position
@@ -48,10 +49,10 @@ def amount(events, kind: str, **match) -> int:
 
 
 def test_the_table_names_every_column_once_in_28_topics_and_six_sections():
-    assert len(F.TOPICS) == 28 and len(F.SECTIONS) == 6
-    assert {t.section for t in F.TOPICS} == set(F.SECTIONS)
+    assert len(T.TOPICS) == 28 and len(T.SECTIONS) == 6
+    assert {t.section for t in T.TOPICS} == set(T.SECTIONS)
     assert len(set(F.FULL_NAMES)) == len(F.FULL_NAMES) == F.FULL_SIZE
-    assert sum(t.size for t in F.TOPICS) == F.FULL_SIZE
+    assert sum(t.size for t in T.TOPICS) == F.FULL_SIZE
     assert F.FULL_NAMES[: len(PRIORITY_NAMES)] == tuple(
         f"episode_results.{n}" for n in PRIORITY_NAMES
     )
@@ -67,7 +68,7 @@ def test_the_table_names_every_column_once_in_28_topics_and_six_sections():
 
 def test_isqrt_is_exact():
     d = np.asarray([0, 1, 2, 3, 4, 24, 25, 26, 999_999, 10**6, 500_000_000, 2**30 - 1, 2**30])
-    got = F._isqrt(np, d.astype(np.int32))
+    got = T.isqrt(np, d.astype(np.int32))
     assert got.tolist() == [int(np.floor(np.sqrt(float(v)))) for v in d]
 
 
@@ -351,7 +352,7 @@ def test_every_topic_has_a_test_here():
     import sys
 
     source = inspect.getsource(sys.modules[__name__])
-    missing = [t.name for t in F.TOPICS if f'"{t.name}")' not in source]
+    missing = [t.name for t in T.TOPICS if f'"{t.name}")' not in source]
     assert not missing
 
 

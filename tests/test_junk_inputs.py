@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +15,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from marl_bgs import maps  # noqa: E402
 from marl_bgs.core.position import starting_position  # noqa: E402
-from marl_bgs.learn.config import from_dict  # noqa: E402
+from marl_bgs.learn.config_files import from_dict  # noqa: E402
 from marl_bgs.positions import parse_position  # noqa: E402
 from marl_bgs.tournament.entrants import parse_entrants  # noqa: E402
 
@@ -48,7 +49,7 @@ def _swapped(doc, path, value):
     return doc
 
 
-ROOT = maps.Path(maps.__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent
 REPLAY = json.loads((ROOT / "exports" / "replays" / "alpha-vs-random-map47.json").read_text())
 
 
@@ -62,8 +63,7 @@ READERS = {
     "replay": (_replay_reader, REPLAY),
     "position": (parse_position, starting_position(47)),
     "map": (lambda d: maps.validate_map(d, source="junk"), json.loads(maps.map_path(47).read_text())),
-    "entrants": (parse_entrants, json.loads(open(maps.Path(maps.__file__).resolve().parent.parent
-                                                  / "seasons" / "season0.json").read())),
+    "entrants": (parse_entrants, json.loads((ROOT / "seasons" / "season0.json").read_text())),
     "config": (from_dict, {"format": "marl-bgs/train-config", "version": 1, "algo": "rec-ippo",
                            "num_envs": 8}),
 }  # fmt: skip

@@ -51,7 +51,7 @@ def test_train_then_plot(tmp_path, capsys):
 
 def test_yaml_settings(tmp_path):
     pytest.importorskip("yaml")
-    from marl_bgs.learn.config import load_config
+    from marl_bgs.learn.config_files import load_config
 
     path = tmp_path / "c.yaml"
     path.write_text("num_envs: 4\nmaps: [0, 1]\nvalidation_opponents: [random]\n")

@@ -12,9 +12,8 @@ from marl_bgs.learn.config import (
     PQNVDNConfig,
     QMIXConfig,
     RecIPPOConfig,
-    load_config,
-    read_json,
 )
+from marl_bgs.learn.config_files import load_config, read_json
 
 
 def test_defaults_follow_table_s10():

@@ -14,7 +14,7 @@ pytest.importorskip("flax")
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
-from marl_bgs.learn.config import load_config  # noqa: E402
+from marl_bgs.learn.config_files import load_config  # noqa: E402
 from marl_bgs.learn.kickstart import (  # noqa: E402
     KickState,
     linear_schedule,

@@ -14,10 +14,10 @@ pytest.importorskip("orbax.checkpoint")
 
 import jax.numpy as jnp  # noqa: E402
 
-from marl_bgs.learn.config import load_config  # noqa: E402
+from marl_bgs.learn.config_files import load_config  # noqa: E402
 from marl_bgs.learn.networks import init_params, make_networks  # noqa: E402
+from marl_bgs.learn.npz_policy import flax_to_weights, save_weights_npz  # noqa: E402
 from marl_bgs.learn.opponents import Pool, copies_due, policy_system  # noqa: E402
-from marl_bgs.learn.policy import flax_to_weights, save_weights_npz  # noqa: E402
 from marl_bgs.learn.registry import learner_for  # noqa: E402
 from marl_bgs.learn.trainer import train  # noqa: E402
 

@@ -22,16 +22,14 @@ from marl_bgs.core.actions import NUM_JOINT  # noqa: E402
 from marl_bgs.core.observation import OBS_WIDTH  # noqa: E402
 from marl_bgs.core.position import starting_position  # noqa: E402
 from marl_bgs.game import Game  # noqa: E402
-from marl_bgs.learn.config import load_config  # noqa: E402
+from marl_bgs.learn.config_files import load_config  # noqa: E402
 from marl_bgs.learn.networks import init_params, make_networks  # noqa: E402
+from marl_bgs.learn.npz_policy import NumpyPolicy, actor_forward, save_weights_npz  # noqa: E402
 from marl_bgs.learn.policy import (  # noqa: E402
     LearnedPolicy,
-    NumpyPolicy,
-    actor_forward,
     export_npz,
     learned_system,
     load_policy,
-    save_weights_npz,
 )
 from marl_bgs.learn.trainer import train  # noqa: E402
 from marl_bgs.systems.base import System, TeamInputs  # noqa: E402

@@ -18,8 +18,9 @@ pytest.importorskip("orbax.checkpoint")
 pytest.importorskip("flashbax")
 
 from marl_bgs.cli import main  # noqa: E402
-from marl_bgs.learn.config import load_config  # noqa: E402
-from marl_bgs.learn.policy import NumpyPolicy, export_npz, learned_system, load_policy  # noqa: E402
+from marl_bgs.learn.config_files import load_config  # noqa: E402
+from marl_bgs.learn.npz_policy import NumpyPolicy  # noqa: E402
+from marl_bgs.learn.policy import export_npz, learned_system, load_policy  # noqa: E402
 from marl_bgs.learn.registry import learner_for  # noqa: E402
 from marl_bgs.learn.trainer import train  # noqa: E402
 from tests.test_learn_policy import jax_logits, random_inputs  # noqa: E402

@@ -13,7 +13,7 @@ jnp = jax.numpy
 
 from marl_bgs.learn.mixers import QMixer, vdn  # noqa: E402
 from marl_bgs.learn.networks import ACTOR_WIDTH, NUM_JOINT, Actor  # noqa: E402
-from marl_bgs.learn.policy import actor_forward, flax_to_weights, weight_shapes  # noqa: E402
+from marl_bgs.learn.npz_policy import actor_forward, flax_to_weights, weight_shapes  # noqa: E402
 from marl_bgs.learn.q_values import (  # noqa: E402
     double_q_next,
     epsilon_greedy,

@@ -29,7 +29,7 @@ SCRIPT = textwrap.dedent("""
     import json, sys
     import jax
     import numpy as np
-    from marl_bgs.learn.config import load_config
+    from marl_bgs.learn.config_files import load_config
     from marl_bgs.learn.sharding import game_mesh, shard_state
     from marl_bgs.learn.registry import learner_for
 

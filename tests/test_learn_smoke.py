@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("optax")
 pytest.importorskip("orbax.checkpoint")
 
-from marl_bgs.learn.config import load_config  # noqa: E402
+from marl_bgs.learn.config_files import load_config  # noqa: E402
 from marl_bgs.learn.trainer import train  # noqa: E402
 
 

@@ -12,7 +12,7 @@ jax = pytest.importorskip("jax")
 pytest.importorskip("optax")
 pytest.importorskip("orbax.checkpoint")
 
-from marl_bgs.learn.config import load_config  # noqa: E402
+from marl_bgs.learn.config_files import load_config  # noqa: E402
 from marl_bgs.learn.registry import learner_for  # noqa: E402
 from marl_bgs.learn.trainer import train  # noqa: E402
 

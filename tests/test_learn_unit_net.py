@@ -9,7 +9,7 @@ import pytest
 from marl_bgs.core.actions import NUM_JOINT
 from marl_bgs.core.observation import OBS_WIDTH, ROW_SLOT
 from marl_bgs.core.state import TEAM_SIZE
-from marl_bgs.learn.policy import NumpyPolicy, actor_forward, save_weights_npz, weight_shapes
+from marl_bgs.learn.npz_policy import NumpyPolicy, actor_forward, save_weights_npz, weight_shapes
 from marl_bgs.learn.unit_net import OWN_ROWS, unit_weight_shapes
 
 pytest.importorskip("flax")
@@ -103,7 +103,7 @@ def test_the_npz_file_holds_the_per_unit_actor_and_refuses_a_wrong_one(tmp_path)
 def test_a_learner_trains_and_exports_the_per_unit_actor(tmp_path):
     """Two updates of feedforward IPPO with the per-unit actor on the duel stage; its run
     loads as a policy whose `.npz` plays the same logits."""
-    from marl_bgs.learn.config import load_config
+    from marl_bgs.learn.config_files import load_config
     from marl_bgs.learn.policy import export_npz, load_policy
     from marl_bgs.learn.trainer import train
 
@@ -126,7 +126,8 @@ def test_a_learner_trains_and_exports_the_per_unit_actor(tmp_path):
 
 
 def test_the_config_names_the_actors_unit_net_knows():
-    from marl_bgs.learn.config import NETWORKS, load_config
+    from marl_bgs.learn.config_checks import NETWORKS
+    from marl_bgs.learn.config_files import load_config
     from marl_bgs.learn.unit_net import ARCHS
 
     assert NETWORKS == ARCHS

@@ -13,7 +13,7 @@ pytest.importorskip("optax")
 pytest.importorskip("orbax.checkpoint")
 
 from marl_bgs.learn.checkpoint import Checkpoints  # noqa: E402
-from marl_bgs.learn.config import load_config  # noqa: E402
+from marl_bgs.learn.config_files import load_config  # noqa: E402
 from marl_bgs.learn.registry import learner_for  # noqa: E402
 from marl_bgs.learn.trainer import train  # noqa: E402
 from marl_bgs.learn.validation import (  # noqa: E402

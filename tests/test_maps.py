@@ -13,6 +13,9 @@ import pytest
 from marl_bgs import Game
 from marl_bgs import maps as M
 from marl_bgs.core.position import starting_position
+from marl_bgs.core.state import MAX_TURNED_WALLS
+from marl_bgs.learn import curriculum as C
+from marl_bgs.maps import files as map_files
 from marl_bgs.random_play import random_actions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,7 +62,7 @@ def test_every_map_is_valid_and_in_its_split(map_id):
     assert data["id"] == map_id
     assert data["split"] == M.split_of(map_id)
     assert 0 <= len(data["obstacles"]) <= 32
-    assert sum(M.is_turned(ob) for ob in data["obstacles"]) <= M.MAX_TURNED_WALLS
+    assert sum(M.is_turned(ob) for ob in data["obstacles"]) <= MAX_TURNED_WALLS
     assert M.validate_map(raw(map_id))["obstacles"] == data["obstacles"]
 
 
@@ -394,7 +397,7 @@ def test_held_out_map_must_not_copy_a_training_map():
 
 
 def test_file_errors_name_the_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(M, "maps_dir", lambda: tmp_path)
+    monkeypatch.setattr(map_files, "maps_dir", lambda: tmp_path)
     (tmp_path / "map_12.json").write_text("{not json", encoding="utf-8")
     with pytest.raises(ValueError, match="map_12.json: not valid JSON"):
         M.load_map(12)
@@ -419,8 +422,8 @@ def test_inline_obstacles_need_no_symmetry():
 
 
 def test_default_curriculum_grows():
-    stages = M.CURRICULUM
-    assert M.validate_stages(stages) == stages
+    stages = C.CURRICULUM
+    assert C.validate_stages(stages) == stages
     assert stages[0].team_size == 1 and stages[-1].team_size == 5
     assert stages[0].maps == (0,)
     sizes = [s.team_size for s in stages]
@@ -436,47 +439,47 @@ def test_default_curriculum_grows():
 
 
 def test_stage_at_follows_progress():
-    bounds = M.stage_bounds()
+    bounds = C.stage_bounds()
     assert bounds[0][0] == 0.0 and bounds[-1][1] == 1.0
-    assert M.stage_at(0.0) is M.CURRICULUM[0]
-    assert M.stage_at(1.0) is M.CURRICULUM[-1]
-    assert M.stage_at(np.float32(0.999)) is M.CURRICULUM[-1]
+    assert C.stage_at(0.0) is C.CURRICULUM[0]
+    assert C.stage_at(1.0) is C.CURRICULUM[-1]
+    assert C.stage_at(np.float32(0.999)) is C.CURRICULUM[-1]
     for k, (start, end) in enumerate(bounds):
-        assert M.stage_at((start + end) / 2) is M.CURRICULUM[k]
-        assert M.stage_at(start) is M.CURRICULUM[k]
-    picked = [M.CURRICULUM.index(M.stage_at(p / 100)) for p in range(101)]
+        assert C.stage_at((start + end) / 2) is C.CURRICULUM[k]
+        assert C.stage_at(start) is C.CURRICULUM[k]
+    picked = [C.CURRICULUM.index(C.stage_at(p / 100)) for p in range(101)]
     assert picked == sorted(picked)
     for bad in (-0.1, 1.5, float("nan"), "half", True, None):
         with pytest.raises(ValueError, match="progress"):
-            M.stage_at(bad)
+            C.stage_at(bad)
 
 
 def test_custom_stages():
     mine = [
-        M.Stage("warm-up", [0, 1], team_size=2, winning_score=5),
-        M.Stage("full", (12, 13, 14), team_size=5, winning_score=20, weight=3),
+        C.Stage("warm-up", [0, 1], team_size=2, winning_score=5),
+        C.Stage("full", (12, 13, 14), team_size=5, winning_score=20, weight=3),
     ]
-    assert M.stage_at(0.2, mine).name == "warm-up"
-    assert M.stage_at(0.3, mine).name == "full"
+    assert C.stage_at(0.2, mine).name == "warm-up"
+    assert C.stage_at(0.3, mine).name == "full"
     assert mine[0].maps == (0, 1)
     with pytest.raises(ValueError, match="non-empty"):
-        M.stage_at(0.5, [])
+        C.stage_at(0.5, [])
     cases = [
-        (M.Stage("x", (), 1, 5), r"curriculum\[0\] \('x'\).maps: expected at least one map"),
-        (M.Stage("x", (0,), 0, 5), r"team_size: 0 is out of range \[1, 5\]"),
-        (M.Stage("x", (0,), 6, 5), r"team_size: 6 is out of range \[1, 5\]"),
-        (M.Stage("x", (60,), 1, 5), "maps: no map with id 60"),
-        (M.Stage("x", (47,), 1, 5), "map 47 is a held-out test map"),
-        (M.Stage("x", (0,), 1, 0), "winning_score: 0 is out of range"),
-        (M.Stage("x", (0,), 1.0, 5), "team_size: expected a whole number, got 1.0"),
-        (M.Stage("x", (0,), 1, 5, horizon=0), "horizon: 0 is out of range"),
-        (M.Stage("x", (0,), 1, 5, weight="2"), "weight: expected a number"),
-        (M.Stage("x", (0,), 1, 5, weight=0), "weight: expected a positive number"),
-        (M.Stage("", (0,), 1, 5), "name: expected a non-empty string"),
+        (C.Stage("x", (), 1, 5), r"curriculum\[0\] \('x'\).maps: expected at least one map"),
+        (C.Stage("x", (0,), 0, 5), r"team_size: 0 is out of range \[1, 5\]"),
+        (C.Stage("x", (0,), 6, 5), r"team_size: 6 is out of range \[1, 5\]"),
+        (C.Stage("x", (60,), 1, 5), "maps: no map with id 60"),
+        (C.Stage("x", (47,), 1, 5), "map 47 is a held-out test map"),
+        (C.Stage("x", (0,), 1, 0), "winning_score: 0 is out of range"),
+        (C.Stage("x", (0,), 1.0, 5), "team_size: expected a whole number, got 1.0"),
+        (C.Stage("x", (0,), 1, 5, horizon=0), "horizon: 0 is out of range"),
+        (C.Stage("x", (0,), 1, 5, weight="2"), "weight: expected a number"),
+        (C.Stage("x", (0,), 1, 5, weight=0), "weight: expected a positive number"),
+        (C.Stage("", (0,), 1, 5), "name: expected a non-empty string"),
     ]
     for stage, message in cases:
         with pytest.raises(ValueError, match=message):
-            M.validate_stages([stage])
+            C.validate_stages([stage])
     with pytest.raises(ValueError, match="expected a Stage"):
-        M.validate_stages([{"name": "x"}])
-    assert M.stage_at(0.5, [M.Stage("eval", (47,), 5, 20)], allow_held_out=True).maps == (47,)
+        C.validate_stages([{"name": "x"}])
+    assert C.stage_at(0.5, [C.Stage("eval", (47,), 5, 20)], allow_held_out=True).maps == (47,)

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from marl_bgs.metrics.full import FULL_NAMES, TOPICS
+from marl_bgs.metrics.full import FULL_NAMES
 from marl_bgs.metrics.season import (
     EXPLORER_FILE,
     FOLDER,
@@ -26,6 +26,7 @@ from marl_bgs.metrics.season import (
 )
 from marl_bgs.metrics.system import system_metrics
 from marl_bgs.metrics.team import TEAM_MEASURES
+from marl_bgs.metrics.topics import TOPICS
 from marl_bgs.site import explorer_page
 from marl_bgs.site.metrics_page import FIGURE4_COLUMNS, full_metrics_page
 

@@ -7,7 +7,8 @@ import tomllib
 
 import pytest
 
-from marl_bgs.learn.config import QConfig, from_dict
+from marl_bgs.learn.config import QConfig
+from marl_bgs.learn.config_files import from_dict
 from marl_bgs.learn.registry import BASELINES
 
 from .engine_files import script

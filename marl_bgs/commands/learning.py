@@ -10,7 +10,7 @@ from typing import Any
 
 
 def _train(args: argparse.Namespace) -> int:
-    from ..learn.config import load_config
+    from ..learn.config_files import load_config
     from ..learn.policy import saved_steps
     from ..outputs import check_folder
 

@@ -32,9 +32,8 @@ from .config import (
     RecIPPOConfig,
     RecMAPPOConfig,
     TrainConfig,
-    load_config,
-    read_json,
 )
+from .config_files import load_config, read_json
 from .registry import ALGORITHMS, Algorithm, Learner, LearnerState
 
 
@@ -47,6 +46,10 @@ def __getattr__(name: str) -> Any:
         from . import ppo
 
         return getattr(ppo, name)
+    if name == "NumpyPolicy":  # NumPy only
+        from .npz_policy import NumpyPolicy
+
+        return NumpyPolicy
     if name in _POLICY_NAMES:
         from . import policy
 
@@ -54,7 +57,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-_POLICY_NAMES = ("learned_system", "load_policy", "export_npz", "NumpyPolicy", "LearnedPolicy")
+_POLICY_NAMES = ("learned_system", "load_policy", "export_npz", "LearnedPolicy")
 
 
 __all__ = [

@@ -13,25 +13,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import tomllib
-import typing
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.checks import FieldTypeError, boolean, choice, number, whole
-from ..core.position import MAX_HORIZON, MAX_WINNING_SCORE, OFFICIAL_ROSTER
-from ..maps import CURRICULUM, HELD_OUT_MAPS, NUM_MAPS, SPLITS, split_of
-from ..systems.registry import BUILDERS
-from .registry import ALGORITHMS, ALGOS
+from ..core.position import OFFICIAL_ROSTER
+from ..maps import SPLITS
+from .config_checks import check_config
+from .curriculum import CURRICULUM
+from .registry import ALGORITHMS
 
 CONFIG_FORMAT = "marl-bgs/train-config"
 CONFIG_VERSION = 1
-REWARD_FORMS = ("per_agent", "team")
-CRITICS = ("local", "world")
-NETWORKS = ("mlp", "units")  # the actors (unit_net.ARCHS)
-CLASS_NAMES = ("mage", "warrior", "hunter", "rogue", "priest")
 
 
 @dataclass(frozen=True)
@@ -41,6 +34,8 @@ class TrainConfig:
     Each algorithm's config adds its own fields (`PPOConfig`, `QMIXConfig`, `PQNVDNConfig`),
     so a setting that an algorithm would ignore is refused by name instead.
     """
+
+    family_checks = ()  # the checks beyond the shared ones (not a field: unannotated)
 
     algo: str = "rec-ippo"
     recurrent: bool = True  # GRU networks, memory reset on each new game
@@ -89,7 +84,7 @@ class TrainConfig:
     # stage (its maps, team size, winning score and horizon replace these).
     maps: tuple[int, ...] = SPLITS["curriculum"] + SPLITS["training"]
     stage: int | None = None
-    # A curriculum walk: these `marl_bgs.maps.CURRICULUM` stages in turn, each for its
+    # A curriculum walk: these `marl_bgs.learn.curriculum.CURRICULUM` stages in turn, each for its
     # weight's share of training (e.g. [0, 1, 2, 3, 4, 5, 6, 7]); empty: no curriculum.
     curriculum: tuple[int, ...] = ()
     roster: tuple[str, ...] = OFFICIAL_ROSTER  # both teams; a stage of size k uses roster[:k]
@@ -199,7 +194,7 @@ class TrainConfig:
         stage's (by training progress `update / num_updates`), else this one."""
         if not self.curriculum:
             return self
-        from ..maps import stage_bounds
+        from .curriculum import stage_bounds
 
         bounds = stage_bounds([CURRICULUM[k] for k in self.curriculum])
         progress = update / self.num_updates
@@ -227,6 +222,8 @@ class TrainConfig:
 @dataclass(frozen=True)
 class PPOConfig(TrainConfig):
     """Settings shared by the four PPO baselines (defaults: recurrent IPPO, Table S10)."""
+
+    family_checks = ("ppo",)  # config_checks.py: the checks beyond the shared ones
 
     critic: str = "local"  # "local": the agent's own view; "world": env.world_state (MAPPO)
     # The actor: "mlp" (the flat network of the paper) or "units" (encoders shared over the
@@ -301,6 +298,8 @@ class KickstartConfig(PPOConfig):
     weights 0 this is plain PPO, bit for bit.
     """
 
+    family_checks = ("ppo", "kickstart")
+
     algo: str = "kickstart"
     recurrent: bool = False
     critic: str = "local"
@@ -355,6 +354,8 @@ class QConfig(TrainConfig):
     """Settings both Q-learners share (recurrent Q-network with the class input, team reward
     scaled by `reward_scale`, linearly decaying epsilon-greedy exploration over legal
     actions)."""
+
+    family_checks = ("q",)
 
     reward_form: str = "team"
     reward_scale: float = 10.0  # section S6.4: x10 passed the search for both Q methods
@@ -422,353 +423,8 @@ CONFIG_CLASSES: dict[str, type[TrainConfig]] = {
 }
 
 
-# ---- checks ------------------------------------------------------------------------------
-def _fail(name: str, why: str, kind: type[ValueError] = ValueError) -> None:
-    raise kind(f"config.{name}: {why}")
-
-
-def _whole(cfg: TrainConfig, name: str, low: int, high: int | None = None) -> None:
-    whole(getattr(cfg, name), f"config.{name}", low, high)
-
-
-def _real(cfg: TrainConfig, name: str, low: float | None = None, high: float | None = None):
-    number(getattr(cfg, name), f"config.{name}", low, high)
-
-
-def _check_epochs(cfg: TrainConfig) -> None:
-    _whole(cfg, "epochs", 1, 1000)
-    _whole(cfg, "minibatches", 1, 1 << 20)
-    if cfg.num_envs % cfg.minibatches:
-        _fail("minibatches", f"{cfg.minibatches} must divide num_envs ({cfg.num_envs})")
-
-
-def _check_ppo(cfg: PPOConfig) -> None:
-    for name in ("value_norm", "normalize_advantages"):
-        boolean(getattr(cfg, name), f"config.{name}")
-    choice(cfg.critic, "config.critic", tuple(CRITICS), "critic")
-    choice(cfg.network, "config.network", NETWORKS, "network")
-    _whole(cfg, "embed", 1, 65536)
-    _check_epochs(cfg)
-    _real(cfg, "gae_lambda", 0.0, 1.0)
-    for name in ("clip_eps", "ent_coef", "vf_coef"):
-        _real(cfg, name, 0.0)
-    for name in ("actor_lr", "critic_lr"):
-        _real(cfg, name, 0.0, 1.0)
-
-
-def _check_kickstart(cfg: KickstartConfig) -> None:
-    if not isinstance(cfg.teacher, str):
-        _fail("teacher", f"expected a System name, run folder or .npz file, got {cfg.teacher!r}")
-    for name in ("kick_weight", "kick_floor", "ppo_weight"):
-        _real(cfg, name, 0.0)
-    for name in ("kick_until", "teacher_plays", "teacher_plays_floor", "teacher_plays_until",
-                 "priority_floor", "priority_decay"):  # fmt: skip
-        _real(cfg, name, 0.0, 1.0)
-    _real(cfg, "opponent_priority", 0.0, 100.0)
-    if not cfg.teacher and (cfg.kick_weight or cfg.kick_floor or cfg.teacher_plays
-                            or cfg.teacher_plays_floor):  # fmt: skip
-        _fail("teacher", "a teacher weight or teacher-played share needs a teacher System")
-    if cfg.opponent_priority and (cfg.opponent_scripted <= 0 or not cfg.scripted_opponents):
-        _fail("opponent_priority", "prioritises the scripted opponents: opponent_scripted > 0 "
-                                   "and scripted_opponents needed")  # fmt: skip
-    _whole(cfg, "critic_warmup", 0)
-    if not isinstance(cfg.init_from, str):
-        _fail("init_from", f'expected a run folder or "", got {cfg.init_from!r}')
-
-
-def _check_q(cfg: QConfig) -> None:
-    boolean(cfg.layer_norm, "config.layer_norm")
-    _real(cfg, "reward_scale", 0.0)
-    _real(cfg, "lr", 0.0, 1.0)
-    for name in ("eps_start", "eps_finish"):
-        _real(cfg, name, 0.0, 1.0)
-    _whole(cfg, "eps_decay_steps", 1)
-    if isinstance(cfg, PQNVDNConfig):
-        boolean(cfg.lr_decay, "config.lr_decay")
-        _real(cfg, "td_lambda", 0.0, 1.0)
-        _check_epochs(cfg)
-        return
-    if cfg.rollout_len < 2:
-        _fail("rollout_len", "QMIX learns from pairs of ticks: at least 2")
-    _whole(cfg, "buffer_rows", 1)
-    if cfg.buffer_rows % cfg.rollout_len:
-        _fail("buffer_rows", f"{cfg.buffer_rows} is not a whole number of rollouts "
-                             f"(rollout_len {cfg.rollout_len})")  # fmt: skip
-    capacity = cfg.buffer_rows // cfg.rollout_len
-    if capacity < cfg.num_envs:
-        _fail("buffer_rows", f"holds {capacity} rollouts, fewer than one update's "
-                             f"{cfg.num_envs} (num_envs x rollout_len at least)")  # fmt: skip
-    _whole(cfg, "batch_size", 1, capacity)
-    _whole(cfg, "sgd_steps", 1, 10_000)
-    _whole(cfg, "learning_starts", 1, capacity)
-    _whole(cfg, "target_every", 1)
-    _whole(cfg, "mixer_embed", 1, 65536)
-    _whole(cfg, "hyper_hidden", 1, 65536)
-
-
-def check_config(cfg: TrainConfig) -> None:
-    """Refuse impossible settings, naming the field (ValueError)."""
-    choice(cfg.algo, "config.algo", tuple(ALGOS), "algorithm")
-    boolean(cfg.recurrent, "config.recurrent")
-    choice(cfg.reward_form, "config.reward_form", tuple(REWARD_FORMS), "reward form")
-    _whole(cfg, "hidden", 1, 65536)
-    _whole(cfg, "num_envs", 1, 1 << 20)
-    _whole(cfg, "rollout_len", 1, 100_000)
-    _whole(cfg, "total_steps", 1)
-    _real(cfg, "gamma", 0.0, 1.0)
-    _real(cfg, "max_grad_norm", 0.0)
-    if isinstance(cfg, PPOConfig):
-        _check_ppo(cfg)
-    if isinstance(cfg, KickstartConfig):
-        _check_kickstart(cfg)
-    elif isinstance(cfg, QConfig):
-        _check_q(cfg)
-    for name in (
-        "win_reward", "kill_credit", "red_zone_kill", "damage", "useful_healing",
-        "teammate_death", "red_zone_death", "healing_range", "own_red_zone",
-    ):  # fmt: skip
-        _real(cfg, name)
-    shares = ("opponent_self", "opponent_pool", "opponent_fixed", "opponent_scripted")
-    for name in shares:
-        _real(cfg, name, 0.0)
-    if sum(getattr(cfg, n) for n in shares) <= 0:
-        _fail("opponent_self", "the opponent shares are all 0")
-    if not isinstance(cfg.scripted_opponents, tuple):
-        _fail("scripted_opponents", "expected a list of System names", FieldTypeError)
-    for name in cfg.scripted_opponents:
-        if name not in BUILDERS:
-            _fail("scripted_opponents", f"unknown System {name!r}; known: {', '.join(BUILDERS)}")
-    if cfg.opponent_scripted > 0 and not cfg.scripted_opponents:
-        _fail("scripted_opponents", "opponent_scripted > 0 needs at least one System name")
-    if not isinstance(cfg.fixed_opponents, tuple):
-        _fail("fixed_opponents", "expected a list of run folders or .npz files", FieldTypeError)
-    for path in cfg.fixed_opponents:
-        if not isinstance(path, str) or not path.strip():
-            _fail("fixed_opponents", f"expected a run folder or .npz file, got {path!r}")
-    if len(set(cfg.fixed_opponents)) != len(cfg.fixed_opponents):
-        _fail("fixed_opponents", "the same policy is listed twice")
-    _whole(cfg, "pool_size", 0, 1024)
-    _whole(cfg, "pool_every", 1)
-    if not isinstance(cfg.teammates, tuple) or len(cfg.teammates) not in (0, 5):
-        _fail("teammates", 'expected no entries or five (one per slot; "" for the learner)')
-    for entry in cfg.teammates:
-        if not isinstance(entry, str):
-            _fail(
-                "teammates", f'expected a System name, run folder, .npz file or "", got {entry!r}'
-            )
-    if cfg.teammates and all(e for e in cfg.teammates):
-        _fail("teammates", "every slot is a System: the learner needs at least one slot")
-    if not isinstance(cfg.maps, tuple) or not cfg.maps:
-        _fail("maps", "expected a split name or a non-empty list of map ids", FieldTypeError)
-    for m in cfg.maps:
-        if isinstance(m, bool) or not isinstance(m, int) or not 0 <= m < NUM_MAPS:
-            _fail("maps", f"{m!r} is not a map id (0-{NUM_MAPS - 1})")
-        if m in HELD_OUT_MAPS:
-            _fail("maps", f"map {m} is a held-out {split_of(m)} map; never train on maps 42-51")
-    if cfg.stage is not None:
-        _whole(cfg, "stage", 0, len(CURRICULUM) - 1)
-    if not isinstance(cfg.curriculum, tuple):
-        _fail("curriculum", "expected a list of curriculum stage numbers", FieldTypeError)
-    for k in cfg.curriculum:
-        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < len(CURRICULUM):
-            _fail("curriculum", f"{k!r} is not a curriculum stage (0-{len(CURRICULUM) - 1})")
-        if CURRICULUM[k].team_size > len(cfg.roster):
-            _fail("roster", f"curriculum stage {k} needs {CURRICULUM[k].team_size} classes")
-    if cfg.curriculum and cfg.stage is not None:
-        _fail("curriculum", "give a fixed stage or a curriculum, not both")
-    if not isinstance(cfg.roster, tuple) or not 1 <= len(cfg.roster) <= 5:
-        _fail("roster", "expected 1 to 5 class names")
-    for c in cfg.roster:
-        if c not in CLASS_NAMES:
-            _fail("roster", f"unknown class {c!r}; known: {', '.join(CLASS_NAMES)}")
-    if cfg.stage is not None and CURRICULUM[cfg.stage].team_size > len(cfg.roster):
-        _fail("roster", f"stage {cfg.stage} needs {CURRICULUM[cfg.stage].team_size} classes")
-    _whole(cfg, "winning_score", 1, MAX_WINNING_SCORE)
-    _whole(cfg, "horizon", 1, MAX_HORIZON)
-    _whole(cfg, "devices", 0, 1 << 16)
-    if cfg.devices > 1 and cfg.num_envs % cfg.devices:
-        _fail("num_envs", f"{cfg.num_envs} games do not split evenly over {cfg.devices} devices")
-    _whole(cfg, "seed", 0, 2**31 - 1)
-    if not isinstance(cfg.out, str) or not cfg.out:
-        _fail("out", "expected a folder name")
-    _whole(cfg, "checkpoint_every", 0)
-    _whole(cfg, "keep_checkpoints", 1, 10_000)
-    _real(cfg, "validate_every", 0.0, 1.0)
-    if not isinstance(cfg.validation_opponents, tuple):
-        _fail("validation_opponents", "expected a list of System names", FieldTypeError)
-    if cfg.validate_every > 0 and not cfg.validation_opponents:
-        _fail("validation_opponents", "validation needs at least one System name")
-    for name in cfg.validation_opponents:
-        if name not in BUILDERS:
-            _fail("validation_opponents", f"unknown System {name!r}; known: {', '.join(BUILDERS)}")
-    if len(set(cfg.validation_opponents)) != len(cfg.validation_opponents):
-        _fail("validation_opponents", "names must differ")
-    if not isinstance(cfg.validation_maps, tuple) or not cfg.validation_maps:
-        _fail("validation_maps", "expected a non-empty list of validation map ids")
-    for m in cfg.validation_maps:
-        if isinstance(m, bool) or m not in SPLITS["validation"]:
-            ids = ", ".join(map(str, SPLITS["validation"]))
-            _fail("validation_maps", f"{m!r} is not a validation map ({ids})")
-    if len(set(cfg.validation_maps)) != len(cfg.validation_maps):
-        _fail("validation_maps", "map ids must differ")
-    _whole(cfg, "validation_games", 2, 100_000)
-    if cfg.validation_games % 2:
-        _fail(
-            "validation_games", f"{cfg.validation_games} is odd; games come in spawn-swapped pairs"
-        )
-    _whole(cfg, "validation_seed", 0, 2**31 - 1)
-
-
-# ---- reading ------------------------------------------------------------------------------
-def _hints(cls: type[TrainConfig]) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
-
-
-def _coerce(name: str, hint: Any, value: Any) -> Any:
-    """A raw TOML/JSON/command-line value as the field's type (refused if it cannot be)."""
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if name == "maps" and isinstance(value, str):
-        if value not in SPLITS:
-            trainable = [k for k, ids in SPLITS.items() if not set(ids) & set(HELD_OUT_MAPS)]
-            _fail(name, f"unknown split {value!r}; use one of {', '.join(trainable)} or map ids")
-        return SPLITS[value]
-    if origin is tuple:
-        if isinstance(value, str):
-            value = [v.strip() for v in value.split(",") if v.strip()]
-        if not isinstance(value, (list, tuple)):
-            _fail(name, f"expected a list, got {value!r}", FieldTypeError)
-        return tuple(_coerce(name, args[0], v) for v in value)
-    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
-        if value is None or (isinstance(value, str) and value.lower() in ("none", "null", "")):
-            return None
-        inner = [a for a in args if a is not type(None)][0]
-        return _coerce(name, inner, value)
-    if hint is bool:
-        if isinstance(value, str) and value.lower() in ("true", "false"):
-            return value.lower() == "true"
-        if not isinstance(value, bool):
-            _fail(name, f"expected true or false, got {value!r}", FieldTypeError)
-        return value
-    if hint is int:
-        if isinstance(value, str):
-            try:
-                value = int(value.replace("_", ""))
-            except ValueError:
-                _fail(name, f"expected a whole number, got {value!r}", FieldTypeError)
-        if isinstance(value, bool) or not isinstance(value, int):  # even 64.0: never rounded
-            _fail(name, f"expected a whole number, got {value!r}", FieldTypeError)
-        return value
-    if hint is float:
-        if isinstance(value, str):
-            try:
-                value = float(value)
-            except ValueError:
-                _fail(name, f"expected a number, got {value!r}", FieldTypeError)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            _fail(name, f"expected a number, got {value!r}", FieldTypeError)
-        return float(value)
-    if hint is str:
-        if not isinstance(value, str):
-            _fail(name, f"expected a string, got {value!r}", FieldTypeError)
-        return value
-    raise TypeError(f"config.{name}: unsupported field type {hint!r}")  # a bug in this file
-
-
-def _parse_override(text: str) -> tuple[str, Any]:
-    if not isinstance(text, str) or "=" not in text:
-        raise ValueError(f"override {text!r}: expected key=value")
-    key, raw = (p.strip() for p in text.split("=", 1))
-    try:
-        value = tomllib.loads(f"v = {raw}")["v"]  # numbers, booleans, [lists], "strings"
-    except tomllib.TOMLDecodeError:
-        value = raw  # a bare word such as rec-ippo or training
-    return key, value
-
-
-def from_dict(data: dict, algo: str | None = None) -> TrainConfig:
-    """A config from a mapping (TOML table or saved JSON); unknown keys are refused."""
-    if not isinstance(data, dict):
-        raise ValueError("config: expected a table of settings")
-    data = dict(data)
-    fmt = data.pop("format", CONFIG_FORMAT)
-    version = data.pop("version", CONFIG_VERSION)
-    if fmt != CONFIG_FORMAT:
-        raise ValueError(f"config.format: expected {CONFIG_FORMAT!r}, got {fmt!r}")
-    if version != CONFIG_VERSION:
-        raise ValueError(f"config.version: unsupported version {version!r}")
-    given = data.get("algo")
-    if given is not None and not isinstance(given, str):
-        _fail("algo", f"expected an algorithm name, got {given!r}", FieldTypeError)
-    if given is not None and given not in CONFIG_CLASSES:
-        _fail("algo", f"unknown algorithm {given!r}; known: {', '.join(ALGOS)}")
-    if given is not None and algo is not None and given != algo:
-        _fail("algo", f"the settings say {given!r} but {algo!r} was asked for")
-    name = algo or given or "rec-ippo"
-    if name not in CONFIG_CLASSES:
-        _fail("algo", f"unknown algorithm {name!r}; known: {', '.join(ALGOS)}")
-    cls = CONFIG_CLASSES[name]
-    hints = _hints(cls)
-    values = {}
-    for key, value in data.items():
-        if key not in hints:
-            _fail(key, f"unknown setting; known: {', '.join(sorted(hints))}")
-        values[key] = _coerce(key, hints[key], value)
-    values["algo"] = name
-    return cls(**values)
-
-
-def load_config(
-    path: str | Path | None = None, overrides: Sequence[str] = (), algo: str | None = None
-) -> TrainConfig:
-    """Defaults of `algo`, then a TOML, YAML (needs PyYAML) or saved JSON file, then
-    `key=value` overrides."""
-    data: dict = {}
-    if path is not None:
-        data = read_settings(path)
-    for text in overrides:
-        key, value = _parse_override(text)
-        data[key] = value
-    return from_dict(data, algo=algo or data.get("algo"))
-
-
-def read_settings(path: str | Path) -> dict:
-    """The table of settings in a .toml, .yaml/.yml or .json file (errors name `config`)."""
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"config: no file at {path}")
-    text = path.read_text()
-    suffix = path.suffix.lower()
-    try:
-        if suffix == ".json":
-            data = json.loads(text)
-        elif suffix in (".yaml", ".yml"):
-            try:
-                import yaml
-            except ImportError:
-                raise ValueError(f"config: {path} is YAML, which needs PyYAML") from None
-            data = yaml.safe_load(text) or {}
-        else:
-            data = tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as err:
-        raise ValueError(f"config: cannot read {path}: {err}") from None
-    except Exception as err:  # yaml.YAMLError without importing yaml here
-        if type(err).__module__.startswith("yaml"):
-            raise ValueError(f"config: cannot read {path}: {err}") from None
-        raise
-    if not isinstance(data, dict):
-        raise ValueError(f"config: {path} must hold a table of settings")
-    return data
-
-
-def read_json(path: str | Path) -> TrainConfig:
-    """A config saved by `TrainConfig.save`."""
-    return from_dict(json.loads(Path(path).read_text()))
-
-
 __all__ = [
     "TrainConfig", "QConfig", "QMIXConfig", "PQNVDNConfig", "PPOConfig",
     "RecIPPOConfig", "RecMAPPOConfig", "FFIPPOConfig", "FFMAPPOConfig", "KickstartConfig",
-    "BCConfig",
-    "CONFIG_CLASSES", "ALGOS", "load_config", "from_dict", "read_json", "read_settings",
-    "check_config",
+    "BCConfig", "CONFIG_CLASSES", "CONFIG_FORMAT", "CONFIG_VERSION",
 ]  # fmt: skip

@@ -256,11 +256,11 @@ class KickstartLearner(PPOLearner):
 def load_start(spec: str, template: KickState) -> Any:
     """The newest learner state of the run folder `spec` (`config.init_from`), checked to
     have the actor and critic shapes of `template`."""
-    from .policy import _pick_step, restore_state, run_folder
+    from .policy import pick_step, restore_state, run_folder
 
     try:
         folder = run_folder(spec)
-        _, state = restore_state(folder, _pick_step(folder, None))
+        _, state = restore_state(folder, pick_step(folder, None))
     except ValueError as err:
         raise ValueError(f"config.init_from: {spec!r}: {err}") from None
     for name in ("actor_params", "critic_params", "value_norm"):

@@ -1,159 +1,27 @@
-"""A trained actor as a `marl_bgs.systems` System, and as a small `.npz` with a NumPy forward.
+"""A training run's actor as a `marl_bgs.systems` System, and its export to a `.npz`.
 
     system = learned_system("runs/rec", step=None, greedy=False)   # newest checkpoint
     marl_bgs.evaluate(system, "random", maps="validation", games=40)
-    export_npz("runs/rec", "rec.npz")
-    policy = NumpyPolicy.load("rec.npz")                           # no JAX needed
-    actions, memory = policy.act(inputs, memory, greedy=True)
+    export_npz("runs/rec", "rec.npz")                              # see npz_policy.py
 
 The run folder holds `config.json` (the network's shape: hidden width, recurrent or not)
 and orbax checkpoints of the whole learner; only the actor's parameters are kept from them.
 The JAX System runs the trained Flax actor inside the compiled game (its randomness comes
-from the key the System protocol hands it, as `random` does); the `.npz` forward pass is
-written once over an array namespace `xp` (`actor_forward`) and gives the same logits on
-NumPy and on `jax.numpy`. Both mask illegal actions to the lowest float32, so neither
-sampling nor the greedy argmax can pick one.
-
-This module imports no JAX at load time, so `NumpyPolicy` runs where only NumPy does.
+from the key the System protocol hands it, as `random` does). This module imports no JAX at
+load time; restoring a checkpoint does.
 """
 
 from __future__ import annotations
 
 import json
-import zipfile
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..core.actions import NUM_JOINT
-from ..core.backend import is_numpy
-from ..core.classes import NUM_CLASSES
-from ..core.observation import OBS_WIDTH
 from ..core.state import TEAM_SIZE
-from .logits import NEG
+from .npz_policy import flax_to_weights, save_weights_npz
 from .registry import acts_greedily
-from .unit_net import ARCHS, unit_forward, unit_weight_shapes
-
-NPZ_FORMAT = "marl-bgs/policy-npz"
-# 2 added layer_norm and q_values, 3 arch and embed (the per-unit actor, `unit_net.py`);
-# older files (without them) still load.
-NPZ_VERSION = 3
-META_FIELDS = ("format", "version", "hidden", "recurrent", "obs_width", "num_classes",
-               "num_actions")  # fmt: skip
-META_FIELDS_V2 = ("layer_norm", "q_values")
-META_FIELDS_V3 = ("arch", "embed")
-
-
-# ---- the forward pass, written once over `xp` -----------------------------------------------
-def weight_shapes(hidden: int, recurrent: bool, in_width: int = OBS_WIDTH + NUM_CLASSES,
-                  num_actions: int = NUM_JOINT, norm: bool = False, arch: str = "mlp",
-                  embed: int = 0) -> dict[str, tuple[int, ...]]:  # fmt: skip
-    """Every weight the actor has, by its `.npz` name, and its shape (`norm`: with a
-    LayerNorm's scale and bias after each hidden layer, as PQN-VDN's Q-network; `arch`
-    "units": the per-unit actor of `unit_net.py` with rows encoded `embed` wide)."""
-    if arch == "units":
-        return unit_weight_shapes(hidden, recurrent, embed)
-    h = hidden
-    if recurrent:
-        shapes = {"in.kernel": (in_width, h), "in.bias": (h,)}
-        for gate in ("ir", "iz", "in"):
-            shapes[f"gru.{gate}.kernel"] = (h, h)
-            shapes[f"gru.{gate}.bias"] = (h,)
-        for gate in ("hr", "hz", "hn"):
-            shapes[f"gru.{gate}.kernel"] = (h, h)
-        shapes["gru.hn.bias"] = (h,)
-        shapes["out.kernel"], shapes["out.bias"] = (h, h), (h,)
-    else:
-        shapes = {"torso0.kernel": (in_width, h), "torso0.bias": (h,),
-                  "torso1.kernel": (h, h), "torso1.bias": (h,)}  # fmt: skip
-    if norm:
-        for layer in _hidden_layers(recurrent):
-            shapes[f"{layer}.norm.scale"] = shapes[f"{layer}.norm.bias"] = (h,)
-    shapes["logits.kernel"], shapes["logits.bias"] = (h, num_actions), (num_actions,)
-    return shapes
-
-
-def _hidden_layers(recurrent: bool) -> tuple[str, str]:
-    return ("in", "out") if recurrent else ("torso0", "torso1")
-
-
-def flax_to_weights(actor_params: Any, recurrent: bool, norm: bool = False) -> dict[str, Any]:
-    """The Flax actor's parameter tree (`networks.Actor`) as flat `.npz` names."""
-    p = actor_params["params"]
-    if norm:
-        inner = p["Recurrent_0"] if recurrent else p["Torso_0"]
-        w_norm = {f"{layer}.norm.{leaf}": inner[f"LayerNorm_{i}"][leaf]
-                  for i, layer in enumerate(_hidden_layers(recurrent))
-                  for leaf in ("scale", "bias")}  # fmt: skip
-        return {**flax_to_weights(actor_params, recurrent), **w_norm}
-    w = {"logits.kernel": p["Dense_0"]["kernel"], "logits.bias": p["Dense_0"]["bias"]}
-    if recurrent:
-        r = p["Recurrent_0"]
-        w["in.kernel"], w["in.bias"] = r["Dense_0"]["kernel"], r["Dense_0"]["bias"]
-        w["out.kernel"], w["out.bias"] = r["Dense_1"]["kernel"], r["Dense_1"]["bias"]
-        for gate, leaves in r["GRUCell_0"].items():
-            for leaf, value in leaves.items():
-                w[f"gru.{gate}.{leaf}"] = value
-    else:
-        t = p["Torso_0"]
-        for i in range(2):
-            w[f"torso{i}.kernel"] = t[f"Dense_{i}"]["kernel"]
-            w[f"torso{i}.bias"] = t[f"Dense_{i}"]["bias"]
-    return w
-
-
-def one_hot_classes(xp: Any, classes: Any, dtype: Any = np.float32) -> Any:
-    return (classes[..., None] == xp.arange(NUM_CLASSES)).astype(dtype)
-
-
-def _sigmoid(xp: Any, x: Any) -> Any:
-    return 0.5 * (xp.tanh(0.5 * x) + 1.0)  # no overflow for large |x|
-
-
-def _layer_norm(xp: Any, x: Any, scale: Any, bias: Any) -> Any:
-    """Flax's LayerNorm (epsilon 1e-6, variance as E[x^2] - E[x]^2 clipped at 0)."""
-    mean = xp.mean(x, axis=-1, keepdims=True)
-    var = xp.maximum(xp.mean(x * x, axis=-1, keepdims=True) - mean * mean, 0.0)
-    return (x - mean) / xp.sqrt(var + 1e-6) * scale + bias
-
-
-def actor_forward(xp: Any, w: dict, recurrent: bool, memory: Any, obs: Any, classes: Any,
-                  avail: Any, reset: Any, norm: bool = False,
-                  arch: str = "mlp") -> tuple[Any, Any]:  # fmt: skip
-    """Masked logits (…, 198) and the new memory, as `networks.Actor` computes them
-    (Q-values for a Q-learner's network; `norm`: its LayerNorms; `arch` "units": the
-    per-unit actor, whose agent axis must be the second to last).
-
-    `obs` (…, OBS_WIDTH) float32, `classes` (…,) ints, `avail` (…, 198) bools, `reset`
-    (…,) bools (the agent's new-game flag: memory zeroed before the step), `memory`
-    (…, hidden) for a recurrent actor (ignored and returned as given otherwise).
-    """
-    x = xp.concatenate([obs, one_hot_classes(xp, classes, obs.dtype)], axis=-1)
-    if arch == "units":
-        return unit_forward(xp, w, recurrent, memory, x, avail, reset, NEG)
-
-    def dense(name, v):
-        return v @ w[f"{name}.kernel"] + w[f"{name}.bias"]
-
-    def hidden(name, v):
-        v = dense(name, v)
-        if norm:
-            v = _layer_norm(xp, v, w[f"{name}.norm.scale"], w[f"{name}.norm.bias"])
-        return xp.maximum(v, 0.0)
-
-    if recurrent:
-        h = xp.where(reset[..., None], xp.zeros_like(memory), memory)
-        v = hidden("in", x)
-        r = _sigmoid(xp, dense("gru.ir", v) + h @ w["gru.hr.kernel"])
-        z = _sigmoid(xp, dense("gru.iz", v) + h @ w["gru.hz.kernel"])
-        n = xp.tanh(dense("gru.in", v) + r * dense("gru.hn", h))
-        memory = (1.0 - z) * n + z * h
-        out = hidden("out", memory)
-    else:
-        out = hidden("torso1", hidden("torso0", x))
-    logits = dense("logits", out)
-    return memory, xp.where(avail, logits, xp.asarray(NEG, logits.dtype))
 
 
 # ---- reading a run folder ---------------------------------------------------------------------
@@ -177,7 +45,9 @@ def saved_steps(folder: Path, sub: str = "checkpoints") -> list[int]:
                   if p.is_dir() and p.name.isdigit())  # fmt: skip
 
 
-def _pick_step(folder: Path, step: Any, sub: str = "checkpoints") -> int:
+def pick_step(folder: Path, step: Any, sub: str = "checkpoints") -> int:
+    """The checkpoint to restore: `step` itself (refused naming `step` when not saved), or the
+    newest saved one for None."""
     steps = saved_steps(folder, sub)
     if not steps:
         raise ValueError(f"checkpoint_dir: {folder}/{sub} holds no saved checkpoint")
@@ -278,7 +148,7 @@ def restore_state(folder: Path, step: int, sub: str = "checkpoints"):
     import jax
 
     from .checkpoint import Checkpoints
-    from .config import read_json
+    from .config_files import read_json
     from .registry import learner_for
 
     try:
@@ -318,7 +188,7 @@ def load_policy(checkpoint_dir: str | Path, step: int | None = None,
     sub = "best" if best else "checkpoints"
     if best and not (folder / sub).is_dir():
         raise ValueError(f"best: {folder} has no best/ folder (the run never validated)")
-    step = _pick_step(folder, step, sub)
+    step = pick_step(folder, step, sub)
     stamp = (folder / sub / str(step)).stat().st_mtime_ns
     key = (str(folder), sub, step, stamp)
     base = _POLICIES.get(key)
@@ -381,57 +251,6 @@ def check_spec(spec: Any, where: str) -> None:
         raise ValueError(f"{where}.greedy: expected true or false, got {spec['greedy']!r}")
 
 
-_NPZ_SYSTEMS: dict[tuple, Any] = {}
-
-
-def npz_system(path: str | Path, greedy: bool = False):
-    """A JAX System playing the actor saved in a policy `.npz` (see `NumpyPolicy.jax_system`).
-
-    The same file (path and modification time) and mode give the same System object, so
-    compiled games are reused.
-    """
-    if not isinstance(greedy, bool):
-        raise ValueError(f"greedy: expected true or false, got {greedy!r}")
-    path = Path(path).expanduser()
-    try:
-        stamp = path.stat().st_mtime_ns
-    except OSError:
-        raise ValueError(f"path: {path} does not exist") from None
-    key = (str(path.resolve()), stamp, greedy)
-    if key not in _NPZ_SYSTEMS:
-        policy = NumpyPolicy.load(path)
-        name = f"npz:{path.stem}" + (":greedy" if greedy else "")
-        _NPZ_SYSTEMS[key] = policy.jax_system(greedy, name=name)
-    return _NPZ_SYSTEMS[key]
-
-
-def check_weights_spec(spec: Any, where: str) -> None:
-    """Refuse a malformed `{"weights": "policy.npz", "greedy": bool?}` (no file is read)."""
-    if not isinstance(spec, dict):
-        raise ValueError(f'{where}: expected {{"weights": file}}, got {spec!r}')
-    extra = sorted(set(spec) - {"weights", "greedy"})
-    if extra:
-        raise ValueError(f"{where}: unknown field(s) {extra}")
-    path = spec.get("weights")
-    if not isinstance(path, str) or not path.endswith(".npz"):
-        raise ValueError(f"{where}.weights: expected a policy .npz file, got {path!r}")
-    if not isinstance(spec.get("greedy", False), bool):
-        raise ValueError(f"{where}.greedy: expected true or false, got {spec['greedy']!r}")
-
-
-def system_from_weights_spec(spec: Any, where: str):
-    """A JAX System from `{"weights": file, "greedy": bool?}` (a relative file is read from
-    the working directory: entrants files hand over a spec already joined to their folder)."""
-    check_weights_spec(spec, where)
-    path = Path(spec["weights"]).expanduser()
-    try:
-        return npz_system(path, spec.get("greedy", False))
-    except ValueError as err:
-        field, _, why = str(err).partition(":")
-        name = "weights" if field == "path" else field
-        raise ValueError(f"{where}.{name}:{why}") from None
-
-
 # ---- the .npz export --------------------------------------------------------------------------
 def export_npz(checkpoint_dir: str | Path, path: str | Path, step: int | None = None,
                best: bool = False) -> Path:  # fmt: skip
@@ -442,225 +261,3 @@ def export_npz(checkpoint_dir: str | Path, path: str | Path, step: int | None = 
                             source=policy.name.removeprefix("learned:"), norm=policy.norm,
                             q_values=policy.q_values, arch=policy.arch,
                             embed=policy.embed)  # fmt: skip
-
-
-def save_weights_npz(path: str | Path, weights: dict, hidden: int, recurrent: bool,
-                     source: str = "", norm: bool = False, q_values: bool = False,
-                     arch: str = "mlp", embed: int = 0) -> Path:  # fmt: skip
-    """The `.npz` file format: weights by name plus metadata, no pickled objects.
-
-    `norm`: the network has LayerNorms (their weights are among `weights`); `q_values`: it
-    scores Q-values, so every reader plays its best legal action; `arch`, `embed`: which
-    actor (`unit_net.ARCHS`) and its row width."""
-    if arch not in ARCHS:
-        raise ValueError(f"arch: expected one of {', '.join(ARCHS)}, got {arch!r}")
-    expected = weight_shapes(hidden, recurrent, norm=norm, arch=arch, embed=embed)
-    if set(weights) != set(expected):
-        raise ValueError(f"weights: expected {sorted(expected)}, got {sorted(weights)}")
-    arrays = {k: np.asarray(v, np.float32) for k, v in weights.items()}
-    for k, shape in expected.items():
-        if arrays[k].shape != shape:
-            raise ValueError(f"weights.{k}: expected shape {shape}, got {arrays[k].shape}")
-    meta = {
-        "format": np.asarray(NPZ_FORMAT), "version": np.asarray(NPZ_VERSION, np.int64),
-        "hidden": np.asarray(hidden, np.int64), "recurrent": np.asarray(bool(recurrent)),
-        "obs_width": np.asarray(OBS_WIDTH, np.int64),
-        "num_classes": np.asarray(NUM_CLASSES, np.int64),
-        "num_actions": np.asarray(NUM_JOINT, np.int64), "source": np.asarray(str(source)),
-        "layer_norm": np.asarray(bool(norm)), "q_values": np.asarray(bool(q_values)),
-        "arch": np.asarray(arch), "embed": np.asarray(int(embed), np.int64),
-    }  # fmt: skip
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as f:  # a file object keeps np.savez from appending ".npz"
-        np.savez_compressed(f, **meta, **arrays)
-    return path
-
-
-def _meta_int(data: dict, name: str, low: int) -> int:
-    v = data[name]
-    if v.shape != () or not np.issubdtype(v.dtype, np.integer) or int(v) < low:
-        raise ValueError(f"{name}: expected a whole number >= {low}, got {v!r}")
-    return int(v)
-
-
-class NumpyPolicy:
-    """A `.npz` actor run with NumPy (or any `xp`): the same logits as the JAX policy."""
-
-    def __init__(self, weights: dict, hidden: int, recurrent: bool, source: str = "",
-                 norm: bool = False, q_values: bool = False, arch: str = "mlp",
-                 embed: int = 0) -> None:  # fmt: skip
-        self.weights = weights
-        self.arch, self.embed = arch, embed
-        self.hidden = hidden
-        self.recurrent = recurrent
-        self.source = source
-        self.norm = norm
-        self.q_values = q_values  # a Q-network: always greedy
-
-    @classmethod
-    def load(cls, path: str | Path) -> NumpyPolicy:
-        """Read and check a `.npz` written by `export_npz` (ValueError naming the field)."""
-        try:
-            with open(Path(path), "rb") as f:
-                magic = f.read(6)
-        except FileNotFoundError:
-            raise ValueError(f"path: {path} does not exist") from None
-        except OSError as err:
-            raise ValueError(f"path: cannot read {path} ({err.strerror})") from None
-        if magic == b"\x93NUMPY":
-            raise ValueError(f"path: {path} holds one array, not a policy .npz archive")
-        if not magic.startswith(b"PK\x03\x04"):  # NumPy would try anything else as a pickle
-            raise ValueError(f"path: {path} is not a policy .npz (not a zip archive)")
-        try:
-            npz = np.load(Path(path), allow_pickle=False)
-        except FileNotFoundError:
-            raise ValueError(f"path: {path} does not exist") from None
-        except (ValueError, OSError, zipfile.BadZipFile, EOFError) as err:
-            raise ValueError(f"path: {path} is not a policy .npz ({err})") from None
-        data: dict[str, np.ndarray] = {}
-        with npz:
-            for name in npz.files:
-                try:
-                    data[name] = npz[name]
-                except (ValueError, OSError, zipfile.BadZipFile, EOFError) as err:
-                    raise ValueError(f"{name}: cannot be read ({err})") from None
-        for name in META_FIELDS:
-            if name not in data:
-                raise ValueError(f"{name}: missing from {path}")
-        fmt = data["format"]
-        if fmt.shape != () or fmt.dtype.kind != "U" or str(fmt) != NPZ_FORMAT:
-            raise ValueError(f"format: expected {NPZ_FORMAT!r}, got {fmt!r}")
-        version = _meta_int(data, "version", 0)
-        if version not in range(1, NPZ_VERSION + 1):
-            raise ValueError(f"version: unsupported version {version} (expected 1 to "
-                             f"{NPZ_VERSION})")  # fmt: skip
-        hidden = _meta_int(data, "hidden", 1)
-        flags = {}
-        for name in ("recurrent", *(META_FIELDS_V2 if version >= 2 else ())):
-            if name not in data:
-                raise ValueError(f"{name}: missing from {path}")
-            v = data[name]
-            if v.shape != () or v.dtype != np.bool_:
-                raise ValueError(f"{name}: expected true or false, got {v!r}")
-            flags[name] = bool(v)
-        norm, q_values = flags.get("layer_norm", False), flags.get("q_values", False)
-        arch, embed = "mlp", 0
-        if version >= 3:
-            for name in META_FIELDS_V3:
-                if name not in data:
-                    raise ValueError(f"{name}: missing from {path}")
-            a = data["arch"]
-            if a.shape != () or a.dtype.kind != "U" or str(a) not in ARCHS:
-                raise ValueError(f"arch: expected one of {', '.join(ARCHS)}, got {a!r}")
-            arch, embed = str(a), _meta_int(data, "embed", 0)
-            if arch == "units" and embed < 1:
-                raise ValueError(f"embed: the per-unit actor needs a width >= 1, got {embed}")
-        for name, want in (("obs_width", OBS_WIDTH), ("num_classes", NUM_CLASSES),
-                           ("num_actions", NUM_JOINT)):  # fmt: skip
-            if _meta_int(data, name, 1) != want:
-                raise ValueError(f"{name}: {int(data[name])} does not match this package ({want})")
-        recurrent = flags["recurrent"]
-        source = (
-            str(data["source"]) if "source" in data and data["source"].dtype.kind == "U" else ""
-        )
-        expected = weight_shapes(hidden, recurrent, norm=norm, arch=arch, embed=embed)
-        known = set(expected) | set(META_FIELDS) | {"source"}
-        known |= set(META_FIELDS_V2) if version >= 2 else set()
-        known |= set(META_FIELDS_V3) if version >= 3 else set()
-        extra = sorted(set(data) - known)
-        if extra:
-            raise ValueError(f"{extra[0]}: unknown field in a policy .npz")
-        weights = {}
-        for name, shape in expected.items():
-            if name not in data:
-                raise ValueError(f"{name}: missing from {path}")
-            arr = data[name]
-            if arr.shape != shape:
-                raise ValueError(f"{name}: expected shape {shape}, got {arr.shape}")
-            if arr.dtype != np.float32:
-                raise ValueError(f"{name}: expected float32 weights, got {arr.dtype}")
-            if not np.isfinite(arr).all():
-                raise ValueError(f"{name}: holds non-finite values")
-            weights[name] = arr
-        return cls(weights, hidden, recurrent, source, norm, q_values, arch, embed)
-
-    def init_memory(self, *lead: int) -> np.ndarray:
-        """Zero memory for a team (lead = (5,)) or a batch of teams ((games, 5))."""
-        return np.zeros((*(lead or (TEAM_SIZE,)), self.hidden if self.recurrent else 1),
-                        np.float32)  # fmt: skip
-
-    def logits(self, inputs: Any, memory: Any, xp: Any = np) -> tuple[Any, Any]:
-        """New memory and masked logits for `TeamInputs` (one game or a batch of games)."""
-        obs = xp.asarray(inputs.obs, dtype=xp.float32)
-        new_game = xp.asarray(inputs.new_game)
-        reset = xp.broadcast_to(new_game[..., None], obs.shape[:-1])
-        w = {k: xp.asarray(v) for k, v in self.weights.items()} if not is_numpy(xp) else self.weights
-        return actor_forward(xp, w, self.recurrent, xp.asarray(memory, dtype=xp.float32), obs,
-                             xp.asarray(inputs.classes), xp.asarray(inputs.avail), reset,
-                             self.norm, self.arch)  # fmt: skip
-
-    def act(self, inputs: Any, memory: Any, greedy: bool = True,
-            rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-        """Actions (…, 5) int32 and the new memory; sampling uses `rng` (Gumbel-max). A
-        Q-network (`q_values`) always plays its best legal action."""
-        memory, logits = self.logits(inputs, memory)
-        if not greedy and not self.q_values:
-            if rng is None:
-                raise ValueError("rng: sampling needs a numpy Generator (or greedy=True)")
-            u = rng.random(logits.shape, dtype=np.float64)
-            gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
-            logits = np.where(np.asarray(inputs.avail), logits + gumbel, -np.inf)
-        return np.argmax(logits, axis=-1).astype(np.int32), memory
-
-    def jax_system(self, greedy: bool = False, name: str | None = None):
-        """This policy as a JAX System (runs inside compiled games, as `learned_system`):
-        the same forward pass on `jax.numpy`, sampling with the key the protocol hands it."""
-        import jax
-        import jax.numpy as jnp
-
-        from ..systems.base import System
-
-        weights = {k: jnp.asarray(v) for k, v in self.weights.items()}
-        width = self.hidden if self.recurrent else 1
-        greedy = greedy or self.q_values
-
-        def init(key: Any) -> Any:
-            del key
-            return jnp.zeros((TEAM_SIZE, width), jnp.float32)
-
-        def act(key: Any, inputs: Any, memory: Any) -> tuple[Any, Any]:
-            reset = jnp.broadcast_to(inputs.new_game, inputs.present.shape)
-            memory, logits = actor_forward(
-                jnp, weights, self.recurrent, memory, jnp.asarray(inputs.obs, jnp.float32),
-                inputs.classes, inputs.avail, reset, self.norm, self.arch,
-            )  # fmt: skip
-            if greedy:
-                actions = jnp.argmax(logits, axis=-1)
-            else:
-                actions = jax.random.categorical(key, logits, axis=-1)
-            return actions.astype(jnp.int32), memory
-
-        label = name or f"npz:{self.source or 'policy'}" + (":greedy" if greedy else "")
-        return System(label, act, init)
-
-    def host_system(self, greedy: bool = True, seed: int = 0, name: str | None = None):
-        """This policy as a host System (NumPy on the host, all games at once)."""
-        from ..systems.base import host_system
-
-        rng = np.random.default_rng(seed)
-
-        def fn(inputs, memory):
-            if memory is None or memory.shape[:-1] != np.shape(inputs.present):
-                memory = self.init_memory(*np.shape(inputs.present))
-            return self.act(inputs, memory, greedy=greedy, rng=rng)
-
-        label = name or f"npz:{self.source or 'policy'}" + (":greedy" if greedy else "")
-        return host_system(fn, name=label)
-
-
-__all__ = [
-    "LearnedPolicy", "NumpyPolicy", "actor_forward", "export_npz", "learned_system",
-    "load_policy", "npz_system", "save_weights_npz", "system_from_spec",
-    "system_from_weights_spec", "weight_shapes",
-]  # fmt: skip

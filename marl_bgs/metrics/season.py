@@ -22,9 +22,10 @@ import numpy as np
 import pandas as pd
 
 from ..core import checks
-from .full import FULL_NAMES, TOPICS
+from .full import FULL_NAMES
 from .system import system_metrics
 from .team import FIGURE_MEASURES, season_team_measures
+from .topics import TOPICS
 
 EXPLORER_FORMAT = "marl-bgs/season-metrics"
 MEASURES_FORMAT = "marl-bgs/team-measures"

@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.checks import whole
-from .full import FULL_NAMES, TOPICS
+from .full import FULL_NAMES
+from .topics import TOPICS
 
 RESULT = "episode_results.result"
 TICKS = "episode_results.ticks"

@@ -111,6 +111,7 @@ def navigation(root: Path) -> list:
                 {"API: replays": "api/replay.md"},
                 {"API: LLM agents": "api/llm.md"},
                 {"API: maps": "api/maps.md"},
+                {"Code layout (contributors)": "reference/code-layout.md"},
             ]
         },
         {"Changelog": "changelog.md"},

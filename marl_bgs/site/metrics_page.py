@@ -35,9 +35,10 @@ FIGURE4_COLUMNS = {
 
 
 def full_metrics_page(explorer: bool = True) -> str:
-    """Markdown for reference/full-metrics.md, written from `metrics.full.TOPICS`;
+    """Markdown for reference/full-metrics.md, written from `metrics.topics.TOPICS`;
     `explorer`: the Metrics Explorer page exists to link to."""
-    from marl_bgs.metrics.full import FULL_NAMES, SECTIONS, TOPICS, pair_share
+    from marl_bgs.metrics.full import FULL_NAMES, pair_share
+    from marl_bgs.metrics.topics import SECTIONS, TOPICS
 
     paper = {
         section: sum(FIGURE4_COLUMNS[t.name] for t in TOPICS if t.section == section)

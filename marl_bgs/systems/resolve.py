@@ -35,7 +35,7 @@ def resolve_system(spec: Any, where: str) -> System:
     if isinstance(spec, System):
         return spec
     if isinstance(spec, dict) and "weights" in spec:
-        from ..learn.policy import system_from_weights_spec
+        from ..learn.npz_policy import system_from_weights_spec
 
         return system_from_weights_spec(spec, where)
     if isinstance(spec, dict) and "checkpoint" in spec:

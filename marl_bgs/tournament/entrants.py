@@ -106,7 +106,7 @@ def _entrant(raw: Any, where: str, base: Path | None = None) -> Entrant:
             "give exactly one of 'system', 'entry_point', 'checkpoint' and 'weights'",
         )
     if "weights" in load:
-        from ..learn.policy import check_weights_spec  # no JAX imported: fields only
+        from ..learn.npz_policy import check_weights_spec  # no JAX imported: fields only
 
         check_weights_spec(load, f"{where}.load")
     elif "checkpoint" in load:
