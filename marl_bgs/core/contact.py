@@ -41,7 +41,7 @@ _ONE = np.asarray(1, F32)
 _MIN_SPEED = np.asarray(1e-6, F32)  # float_circle_entry's floors
 _PASS = np.asarray(1 + 4e-7, F32)  # float_circle_entry: a pass this near g is tangential
 _MIN_BB = np.asarray(1e-12, F32)
-_TOUCH_SLACK = np.asarray(F32(0.01 / BODY))  # _poly_edge: a start this near counts as touching
+_TOUCH_SLACK = np.asarray(F32(0.01 / BODY))  # poly_edge: a start this near counts as touching
 
 
 def fence(xp: Namespace, x: Array) -> Array:
@@ -182,7 +182,7 @@ def arena_entries(xp: Namespace, p: Array, v: Array) -> Array:
     return face_entry(xp, dist, speed, whole, whole, whole + 1)  # one call: NumPy's cost
 
 
-def _poly_edge(xp: Namespace, px, py, vx, vy, ax, ay, bx, by) -> Array:
+def poly_edge(xp: Namespace, px, py, vx, vy, ax, ay, bx, by) -> Array:
     """First contact with edge a -> b of a turned wall (counter-clockwise), offset by a body."""
     ex, ey = bx - ax, by - ay
     outer = ey * (px - ax) - ex * (py - ay)  # |e| times the distance outside the edge
@@ -312,7 +312,7 @@ def _entries(xp: Namespace, p: Array, v: Array, m: MapArrays) -> Array:
         if npoly:
             poly_c = circles[..., nq + 4 * ns :].reshape(shape + (npoly, 4)).min(-1)
             a, b = pieces.poly_a, pieces.poly_b
-            edges = _poly_edge(
+            edges = poly_edge(
                 xp, px[..., None], py[..., None], vx[..., None], vy[..., None],
                 a[..., 0], a[..., 1], b[..., 0], b[..., 1],
             ).min(-1)  # fmt: skip
@@ -350,8 +350,8 @@ class _NumpyPieces(NamedTuple):
     ex: Array
     ey: Array
     ee_f: Array  # (E,) float32 |e|^2
-    offset: Array  # (E,) float32 |e| times a body's radius, as `_poly_edge` computes it
-    slack: Array  # (E,) float32 minus its touching slack, as `_poly_edge` computes it
+    offset: Array  # (E,) float32 |e| times a body's radius, as `poly_edge` computes it
+    slack: Array  # (E,) float32 minus its touching slack, as `poly_edge` computes it
     pillar_valid: Array  # (Q,) bool
     rect_valid: Array  # (S,) bool
     poly_valid: Array  # (P,) bool
@@ -393,10 +393,10 @@ _ZERO_I, _ONE_I = np.asarray(0, I32), np.asarray(1, I32)
 
 def _numpy_entries(p: Array, v: Array, k: _NumpyPieces) -> Array:
     """`obstacle_entries` for NumPy bodies (N, 2): the same integer and float steps as
-    `_faces` with `face_entry`, `circle_entry` and `_poly_edge`, elementwise on
+    `_faces` with `face_entry`, `circle_entry` and `poly_edge`, elementwise on
     (pieces, N) arrays of one shape (each body's coordinates repeated along the pieces once,
     the map's parts tiled per number of bodies: `_tiles`), the least over each wall's four
-    pieces over the leading axis; `_poly_edge`'s two evaluations of the point's offset from
+    pieces over the leading axis; `poly_edge`'s two evaluations of the point's offset from
     an edge's start are made once. The result is the transpose of a (4 + K, N) array.
 
     The fences are left out: a fence (a minimum with 3e38, there for XLA's fusion) changes
@@ -443,7 +443,7 @@ def _numpy_entries(p: Array, v: Array, k: _NumpyPieces) -> Array:
             rect_c = circles[nq : nq + 4 * ns].reshape(4, ns, n).min(axis=0)
             walls = faces[:, :ns].min(axis=0)
             parts.append(np.where(rect_valid, np.minimum(walls, rect_c), NO_HIT))
-        if npoly:  # _poly_edge: edge k of every turned wall
+        if npoly:  # poly_edge: edge k of every turned wall
             poly_c = circles[nq + 4 * ns :].reshape(4, npoly, n).min(axis=0)
             x, y, u, w = (a[None, :].repeat(ax.shape[0], 0) for a in body)
             wx, wy = x - ax, y - ay

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .backend import is_numpy, min_at
-from .contact import NO_HIT, _poly_edge, circle_entry, face_entry
+from .contact import NO_HIT, circle_entry, face_entry, poly_edge
 from .map_cache import per_numpy_map
 from .shape_tests import BODY, I32, box_holds_body, edge_holds_body
 from .types import Array, Namespace
@@ -128,7 +128,7 @@ def row_entries(xp: Namespace, p: Array, v: Array, ob: Obstacles, kind: int) -> 
             b = xp.roll(c, -1, axis=1)
             flat = _corner_min(
                 xp,
-                lambda ax, ay, k: _poly_edge(xp, px, py, vx, vy, ax, ay, b[:, k, 0], b[:, k, 1]),
+                lambda ax, ay, k: poly_edge(xp, px, py, vx, vy, ax, ay, b[:, k, 0], b[:, k, 1]),
                 c,
             )
     return xp.where(ob.valid, xp.minimum(flat, circles), NO_HIT)

@@ -160,7 +160,7 @@ const CONTACT_SQ = (2 * BODY) * (2 * BODY);
 
 /**
  * Exactly whether c < r * sqrt(u) for whole numbers c >= 0, r >= 1, u >= 0 (the engine's
- * geometry.below_root, step for step: every value stays far below 2**53).
+ * shape_tests.below_root, step for step: every value stays far below 2**53).
  */
 export function belowRoot(c, r, u) {
   const q = Math.min(Math.floor(c / r), 46340);
