@@ -1,9 +1,10 @@
 """The exported seasons the Leaderboard and Metrics Explorer pages read (`exports/seasons/`).
 
 `scripts/export_season.py` writes each season's folder; the files are read and checked by
-`marl_bgs.tournament.leaderboard` (typed records: `Leaderboard`, `Provenance`, `Timing`), the
-same module that builds them. This module finds the folders, in natural order, and loads
-one season's records and file list for the pages.
+`marl_bgs.tournament.season_reader` into the typed records of
+`marl_bgs.tournament.season_records` (`Leaderboard`, `Provenance`, `Timing`), the records
+the export builds. This module finds the folders, in natural order, and loads one season's
+records and file list for the pages.
 """
 
 from __future__ import annotations

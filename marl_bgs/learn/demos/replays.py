@@ -25,7 +25,7 @@ def demos_from_replays(
     starts), one shard per replay.
 
     Args:
-        paths: Replay files (`.json` or `.json.gz`), as `marl_bgs.replay.read_replay` reads.
+        paths: Replay files (`.json` or `.json.gz`), as `marl_bgs.replay.load_replay` reads.
         side: "a" or "b": the side whose choices are the demonstrations.
         out: A new folder (or one holding demonstrations, with `force`).
         force: Replace the demonstrations `out` already holds.
