@@ -1,4 +1,5 @@
-"""Training settings: one frozen dataclass per PPO family, read from TOML and `key=value`.
+"""Training settings: one frozen dataclass per algorithm family (checked by `config_checks.py`
+as each is made, read from TOML, JSON and `key=value` by `config_files.py`).
 
 Why frozen dataclasses: a config is a value (hashable, so compiled update functions can be
 cached on it), every field is typed and documented in one place, and a bad setting fails at
@@ -6,7 +7,7 @@ load time with the field's name instead of deep inside a compiled loop. Defaults
 paper's Season 0 settings (Table S10 and section S6).
 
     cfg = load_config("rec.toml", ["num_envs=64", "maps=curriculum"], algo="rec-ippo")
-    cfg.save("runs/x/config.json")
+    cfg.save("runs/x/config.json")          # load_config: config_files.py
 """
 
 from __future__ import annotations

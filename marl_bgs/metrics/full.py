@@ -1,6 +1,7 @@
 """Full metrics: who did what to whom, every tick, summed over a game without a trajectory.
 
-Each of the 28 topics (six sections, as in Figure 4 of the paper) is one row of `TOPICS`: a
+Each of the 28 topics (six sections, as in Figure 4 of the paper) is one row of `TOPICS`
+(`topics.py`): a
 function of one tick's facts that returns a small integer tensor, the labels of its axes,
 and which cells are real columns (an enemy-only topic keeps the 50 enemy pairs of its 100
 slot pairs). Column names, descriptions, the site page and the tests are all generated from
