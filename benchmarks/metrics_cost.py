@@ -31,7 +31,7 @@ from env_throughput import max_rss_mb
 from report import random_play_step, run_facts, write_report
 
 import marl_bgs
-from marl_bgs.env import METRIC_LEVELS
+from marl_bgs.env_settings import METRIC_LEVELS
 
 
 def compile_level(level: str, num_envs: int, ticks: int) -> dict:

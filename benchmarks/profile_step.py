@@ -25,6 +25,7 @@ from report import run_facts, write_report
 import marl_bgs
 from marl_bgs.core import movement, shield_exit, sight, tick
 from marl_bgs.core.observation import observations
+from marl_bgs.env_actions import to_compass
 
 WRAPPED = (
     (tick, "charge_landing"),
@@ -59,7 +60,7 @@ def _captured_arguments(env, state, heads) -> dict:
 
     def one(s, h):
         seen.clear()
-        tick.step(jnp, s.game, env._to_absolute(s.game, h), s.map, s.sight)
+        tick.step(jnp, s.game, to_compass(s.game, h), s.map, s.sight)
         return dict(seen)
 
     try:
@@ -102,7 +103,7 @@ def profile(num_envs: int, warm_ticks: int, repeats: int, seed: int) -> list[dic
         return env.reset_done(k_reset, s)[1], reward["a0"]
 
     def rules(s, h):
-        return tick.step(jnp, s.game, env._to_absolute(s.game, h), s.map, s.sight)
+        return tick.step(jnp, s.game, to_compass(s.game, h), s.map, s.sight)
 
     v = jax.vmap
     parts: list[tuple[str, Callable, tuple]] = [

@@ -29,6 +29,7 @@ from report import run_facts, write_report
 
 import marl_bgs
 from marl_bgs import env as env_module
+from marl_bgs import env_actions, env_views
 from marl_bgs.core import (
     body_contacts,
     body_paths,
@@ -55,7 +56,8 @@ from marl_bgs.core import (
 SCOPED_MODULES = (
     tick, movement, obstacle_legs, leg_surfaces, obstacle_rows, body_contacts, body_paths,
     first_touch, grid_ends, stop_passes, contact, shield_exit, exit_candidates, sight, sight_pairs,
-    geometry, shape_tests, numpy_obstacle_tests, observation, settle_loop, env_module,
+    geometry, shape_tests, numpy_obstacle_tests, observation, settle_loop, env_module, env_actions,
+    env_views,
 )  # fmt: skip
 SKIPPED_NAMES = {"while", "body", "closed_call", "cond", "remat", "checkpoint"}
 
@@ -81,10 +83,10 @@ def name_engine_functions() -> None:
         for name, value in list(vars(module).items()):
             if id(value) in wrapped:
                 setattr(module, name, wrapped[id(value)])
-    cls = env_module.TeamDeathmatch
-    for name, value in list(vars(cls).items()):
-        if isinstance(value, types.FunctionType) and name.startswith("_") and "__" not in name:
-            setattr(cls, name, _scoped(value))
+    for cls in (env_module.TeamDeathmatch, env_views.EnvViews):
+        for name, value in list(vars(cls).items()):
+            if isinstance(value, types.FunctionType) and name.startswith("_") and "__" not in name:
+                setattr(cls, name, _scoped(value))
 
 
 def compiled_loop(games: int, ticks: int):

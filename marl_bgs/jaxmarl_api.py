@@ -1,8 +1,8 @@
 """The single-game env as a JaxMARL environment: `make("tdm")` returns this when JaxMARL is
 installed, so JaxMARL's wrappers, baselines and `isinstance` checks accept it unchanged.
 
-Importing this module imports JaxMARL; `marl_bgs.env` does not, so batched envs and the
-NumPy engine never pay for it.
+Importing this module imports JaxMARL; `marl_bgs.env` and `marl_bgs.single_game` do not, so
+batched envs and the NumPy engine never pay for it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from jaxmarl.environments import spaces as jaxmarl_spaces
 from jaxmarl.environments.multi_agent_env import MultiAgentEnv
 
 from . import spaces
-from .env import TeamDeathmatch
+from .single_game import SingleGame
 
 
 class Box(spaces.Box, jaxmarl_spaces.Box):
@@ -26,8 +26,8 @@ class MultiDiscrete(spaces.MultiDiscrete, jaxmarl_spaces.MultiDiscrete):
     """Our MultiDiscrete, also a JaxMARL MultiDiscrete."""
 
 
-class JaxMARLTeamDeathmatch(TeamDeathmatch, MultiAgentEnv):
-    """Team Deathmatch, one game, as a `MultiAgentEnv`: every method is TeamDeathmatch's
-    (first in the method order), JaxMARL's base class only lends its type."""
+class JaxMARLTeamDeathmatch(SingleGame, MultiAgentEnv):
+    """Team Deathmatch, one game, as a `MultiAgentEnv`: every method is SingleGame's (first
+    in the method order), JaxMARL's base class only lends its type."""
 
     space_types = (Box, Discrete, MultiDiscrete)

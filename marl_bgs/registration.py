@@ -1,8 +1,8 @@
 """`make`: environments by name, as gymnax and JaxMARL register theirs.
 
-It lives apart from `env.py` because it chooses between the batched `TeamDeathmatch` and,
-for one game with JaxMARL installed, its JaxMARL subclass (`jaxmarl_api.py`), which itself
-builds on `env.py`.
+It lives apart from `env.py` because it chooses between the batched `TeamDeathmatch`, the
+single game `SingleGame` (`single_game.py`) and, with JaxMARL installed, the single game's
+JaxMARL subclass (`jaxmarl_api.py`); each builds on the one before.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import importlib.util
 from typing import Any
 
 from .env import TeamDeathmatch
+from .single_game import SingleGame
 
 
 def make(name: str = "tdm", **kwargs: Any) -> TeamDeathmatch:
@@ -43,8 +44,9 @@ def make(name: str = "tdm", **kwargs: Any) -> TeamDeathmatch:
             `obstacle_capacity` (None: sized to the maps).
 
     Returns:
-        The environment (a `TeamDeathmatch`; with `num_envs=None` and JaxMARL installed
-            its subclass `marl_bgs.jaxmarl_api.JaxMARLTeamDeathmatch`). Its `reset(key)`
+        The environment, a `TeamDeathmatch`: with `num_envs=None` its subclass
+            `marl_bgs.single_game.SingleGame`, or with JaxMARL installed that one's subclass
+            `marl_bgs.jaxmarl_api.JaxMARLTeamDeathmatch`. Its `reset(key)`
             returns `(obs, state)` and `step(key, state, actions)` returns
             `(obs, state, reward, done, info)`; obs are dicts agent name -> float32
             `(784,)`, or `(num_envs, 784)`.
@@ -57,8 +59,10 @@ def make(name: str = "tdm", **kwargs: Any) -> TeamDeathmatch:
     """
     if name != "tdm":
         raise ValueError(f"name: unknown environment {name!r}; available: 'tdm'")
-    if kwargs.get("num_envs") is None and importlib.util.find_spec("jaxmarl") is not None:
+    if kwargs.get("num_envs") is not None:
+        return TeamDeathmatch(**kwargs)
+    if importlib.util.find_spec("jaxmarl") is not None:
         from .jaxmarl_api import JaxMARLTeamDeathmatch
 
         return JaxMARLTeamDeathmatch(**kwargs)
-    return TeamDeathmatch(**kwargs)
+    return SingleGame(**kwargs)

@@ -71,7 +71,7 @@ def _class_members(cls: type, names: list[str] | None) -> list[tuple[str, object
         names = [n for n in vars(cls) if _public(n)]
     out = []
     for n in names:
-        value = vars(cls)[n]
+        value = inspect.getattr_static(cls, n)  # inherited members too (EnvViews')
         if isinstance(value, (staticmethod, classmethod)):
             value = value.__func__
         if isinstance(value, property) or (callable(value) and not isinstance(value, type)):
@@ -273,7 +273,6 @@ def test_documented_reset_and_step_shapes_match_the_env(games):
     jax = pytest.importorskip("jax")
     from marl_bgs.core.actions import NUM_JOINT
     from marl_bgs.core.observation import OBS_WIDTH
-    from marl_bgs.env import TeamDeathmatch
     from marl_bgs.registration import make
 
     assert (OBS_WIDTH, NUM_JOINT) == (784, 198)  # the numbers the docstrings and pages give
@@ -285,7 +284,7 @@ def test_documented_reset_and_step_shapes_match_the_env(games):
     obs2, _, reward, done, info = jax.eval_shape(env.step, key, state, actions)
 
     def doc(method: str) -> str:
-        return _function(getattr(TeamDeathmatch, method)).__doc__
+        return _function(getattr(type(env), method)).__doc__  # SingleGame's step for one game
 
     for leaf in (obs["a0"], obs2["a0"]):
         assert leaf.dtype == "float32" and leaf.shape == (*lead, OBS_WIDTH)

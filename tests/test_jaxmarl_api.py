@@ -27,6 +27,7 @@ from marl_bgs.core.observation import OBS_HIGH, OBS_LOW, OBS_WIDTH
 from marl_bgs.core.position import MAX_GAIN_PER_TICK, starting_position
 from marl_bgs.core.state import AGENT_NAMES, RESULT_A, RESULT_DRAW
 from marl_bgs.env import TeamDeathmatch
+from marl_bgs.single_game import SingleGame
 
 from .gen import random_position
 from .helpers import agent, count_traces, position
@@ -177,7 +178,7 @@ def test_batched_env_names_bad_actions_and_keeps_its_restarts():
 
 def test_spaces_without_jaxmarl_behave_as_jaxmarls():
     """The env's own spaces (used when JaxMARL is absent) draw and judge exactly alike."""
-    plain = TeamDeathmatch(map_id=47)
+    plain = SingleGame(map_id=47)
     assert not isinstance(plain, MultiAgentEnv)
     assert type(plain.observation_space("a0")) is our_spaces.Box
     pairs = [

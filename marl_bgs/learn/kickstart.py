@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from ..env import EnvState
+from ..env_state import EnvState
 from ..systems.base import System, check_jax_actions
 from .config import KickstartConfig
 from .losses import imitation_loss

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 
-from ..env import EnvState
+from ..env_state import EnvState
 from .networks import actor_inputs
 from .opponents import copies_due
 from .q_values import epsilon_greedy, linear_decay, masked_max

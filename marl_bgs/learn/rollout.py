@@ -22,7 +22,8 @@ import jax
 import jax.numpy as jnp
 
 from ..core.state import RESULT_A, RESULT_B, RESULT_DRAW, TEAM_SIZE
-from ..env import EnvState, TeamDeathmatch
+from ..env import TeamDeathmatch
+from ..env_state import EnvState
 from ..systems.base import System, check_jax_actions
 from .config import PPOConfig, TrainConfig
 from .losses import ValueNorm
