@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from marl_bgs import Game
-from marl_bgs.core import classes as C
+from marl_bgs.core import classes
 from marl_bgs.core.observation import MAX_TURNED_WALLS
 from marl_bgs.core.position import starting_position
 from marl_bgs.core.state import MAX_OBSTACLES, map_arrays
@@ -58,7 +58,7 @@ class Hasher:
 
 def _start(i: int, rng: np.random.Generator, ticks: int) -> dict:
     rosters = tuple(
-        tuple(C.CLASS_NAMES[int(c)] for c in rng.integers(0, 5, rng.integers(1, 6)))
+        tuple(classes.CLASS_NAMES[int(c)] for c in rng.integers(0, 5, rng.integers(1, 6)))
         for _ in range(2)
     )
     ends = ("left", "right") if i % 2 == 0 else ("right", "left")

@@ -34,8 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # tests/ (the reference, random positions) is not installed
 
 from marl_bgs import Game  # noqa: E402
-from marl_bgs.core import classes as C  # noqa: E402
-from marl_bgs.core import movement  # noqa: E402
+from marl_bgs.core import classes, movement  # noqa: E402
 from marl_bgs.core import tick as tick_module  # noqa: E402
 from marl_bgs.core.position import starting_position  # noqa: E402
 from marl_bgs.core.state import map_arrays  # noqa: E402
@@ -93,7 +92,7 @@ def game_cases(map_ref: int, games: int, ticks: int, seed: int):
         for g in range(games):
             if g % 2 == 0:
                 rosters = tuple(
-                    [C.CLASS_NAMES[int(c)] for c in rng.integers(0, 5, rng.integers(3, 6))]
+                    [classes.CLASS_NAMES[int(c)] for c in rng.integers(0, 5, rng.integers(3, 6))]
                     for _ in range(2)
                 )
                 ends = ("left", "right") if rng.random() < 0.5 else ("right", "left")

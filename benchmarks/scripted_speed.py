@@ -22,8 +22,8 @@ from report import run_facts, write_report
 import marl_bgs
 from marl_bgs.systems import random_system
 from marl_bgs.systems.beta import tdm_beta
+from marl_bgs.systems.both_teams import act_both, init_memories
 from marl_bgs.systems.gamma import tdm_gamma
-from marl_bgs.systems.play import act_both, init_memories
 from marl_bgs.systems.scripted import tdm_alpha
 
 SYSTEMS = {"random": random_system, "tdm-alpha": tdm_alpha, "tdm-beta": tdm_beta,

@@ -56,6 +56,7 @@ from .env_settings import (
 )
 from .env_state import EnvState
 from .env_views import EnvViews
+from .maps.positions import parse_position
 from .metrics import (
     PRIORITY_NAMES,
     priority_record,
@@ -64,7 +65,6 @@ from .metrics import (
     priority_vector,
 )
 from .metrics.full import full_start, full_update
-from .positions import parse_position
 
 # Compiled once per env like JaxMARL's base class does (the env itself is the static part).
 _jit = partial(jax.jit, static_argnums=(0,))

@@ -34,13 +34,13 @@ from .eval_result import (
     game_rows,
     summarize,
 )
+from .game_sharding import local_games_mesh, round_up
 from .maps import NUM_MAPS, SPLITS
 from .metrics import PRIORITY_NAMES, priority_record
 from .metrics.columns import GAME_COLUMNS
 from .provenance import versions
 from .runner import BatchRunner, get_runner, refuse_invalid
 from .schedule import Schedule, starting_positions
-from .sharding import local_games_mesh, round_up
 from .systems.base import System
 from .systems.resolve import resolve_system
 
@@ -116,7 +116,7 @@ def evaluate(
     do not depend on `batch_size`.
 
     `devices` splits each batch of games over this process's devices with `jax.sharding`
-    (`marl_bgs.sharding`): 1 (the default) runs on one, 0 on all local devices, N on the
+    (`marl_bgs.game_sharding`): 1 (the default) runs on one, 0 on all local devices, N on the
     first N. Every result (the games table, recorded actions, metadata) is identical to one
     device's. A batch that does not split evenly is padded up to the next multiple of the
     device count with copies of its last game, whose results are dropped, as evaluate
@@ -189,7 +189,7 @@ def evaluate(
         {whole(g, f"record[{i}]", 0, games - 1) for i, g in enumerate(sequence(record, "record"))}
     )
     schedule = Schedule(map_ids, games, first_seed)
-    from .positions import parse_position
+    from .maps.positions import parse_position
 
     parse_position(
         starting_positions(schedule, [0], rosters, horizon, winning_score)[0]

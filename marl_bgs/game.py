@@ -27,7 +27,7 @@ from .core.sight import (
 from .core.state import LEFT, NUM_SLOTS, RESULT_NAMES, RESULT_OPEN, TEAM_SIZE, State
 from .core.tick import TickInfo
 from .core.tick import step as tick_step
-from .positions import parse_position
+from .maps.positions import parse_position
 
 _HEAD_LIMITS = np.asarray(HEAD_LIMITS)
 _NO_ACTION = (0, 0, 0)  # an empty slot's row in `encode_actions`

@@ -18,9 +18,9 @@ import numpy as np
 
 from .core.events import agent_name
 from .core.state import NUM_SLOTS, TEAM_SIZE
+from .game_sharding import games_sharding, replicate, split_games
 from .memory_budget import over_budget, return_freed_memory
 from .schedule import action_key, memory_key
-from .sharding import games_sharding, replicate, split_games
 from .systems.base import System, check_jax_actions
 
 MAX_CACHED_RUNNERS = 16
@@ -30,7 +30,7 @@ RUNNERS: dict[tuple, BatchRunner] = {}  # runner_key -> runner, oldest first
 class BatchRunner:
     """Plays a batch of games to their ends; compiled once per (Systems, batch size, maps).
 
-    With a `mesh` (`marl_bgs.sharding.game_mesh`), every per-game array (the env state, the
+    With a `mesh` (`marl_bgs.game_sharding.game_mesh`), every per-game array (the env state, the
     seed numbers, the memories and actions derived from them, the action trail) is split
     along the mesh's games axis and the root key replicated; the compiled loop is the same
     program, partitioned by XLA. Each game's arithmetic is untouched, so the results are

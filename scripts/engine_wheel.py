@@ -5,7 +5,7 @@
 The wheel (`marl_bgs_engine-VERSION-py3-none-any.whl`) holds the rules (`marl_bgs/core`),
 `Game`, the maps and their 52 files, replays, metrics, the Systems that play on NumPy
 (`systems/numpy_play.py`, scripted opponents over `xp`), the BattleClient's sessions
-(`battle.py`) and the learned entrant's policy `.npz` with its NumPy forward pass. It leaves out everything that
+(`battle_games.py`) and the learned entrant's policy `.npz` with its NumPy forward pass. It leaves out everything that
 imports JAX, pandas, pyarrow or tqdm at play time (env, evaluation, learn, tournament, the
 CLI, the site). Entries are sorted, dated 1980-01-01 and written with fixed permissions, so
 the same sources give the same bytes on any machine (the tests rebuild it and compare).
@@ -29,11 +29,10 @@ DIST = "marl_bgs_engine"
 # Modules of marl_bgs that the browser needs; whole folders are taken as every *.py in them.
 MODULES = (
     "__init__.py",
-    "battle.py",
-    "browser.py",
+    "battle_games.py",
+    "browser_api.py",
     "game.py",
     "maps/",
-    "positions.py",
     "random_play.py",
     "version.py",
     "core/",
@@ -66,10 +65,10 @@ MODULES = (
 
 def entrants(root: Path = ROOT) -> tuple[str, ...]:
     """The learned entrants the browser can play: `ENTRANTS` of the checkout's
-    marl_bgs/battle.py (its one list; read from the file, since `root` may be another
+    marl_bgs/battle_games.py (its one list; read from the file, since `root` may be another
     checkout than the one imported). Each seasons/entrants/NAME/policy.npz is carried as
-    marl_bgs/_entrants/NAME.npz, where battle.py finds it."""
-    path = root / "marl_bgs" / "battle.py"
+    marl_bgs/_entrants/NAME.npz, where battle_games.py finds it."""
+    path = root / "marl_bgs" / "battle_games.py"
     for node in ast.parse(path.read_text()).body:
         names = [getattr(t, "id", None) for t in getattr(node, "targets", [])]
         if isinstance(node, ast.Assign) and names == ["ENTRANTS"]:

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from marl_bgs.core import classes as C
+from marl_bgs.core import classes
 from marl_bgs.replay import load_replay
 from marl_bgs.site import publish
 from marl_bgs.site.classes_page import class_page
@@ -36,7 +36,7 @@ def shown_clips() -> list[Clip]:
     """Every clip the pages show, in page order; keys must be unique."""
     with collecting() as clips:
         rules_page()
-        for c in range(len(C.CLASSES)):
+        for c in range(len(classes.CLASSES)):
             class_page(c)
         viewer_section(ROOT)
     seen: dict[str, str] = {}

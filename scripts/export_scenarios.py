@@ -33,7 +33,7 @@ import numpy as np
 from marl_bgs import Game
 from marl_bgs.replay import load_replay, record_game
 from marl_bgs.scenarios import SCENARIOS
-from marl_bgs.scenarios.play import Table
+from marl_bgs.scenarios.play_lines import Table
 from marl_bgs.scenarios.records import DATA, Scenario
 from marl_bgs.scenarios.verify import HEADS, from_flat, numpy_result, to_flat, variant_lines
 from marl_bgs.tournament.script_options import shard_argument

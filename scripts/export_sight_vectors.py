@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script from a checkout
     sys.path.insert(0, str(ROOT))
 
-from marl_bgs.core import classes as C  # noqa: E402
+from marl_bgs.core import classes  # noqa: E402
 from marl_bgs.core.geometry import sight_blocked  # noqa: E402
 from marl_bgs.core.position import starting_position  # noqa: E402
 from marl_bgs.core.sight import compute_sight  # noqa: E402
@@ -38,8 +38,8 @@ from marl_bgs.core.state import (  # noqa: E402
     map_arrays,
 )
 from marl_bgs.maps import available_maps, load_map, split_of  # noqa: E402
+from marl_bgs.maps.positions import parse_position  # noqa: E402
 from marl_bgs.outputs import folder_argument  # noqa: E402
-from marl_bgs.positions import parse_position  # noqa: E402
 
 LAB_FORMAT = "marl-bgs/sight-lab"
 VECTORS_FORMAT = "marl-bgs/sight-vectors"
@@ -72,17 +72,17 @@ def class_rows() -> list[dict]:
             "name": c.name,
             "title": c.title,
             "sight": c.sight,
-            "sight_sq": int(C.SIGHT_SQ[i]),
+            "sight_sq": int(classes.SIGHT_SQ[i]),
             "basic_name": c.basic_name,
             "basic_target": c.basic_target,
             "basic_range": c.basic_range,
-            "basic_range_sq": int(C.BASIC_RANGE_SQ[i]),
+            "basic_range_sq": int(classes.BASIC_RANGE_SQ[i]),
             "ultimate_name": c.ultimate_name,
             "ultimate_target": c.ultimate_target,
             "ultimate_range": c.ultimate_range,
-            "ultimate_range_sq": int(C.ULTIMATE_RANGE_SQ[i]),
+            "ultimate_range_sq": int(classes.ULTIMATE_RANGE_SQ[i]),
         }
-        for i, c in enumerate(C.CLASSES)
+        for i, c in enumerate(classes.CLASSES)
     ]
 
 
@@ -104,7 +104,7 @@ def lab_data(ids: list[int]) -> dict:
         "version": VERSION,
         "generator": "scripts/export_sight_vectors.py",
         "milli": MILLI,
-        "body_radius": C.BODY_RADIUS,
+        "body_radius": classes.BODY_RADIUS,
         "classes": class_rows(),
         "maps": maps,
     }
@@ -169,7 +169,7 @@ def vectors(ids: list[int], lab: dict) -> dict:
             pos = np.stack(
                 [rng.integers(500, 19501, NUM_SLOTS), rng.integers(500, 9501, NUM_SLOTS)], -1
             ).astype(np.int32)
-            cls = rng.integers(0, len(C.CLASSES), NUM_SLOTS).astype(np.int32)
+            cls = rng.integers(0, len(classes.CLASSES), NUM_SLOTS).astype(np.int32)
             alive = rng.random(NUM_SLOTS) > 0.15
             state = base._replace(pos=pos, cls=cls, alive=alive)
             sight = compute_sight(np, state, m)

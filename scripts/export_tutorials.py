@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from marl_bgs.site import tutorials as T  # noqa: E402
+from marl_bgs.site import tutorials  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,11 +41,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--resume", action="store_true", help="execute only notebooks changed since their export"
     )
-    parser.add_argument("--timeout", type=int, default=T.CELL_TIMEOUT, help="seconds per cell")
+    parser.add_argument(
+        "--timeout", type=int, default=tutorials.CELL_TIMEOUT, help="seconds per cell"
+    )
     args = parser.parse_args(argv)
     if args.timeout < 1:
         parser.error(f"--timeout: expected at least 1 second per cell, got {args.timeout}")
-    paths = T.notebook_paths(ROOT)
+    paths = tutorials.notebook_paths(ROOT)
     if args.stems:
         unknown = sorted(set(args.stems) - {p.stem for p in paths})
         if unknown:
@@ -53,32 +55,36 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         paths = [p for p in paths if p.stem in args.stems]
     if args.resume and not args.check:
-        changed = {p.stem for p in T.changed_notebooks(ROOT)}
+        changed = {p.stem for p in tutorials.changed_notebooks(ROOT)}
         paths = [p for p in paths if p.stem in changed]
         if not paths:
-            print(f"{T.EXPORT_DIR.as_posix()}/: every notebook's export is of its current cells")
+            print(
+                f"{tutorials.EXPORT_DIR.as_posix()}/: every notebook's export is of its current cells"
+            )
             return 0
-    partial = len(paths) < len(T.notebook_paths(ROOT))
-    folder = ROOT / T.EXPORT_DIR
-    old = T.existing_files(folder)
+    partial = len(paths) < len(tutorials.notebook_paths(ROOT))
+    folder = ROOT / tutorials.EXPORT_DIR
+    old = tutorials.existing_files(folder)
     runs = []
     started = time.perf_counter()
     for path in paths:
         print(f"executing {path.relative_to(ROOT)} ...", flush=True)
-        run = T.execute(path, timeout=args.timeout)
+        run = tutorials.execute(path, timeout=args.timeout)
         print(f"  {run.seconds:.1f} s", flush=True)
         runs.append(run)
     print(f"executed {len(runs)} notebooks in {time.perf_counter() - started:.1f} s")
-    new = T.build_files(ROOT, runs, previous=old if partial else None)
-    stale, notes = T.stale_files(new, old)
+    new = tutorials.build_files(ROOT, runs, previous=old if partial else None)
+    stale, notes = tutorials.stale_files(new, old)
     for note in notes:
         print(f"note: {note}")
     if args.check:
         for name in stale:
-            print(f"stale: {T.EXPORT_DIR.as_posix()}/{name} (run scripts/export_tutorials.py)")
+            print(
+                f"stale: {tutorials.EXPORT_DIR.as_posix()}/{name} (run scripts/export_tutorials.py)"
+            )
         return 1 if stale else 0
     if not stale:
-        print(f"{T.EXPORT_DIR.as_posix()}/: up to date, nothing written")
+        print(f"{tutorials.EXPORT_DIR.as_posix()}/: up to date, nothing written")
         return 0
     _publish(folder, new)
     return 0
@@ -90,7 +96,7 @@ def _publish(folder: Path, files: dict[str, bytes]) -> None:
     for old in sorted(p for p in folder.rglob("*") if p.is_file()):
         if old.relative_to(folder).as_posix() not in files:
             old.unlink()
-            print(f"removed {T.EXPORT_DIR.as_posix()}/{old.relative_to(folder).as_posix()}")
+            print(f"removed {tutorials.EXPORT_DIR.as_posix()}/{old.relative_to(folder).as_posix()}")
     for sub in sorted((p for p in folder.rglob("*") if p.is_dir()), reverse=True):
         if not any(sub.iterdir()):
             sub.rmdir()
@@ -100,7 +106,7 @@ def _publish(folder: Path, files: dict[str, bytes]) -> None:
         if not path.is_file() or path.read_bytes() != data:
             path.write_bytes(data)
     total = sum(len(d) for d in files.values())
-    print(f"wrote {len(files)} files to {T.EXPORT_DIR.as_posix()}/ ({total:,} bytes)")
+    print(f"wrote {len(files)} files to {tutorials.EXPORT_DIR.as_posix()}/ ({total:,} bytes)")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from marl_bgs.core import classes as C
+from marl_bgs.core import classes
 from marl_bgs.core.observation import (
     BOX_FIELDS,
     GLOBAL_FIELDS,
@@ -33,15 +33,15 @@ MEANING = {
     "present": "1 if the slot is used by the roster (team sizes are public)",
     "known": "1 if the observer's team sees this unit (allies: always while present)",
     "alive": "1 if alive",
-    "class": "one-hot: " + ", ".join(c.title for c in C.CLASSES),
+    "class": "one-hot: " + ", ".join(c.title for c in classes.CLASSES),
     "position": "x / 20 and y / 10, x in the observer's frame (own spawn end on the left)",
     "offset_from_self": "(x - own x) / 20 and (y - own y) / 20",
     "distance": "distance from the observer / 20",
     "health_share": "health / maximum health",
     "health": "health / 200",
-    "shield": f"spawn-shield ticks left / {C.SHIELD_TICKS}",
-    "effects": "ticks left / full duration: " + ", ".join(C.EFFECT_NAMES),
-    "ultimate_cooldown": f"ticks until the Ultimate is ready / {C.ULTIMATE_COOLDOWN}",
+    "shield": f"spawn-shield ticks left / {classes.SHIELD_TICKS}",
+    "effects": "ticks left / full duration: " + ", ".join(classes.EFFECT_NAMES),
+    "ultimate_cooldown": f"ticks until the Ultimate is ready / {classes.ULTIMATE_COOLDOWN}",
     "ultimate_ready": "1 if the Ultimate is ready",
     "out_of_combat": "min(ticks out of combat, 10) / 10",
     "in_own_sight": "1 if the observer itself sees this unit (needed to target it)",
@@ -58,8 +58,8 @@ MEANING = {
     "own_team_size": "own team's size / 5",
     "enemy_team_size": "enemy team's size / 5",
     "red_zone_depth": "Red Zone depth / 10",
-    "own_wave_clock": f"ticks to own team's next respawn wave / {C.RESPAWN_PERIOD}",
-    "enemy_wave_clock": f"ticks to the enemy's next respawn wave / {C.RESPAWN_PERIOD}",
+    "own_wave_clock": f"ticks to own team's next respawn wave / {classes.RESPAWN_PERIOD}",
+    "enemy_wave_clock": f"ticks to the enemy's next respawn wave / {classes.RESPAWN_PERIOD}",
     "valid": "1 if this entry holds an obstacle",
     "low": "lower-left corner (x / 20, y / 10) in the observer's frame (a pillar's centre)",
     "high": "upper-right corner (x / 20, y / 10) in the observer's frame",

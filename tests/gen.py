@@ -7,7 +7,7 @@ import copy
 import numpy as np
 
 from marl_bgs import Game
-from marl_bgs.core import classes as C
+from marl_bgs.core import classes
 from marl_bgs.core.actions import MIRROR_MOVE, decode
 from marl_bgs.core.geometry import body_overlap
 from marl_bgs.core.position import POSITION_FORMAT
@@ -46,12 +46,12 @@ def random_position(
         n = sizes[t] if sizes else int(rng.integers(1, 6))
         agents = []
         for _ in range(n):
-            cls = C.CLASS_NAMES[int(rng.integers(5))]
+            cls = classes.CLASS_NAMES[int(rng.integers(5))]
             x, y = _free_spot(rng, m, taken)
             taken.append((x, y))
             a: dict = {"class": cls, "x": x, "y": y}
             if extras:
-                spec = C.CLASSES[C.CLASS_INDEX[cls]]
+                spec = classes.CLASSES[classes.CLASS_INDEX[cls]]
                 if rng.random() < 0.1:
                     a.update(alive=False, health=0)
                 else:
@@ -60,10 +60,10 @@ def random_position(
                     a["shield"] = int(rng.choice([0, 0, 0, 0, 1, 2, 3]))
                     a["out_of_combat"] = int(rng.integers(8))
                     a["effects"] = {
-                        name: int(rng.integers(0, C.EFFECT_DURATION[e] + 1))
+                        name: int(rng.integers(0, classes.EFFECT_DURATION[e] + 1))
                         if rng.random() < 0.15
                         else 0
-                        for e, name in enumerate(C.EFFECT_NAMES)
+                        for e, name in enumerate(classes.EFFECT_NAMES)
                     }
             agents.append(a)
         clock = wave_clocks[t] if wave_clocks else int(rng.integers(1, 6))

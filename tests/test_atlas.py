@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from marl_bgs import maps as M
+from marl_bgs import maps
 
 from .script_loader import load_script
 
@@ -59,21 +59,21 @@ def test_index(index, files):
     assert index["format"] == "marl-bgs/atlas" and index["version"] == 1
     assert [e["id"] for e in index["maps"]] == list(range(52))
     assert "unlimited range" in index["method"]["visible_share"]
-    assert index["splits"] == {k: list(v) for k, v in M.SPLITS.items()}
+    assert index["splits"] == {k: list(v) for k, v in maps.SPLITS.items()}
     for e in index["maps"]:
-        assert e["split"] == M.split_of(e["id"])
+        assert e["split"] == maps.split_of(e["id"])
         assert e["obstacle_count"] == e["stats"]["obstacle_count"]
         assert set(e["files"].values()) <= set(files)
     summary = index["summary"]
-    assert [summary[s]["maps"] for s in M.SPLITS] == [12, 30, 5, 5]
+    assert [summary[s]["maps"] for s in maps.SPLITS] == [12, 30, 5, 5]
     mean = sum(e["stats"]["visible_share"] for e in index["maps"] if e["split"] == "test") / 5
     assert summary["test"]["mean_visible_share"] == pytest.approx(mean, abs=1e-4)
 
 
 def test_map_files_match_the_maps(files):
-    for map_id in M.MAP_IDS:
+    for map_id in maps.MAP_IDS:
         data = json.loads(files[f"map_{map_id:02d}.json"])
-        source = M.load_map(map_id)
+        source = maps.load_map(map_id)
         assert data["format"] == "marl-bgs/atlas-map"
         assert (data["id"], data["name"], data["split"]) == (
             map_id,
@@ -81,7 +81,7 @@ def test_map_files_match_the_maps(files):
             source["split"],
         )
         assert data["obstacles"] == source["obstacles"]
-        assert data["spawn_pads"] == M.standard_pads()
+        assert data["spawn_pads"] == maps.standard_pads()
         assert data["red_zones"]["left"]["x1"] == 5.0 and data["red_zones"]["right"]["x0"] == 15.0
 
 
@@ -106,9 +106,9 @@ def test_statistics_make_sense(index, files):
 
 
 def test_svg_drawings(files):
-    for map_id in M.MAP_IDS:
+    for map_id in maps.MAP_IDS:
         root = ET.fromstring(files[f"map_{map_id:02d}.svg"])
-        data = M.load_map(map_id)
+        data = maps.load_map(map_id)
         assert root.tag == f"{SVG}svg" and root.get("viewBox") == "-0.25 -0.9 20.5 11.15"
         title = root.find(f"{SVG}title").text
         assert data["name"] in title and data["split"] in title and f"{map_id:02d}" in title
@@ -128,7 +128,7 @@ def test_svg_drawings(files):
 
 
 def test_svg_escapes_names():
-    data = M.load_map(3)
+    data = maps.load_map(3)
     data["name"] = 'Q&A <"Arena">'
     text = ea.map_svg(data)
     root = ET.fromstring(text)

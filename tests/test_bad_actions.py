@@ -150,7 +150,7 @@ def test_evaluate_refuses_a_wrong_shaped_system_when_traced(fn, message):
 
 
 def test_act_both_refuses_a_wrong_shaped_system(env_and_state):
-    from marl_bgs.systems.play import act_both
+    from marl_bgs.systems.both_teams import act_both
     from marl_bgs.systems.registry import by_name
 
     env, state = env_and_state

@@ -1,4 +1,4 @@
-"""marl_bgs/battle.py, the BattleClient's sessions: they play from the engine wheel without
+"""marl_bgs/battle_games.py, the BattleClient's sessions: they play from the engine wheel without
 JAX (the learned entrant included), seat humans of both teams in turn, start from authored
 positions, and name bad settings by field."""
 
@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from marl_bgs import Game, battle
+from marl_bgs import Game, battle_games
 from marl_bgs.core.position import starting_position
 from marl_bgs.replay import load_replay, replay_game
 
@@ -21,17 +21,17 @@ HEADER = WHEEL_PLAY[: WHEEL_PLAY.index("import numpy as np")]
 PLAY = (
     HEADER
     + """
-from marl_bgs import battle
+from marl_bgs import battle_games
 from marl_bgs.replay import load_replay
-assert battle.__file__.startswith(sys.argv[1]), battle.__file__
-systems = json.loads(battle.browser_catalog())["systems"]
+assert battle_games.__file__.startswith(sys.argv[1]), battle_games.__file__
+systems = json.loads(battle_games.browser_catalog())["systems"]
 spec = {"map": 48, "rosters": [["mage", "priest"], ["rogue", "hunter"]], "horizon": 6,
         "controllers": ["human", "ppo-rec-ippo-0", 0, 0, 0, "tdm-gamma", "qmix-500k", 0, 0, 0]}
-sid = battle.new_session(json.dumps(spec))
-view = json.loads(battle.view(sid, "a"))
+sid = battle_games.new_session(json.dumps(spec))
+view = json.loads(battle_games.view(sid, "a"))
 while not view["done"]:
-    view = json.loads(battle.step(sid, json.dumps({"a0": [3, 0, 0]}), "a"))
-replay = load_replay(battle.replay_text(sid).encode())
+    view = json.loads(battle_games.step(sid, json.dumps({"a0": [3, 0, 0]}), "a"))
+replay = load_replay(battle_games.replay_text(sid).encode())
 print(json.dumps({"systems": systems, "slots": replay.systems, "ticks": replay.ticks,
                   "banned": sorted(m for m in sys.modules if m.split(".")[0] in BANNED)}))
 """
@@ -40,31 +40,31 @@ print(json.dumps({"systems": systems, "slots": replay.systems, "ticks": replay.t
 
 def test_sessions_play_from_the_engine_wheel_without_jax(tmp_path):
     names, done = run_from_wheel(tmp_path, PLAY, timeout=120)
-    assert {f"marl_bgs/_entrants/{name}.npz" for name in battle.ENTRANTS} <= set(names)
+    assert {f"marl_bgs/_entrants/{name}.npz" for name in battle_games.ENTRANTS} <= set(names)
     assert done.returncode == 0, done.stderr[-2000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["systems"] == ["human", "random", "tdm-alpha", "tdm-beta", "tdm-gamma",
-                              *battle.ENTRANTS]  # fmt: skip
+                              *battle_games.ENTRANTS]  # fmt: skip
     assert out["slots"][:2] == ["human", "ppo-rec-ippo-0"] and out["slots"][5] == "tdm-gamma"
     assert out["slots"][6] == "qmix-500k"
     assert out["ticks"] == 6 and out["banned"] == []
 
 
 def test_the_wheel_carries_the_entrants_the_client_offers(tmp_path):
-    """scripts/engine_wheel.py reads battle.py's list from the checkout's file; a checkout
+    """scripts/engine_wheel.py reads battle_games.py's list from the checkout's file; a checkout
     without the list is refused naming the file."""
     from pathlib import Path
 
     from .engine_files import script
 
     wheel = script("engine_wheel")
-    assert wheel.entrants() == battle.ENTRANTS
-    assert "ppo-rec-ippo-0" in battle.ENTRANTS
+    assert wheel.entrants() == battle_games.ENTRANTS
+    assert "ppo-rec-ippo-0" in battle_games.ENTRANTS
     assert {f"{m}-500k" for m in ("rec-ippo", "rec-mappo", "ff-ippo", "ff-mappo", "qmix",
-                                  "pqn-vdn")} <= set(battle.ENTRANTS)  # fmt: skip
+                                  "pqn-vdn")} <= set(battle_games.ENTRANTS)  # fmt: skip
     (tmp_path / "marl_bgs").mkdir()
-    (tmp_path / "marl_bgs" / "battle.py").write_text("OTHER = ('x',)\n")
-    with pytest.raises(ValueError, match="battle.py has no ENTRANTS"):
+    (tmp_path / "marl_bgs" / "battle_games.py").write_text("OTHER = ('x',)\n")
+    with pytest.raises(ValueError, match="battle_games.py has no ENTRANTS"):
         wheel.entrants(Path(tmp_path))
 
 
@@ -75,11 +75,11 @@ def test_a_q_learner_plays_its_best_legal_action_in_the_client():
     def actions(who: str, seed: int) -> list:
         spec = {"map": 47, "horizon": 8, "seed": seed,
                 "controllers": [who] * 5 + ["tdm-beta"] * 5}  # fmt: skip
-        sid = battle.new_session(json.dumps(spec))
-        view = json.loads(battle.view(sid, "a"))
+        sid = battle_games.new_session(json.dumps(spec))
+        view = json.loads(battle_games.view(sid, "a"))
         while not view["done"]:
-            view = json.loads(battle.step(sid, "{}", "a"))
-        return load_replay(battle.replay_text(sid).encode()).actions.tolist()
+            view = json.loads(battle_games.step(sid, "{}", "a"))
+        return load_replay(battle_games.replay_text(sid).encode()).actions.tolist()
 
     assert actions("qmix-500k", 1) == actions("qmix-500k", 2)
     assert actions("rec-ippo-500k", 1) != actions("rec-ippo-500k", 2)
@@ -92,36 +92,36 @@ def test_humans_of_both_teams_see_their_own_side_only():
         "controllers": ["human", None, None, None, None, "human", None, None, None, None],
         "horizon": 4,
     }
-    sid = battle.new_session(json.dumps(spec))
+    sid = battle_games.new_session(json.dumps(spec))
     for who, slot in (("a", "a0"), ("b", "b0")):
-        view = json.loads(battle.view(sid, who))
+        view = json.loads(battle_games.view(sid, who))
         assert [h["slot"] for h in view["humans"]] == [slot]
         assert view["window"]["view"]["of"] == who and view["human_teams"] == ["a", "b"]
-    assert json.loads(battle.view(sid, "auto"))["window"]["view"]["of"] == "a"
-    assert json.loads(battle.view(sid, "oracle"))["window"]["view"] is None
+    assert json.loads(battle_games.view(sid, "auto"))["window"]["view"]["of"] == "a"
+    assert json.loads(battle_games.view(sid, "oracle"))["window"]["view"] is None
     for _ in range(4):
-        battle.step(sid, json.dumps({"a0": [3, 0, 0], "b0": [4, 0, 0]}), "a")
-    replay = load_replay(battle.replay_text(sid).encode())
+        battle_games.step(sid, json.dumps({"a0": [3, 0, 0], "b0": [4, 0, 0]}), "a")
+    replay = load_replay(battle_games.replay_text(sid).encode())
     assert replay.systems[0] == replay.systems[5] == "human"
     assert (
         replay.actions[:, 0, 0].tolist() == [3] * 4 and replay.actions[:, 5, 0].tolist() == [4] * 4
     )
     assert replay_game(replay) == 4
-    battle.close_session(sid)
+    battle_games.close_session(sid)
 
 
 def test_a_position_starts_the_game_and_systems_fill_the_other_slots():
     position = starting_position(42, (["warrior"], ["hunter", "rogue"]), horizon=5, winning_score=2)
     controllers = ["human", "human", None, None, None, "random", "tdm-beta", "human", None, None]
-    sid = battle.new_session(
+    sid = battle_games.new_session(
         json.dumps({"position": position, "controllers": controllers, "seed": 3})
     )
-    view = json.loads(battle.view(sid, "auto"))
+    view = json.loads(battle_games.view(sid, "auto"))
     assert view["controllers"][:2] == ["human", None]  # a1 is not in this position
     assert view["controllers"][5:8] == ["random", "tdm-beta", None]
     assert view["window"]["title"] == "BattleClient: human vs random + tdm-beta, map 42"
     while not view["done"]:
-        view = json.loads(battle.step(sid, "{}", "a"))  # a living human left out stands still
+        view = json.loads(battle_games.step(sid, "{}", "a"))  # a living human left out stands still
     assert view["tick"] == 5
 
 
@@ -134,8 +134,8 @@ def test_the_view_sends_each_humans_stride_where_the_engine_moves_it():
     a[1].update(x=9.0, y=5.0, effects={"slow_hunter": 1, "slow_poison": 2})  # x0.85 x0.5
     a[2].update(x=9.0, y=8.0, effects={"slow_charge": 4, "blessing": 1})  # Blessing: x0.85
     controllers = ["human"] * 3 + [None, None, "tdm-alpha"] + [None] * 4
-    sid = battle.new_session(json.dumps({"position": doc, "controllers": controllers}))
-    humans = json.loads(battle.view(sid, "a"))["humans"]
+    sid = battle_games.new_session(json.dumps({"position": doc, "controllers": controllers}))
+    humans = json.loads(battle_games.view(sid, "a"))["humans"]
     assert [h["slot"] for h in humans] == ["a0", "a1", "a2"]
     strides = np.asarray([h["strides"] for h in humans])
     assert strides.shape == (3, 9, 2) and (strides[:, 0] == 0).all()
@@ -147,7 +147,7 @@ def test_the_view_sends_each_humans_stride_where_the_engine_moves_it():
     lengths = np.hypot(*strides[:, 3].T)  # east: the full stride
     assert lengths.tolist() == pytest.approx([1000 * 0.5, 1300 * 0.85 * 0.5, 1000 * 0.85], abs=1)
     assert [h["speed"] for h in humans] == [1000, 1300, 1000]  # the class speeds, unslowed
-    battle.close_session(sid)
+    battle_games.close_session(sid)
 
 
 @pytest.mark.parametrize(
@@ -171,5 +171,5 @@ def test_the_view_sends_each_humans_stride_where_the_engine_moves_it():
 )
 def test_bad_settings_are_named(spec, message):
     with pytest.raises(ValueError) as err:
-        battle.new_session(json.dumps(spec))
+        battle_games.new_session(json.dumps(spec))
     assert str(err.value).startswith(message), str(err.value)

@@ -1,5 +1,5 @@
-"""`marl-bgs client`: the BattleClient's local JSON API on the Python engine (marl_bgs/client.py
-over marl_bgs/battle.py). A whole game through the API and through the page in Chromium
+"""`marl-bgs client`: the BattleClient's local JSON API on the Python engine (marl_bgs/client_server.py
+over marl_bgs/battle_games.py). A whole game through the API and through the page in Chromium
 (the same page as the browser's, `?engine=local`), legal-only human actions, the team's
 view hiding what it cannot see, replays saved to disk that replay identically, a JAX
 System (the learned entrant's policy) in a slot, and a server that refuses every path
@@ -16,9 +16,9 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from marl_bgs import battle
+from marl_bgs import battle_games
 from marl_bgs.cli import main
-from marl_bgs.client import default_spec, make_battles, resolve_spec, start_client
+from marl_bgs.client_server import default_spec, make_battles, resolve_spec, start_client
 from marl_bgs.replay import load_replay, replay_game
 from marl_bgs.replay.view import visible_masks
 
@@ -79,7 +79,7 @@ def _api(host: str, method: str, path: str, body=None):
         "/web_demo/../pyproject.toml",
         "/web_demo/play/../../README.md",
         "/web_demo/%2e%2e/pyproject.toml",
-        "/web_demo/%2E%2E/marl_bgs/client.py",
+        "/web_demo/%2E%2E/marl_bgs/client_server.py",
         "/web_demo/..%2fpyproject.toml",
         "//etc/passwd",
         "/etc/passwd",
@@ -200,14 +200,14 @@ def test_the_command_refuses_a_busy_port_and_an_out_that_is_a_file(tmp_path, cap
 
 
 def test_the_browser_module_and_the_client_share_one_session_api():
-    sid = battle.new_session(json.dumps({**SPEC, "horizon": 3}))
-    view = json.loads(battle.view(sid, "auto"))
+    sid = battle_games.new_session(json.dumps({**SPEC, "horizon": 3}))
+    view = json.loads(battle_games.view(sid, "auto"))
     assert view["window"]["view"]["of"] == "a" and view["human_teams"] == ["a"]
     assert (
-        json.loads(battle.browser_catalog())["systems"]
+        json.loads(battle_games.browser_catalog())["systems"]
         == json.loads(make_battles().catalog())["systems"]
     )
-    battle.close_session(sid)
+    battle_games.close_session(sid)
 
 
 @pytest.mark.skipif(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from marl_bgs import Game
-from marl_bgs.core import classes as C
+from marl_bgs.core import classes
 
 from .helpers import STAY, agent, agent_state, enemy, idle, of_kind, own, play, position
 
@@ -26,7 +26,7 @@ def hp(game: Game, team: int, slot: int) -> float:
     ],
 )
 def test_basic_damage_at_exact_range(backend, cls, expected):
-    reach = C.CLASSES[C.CLASS_INDEX[cls]].basic_range
+    reach = classes.CLASSES[classes.CLASS_INDEX[cls]].basic_range
     g = Game(position([agent(cls, 5, 5)], [agent("rogue", 5 + reach, 5)]), backend)
     events = play(g, [(0, enemy(0), 0)], [STAY])
     (hit,) = of_kind(events, "damage")
@@ -37,7 +37,7 @@ def test_basic_damage_at_exact_range(backend, cls, expected):
 
 @pytest.mark.parametrize("cls", ["mage", "warrior", "hunter", "rogue"])
 def test_basic_out_of_range_is_illegal_and_dropped(backend, cls):
-    reach = C.CLASSES[C.CLASS_INDEX[cls]].basic_range
+    reach = classes.CLASSES[classes.CLASS_INDEX[cls]].basic_range
     g = Game(position([agent(cls, 5, 5)], [agent("rogue", 5 + reach + 0.001, 5)]), backend)
     assert not g.legal_actions()[0, 0, (0 * 11 + enemy(0)) * 2 + 0]
     events = play(g, [(0, enemy(0), 0)], [STAY])

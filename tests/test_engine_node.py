@@ -19,16 +19,16 @@ GOLDEN = json.loads((ROOT / "benchmarks" / "golden_fingerprint.json").read_text(
 SNIPPET = f"""
 import json, time
 import fingerprint
-from marl_bgs import browser as B
+from marl_bgs import browser_api
 t = time.perf_counter()
 _, full = fingerprint.play_numpy({GOLDEN["games"]}, {GOLDEN["ticks"]}, {GOLDEN["seed"]})
 seconds = time.perf_counter() - t
-g = B.new_game(json.dumps({{"map": 47, "winning_score": 3, "horizon": 120, "seed": 5}}))
+g = browser_api.new_game(json.dumps({{"map": 47, "winning_score": 3, "horizon": 120, "seed": 5}}))
 log = []
-while not json.loads(B.state(g))["done"]:
-    acts = [json.loads(B.decide_team(g, 0, "tdm-alpha")), json.loads(B.decide_team(g, 1, "random"))]
-    log.append(json.loads(B.step(g, json.dumps(acts))))
-json.dumps({{"full": full, "seconds": seconds, "log": log, "state": json.loads(B.state(g)),
+while not json.loads(browser_api.state(g))["done"]:
+    acts = [json.loads(browser_api.decide_team(g, 0, "tdm-alpha")), json.loads(browser_api.decide_team(g, 1, "random"))]
+    log.append(json.loads(browser_api.step(g, json.dumps(acts))))
+json.dumps({{"full": full, "seconds": seconds, "log": log, "state": json.loads(browser_api.state(g)),
             "process_time": time.process_time()}})
 """
 
@@ -54,7 +54,7 @@ def run_in_node(tmp_path, snippet: str, timeout: int = 1200) -> dict:
 
 def cpython_reference(prefix: bool = True) -> dict:
     """The fingerprint prefix (when asked) and the short game in this CPython."""
-    from marl_bgs import browser as B
+    from marl_bgs import browser_api
 
     if prefix:
         sys.path.insert(0, str(ROOT / "benchmarks"))  # benchmarks/ is not a package
@@ -63,15 +63,15 @@ def cpython_reference(prefix: bool = True) -> dict:
         finally:
             sys.path.remove(str(ROOT / "benchmarks"))
         prefix = fingerprint.play_numpy(PREFIX_GAMES, GOLDEN["ticks"], GOLDEN["seed"])[1]
-    g = B.new_game(json.dumps({"map": 47, "winning_score": 3, "horizon": 120, "seed": 5}))
+    g = browser_api.new_game(json.dumps({"map": 47, "winning_score": 3, "horizon": 120, "seed": 5}))
     log = []
-    while not json.loads(B.state(g))["done"]:
+    while not json.loads(browser_api.state(g))["done"]:
         acts = [
-            json.loads(B.decide_team(g, 0, "tdm-alpha")),
-            json.loads(B.decide_team(g, 1, "random")),
+            json.loads(browser_api.decide_team(g, 0, "tdm-alpha")),
+            json.loads(browser_api.decide_team(g, 1, "random")),
         ]
-        log.append(json.loads(B.step(g, json.dumps(acts))))
-    return {"prefix": prefix, "log": log, "state": json.loads(B.state(g))}
+        log.append(json.loads(browser_api.step(g, json.dumps(acts))))
+    return {"prefix": prefix, "log": log, "state": json.loads(browser_api.state(g))}
 
 
 def test_pyodide_in_node_plays_the_numpy_engines_games(tmp_path):

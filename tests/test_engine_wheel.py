@@ -11,7 +11,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from marl_bgs import Game, browser, fingerprints
+from marl_bgs import Game, browser_api, fingerprints
 from marl_bgs.core.position import starting_position
 from marl_bgs.systems.numpy_play import NAMES, numpy_system, play_tick
 from marl_bgs.systems.scripted import alpha_act, alpha_memory
@@ -32,7 +32,7 @@ sys.path.insert(0, sys.argv[1])
 import numpy as np
 import marl_bgs
 assert marl_bgs.__file__.startswith(sys.argv[1]), marl_bgs.__file__
-from marl_bgs import Game, browser
+from marl_bgs import Game, browser_api
 from marl_bgs.core.position import starting_position
 from marl_bgs.replay import load_replay, record_game
 from marl_bgs.systems.numpy_play import NAMES, numpy_system, play_tick
@@ -43,9 +43,9 @@ for i, name in enumerate(NAMES):
     rng = np.random.default_rng(i)
     while not game.done:
         play_tick(game, systems, memories, rng)
-g = browser.new_game(json.dumps({"map": 42, "winning_score": 3, "horizon": 15}))
-while not json.loads(browser.state(g))["done"]:
-    browser.step(g, json.dumps([json.loads(browser.decide_team(g, t, "tdm-gamma")) for t in (0, 1)]))
+g = browser_api.new_game(json.dumps({"map": 42, "winning_score": 3, "horizon": 15}))
+while not json.loads(browser_api.state(g))["done"]:
+    browser_api.step(g, json.dumps([json.loads(browser_api.decide_team(g, t, "tdm-gamma")) for t in (0, 1)]))
 rng = np.random.default_rng(0)
 def choose(game):
     legal = game.legal_actions().reshape(10, -1)
@@ -66,7 +66,7 @@ def test_wheel_is_the_same_bytes_every_build(tmp_path):
         assert names == list(ew.wheel_bytes())
         assert all(i.date_time == ew.DATE for i in zf.infolist())
     assert sum(n.startswith("marl_bgs/_map_files/map_") for n in names) == 52
-    assert "marl_bgs/env.py" not in names and "marl_bgs/systems/play.py" not in names
+    assert "marl_bgs/env.py" not in names and "marl_bgs/systems/both_teams.py" not in names
 
 
 def test_play_path_imports_no_jax_pandas_pyarrow_tqdm(tmp_path):
@@ -109,20 +109,20 @@ def test_numpy_random_picks_only_legal_actions():
 def test_bridge_plays_legal_actions_and_names_bad_fields():
     spec = {"map": 48, "rosters": [["mage", "priest"], ["rogue"]], "winning_score": 3,
             "horizon": 40, "spawn_ends": ["right", "left"]}  # fmt: skip
-    g = browser.new_game(json.dumps(spec))
-    while not json.loads(browser.state(g))["done"]:
-        legal = json.loads(browser.legal_actions(g))
+    g = browser_api.new_game(json.dumps(spec))
+    while not json.loads(browser_api.state(g))["done"]:
+        legal = json.loads(browser_api.legal_actions(g))
         assert [len(team) for team in legal] == [2, 1]
-        acts = [json.loads(browser.decide_team(g, t, "tdm-beta")) for t in (0, 1)]
+        acts = [json.loads(browser_api.decide_team(g, t, "tdm-beta")) for t in (0, 1)]
         for t in (0, 1):
             for k, (m, tg, u) in enumerate(acts[t]):
                 assert (m * 11 + tg) * 2 + u in legal[t][k]
-        browser.step(g, json.dumps(acts))
-    view = json.loads(browser.team_view(g, 1))
+        browser_api.step(g, json.dumps(acts))
+    view = json.loads(browser_api.team_view(g, 1))
     assert view["present"] == [True, False, False, False, False]
-    position = json.loads(browser.state(g))["position"]
-    again = browser.new_game(json.dumps({"position": position}))
-    assert json.loads(browser.state(again))["position"] == position
+    position = json.loads(browser_api.state(g))["position"]
+    again = browser_api.new_game(json.dumps({"position": position}))
+    assert json.loads(browser_api.state(again))["position"] == position
     for bad, field in [
         ({"rosters": [["mage"]]}, "rosters"),
         ({"horizon": 1.5}, "horizon"),
@@ -133,12 +133,12 @@ def test_bridge_plays_legal_actions_and_names_bad_fields():
         ({"position": {"format": "nope"}}, "position"),
     ]:
         with pytest.raises(ValueError, match=field):
-            browser.new_game(json.dumps(bad))
+            browser_api.new_game(json.dumps(bad))
     with pytest.raises(ValueError, match="actions"):
-        browser.step(g, "[[")
+        browser_api.step(g, "[[")
     with pytest.raises(ValueError, match="no game with id"):
-        browser.state(10**6)
-    assert (ROOT / "marl_bgs" / "browser.py").read_text().count("import jax") == 0
+        browser_api.state(10**6)
+    assert (ROOT / "marl_bgs" / "browser_api.py").read_text().count("import jax") == 0
 
 
 # Scripted games on NumPy: every state and every System memory of two games (Alpha v Beta

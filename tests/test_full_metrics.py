@@ -12,12 +12,10 @@ import numpy as np
 import pytest
 
 from marl_bgs import Game
-from marl_bgs.core import classes as C
+from marl_bgs.core import classes
 from marl_bgs.core.events import tick_events
-from marl_bgs.metrics import PRIORITY_NAMES
-from marl_bgs.metrics import full as F
-from marl_bgs.metrics import topics as T
-from marl_bgs.metrics.record import NEEDS_SENT, FullRecorder
+from marl_bgs.metrics import PRIORITY_NAMES, facts, full, topics
+from marl_bgs.metrics.game_metrics import NEEDS_SENT, FullRecorder
 
 from .helpers import STAY, E, N, agent, enemy, own, position
 
@@ -49,26 +47,26 @@ def amount(events, kind: str, **match) -> int:
 
 
 def test_the_table_names_every_column_once_in_28_topics_and_six_sections():
-    assert len(T.TOPICS) == 28 and len(T.SECTIONS) == 6
-    assert {t.section for t in T.TOPICS} == set(T.SECTIONS)
-    assert len(set(F.FULL_NAMES)) == len(F.FULL_NAMES) == F.FULL_SIZE
-    assert sum(t.size for t in T.TOPICS) == F.FULL_SIZE
-    assert F.FULL_NAMES[: len(PRIORITY_NAMES)] == tuple(
+    assert len(topics.TOPICS) == 28 and len(topics.SECTIONS) == 6
+    assert {t.section for t in topics.TOPICS} == set(topics.SECTIONS)
+    assert len(set(full.FULL_NAMES)) == len(full.FULL_NAMES) == full.FULL_SIZE
+    assert sum(t.size for t in topics.TOPICS) == full.FULL_SIZE
+    assert full.FULL_NAMES[: len(PRIORITY_NAMES)] == tuple(
         f"episode_results.{n}" for n in PRIORITY_NAMES
     )
-    assert all(F.column_description(n) for n in F.FULL_NAMES[::97])
-    assert 0.8 < F.pair_share() < 0.95
+    assert all(full.column_description(n) for n in full.FULL_NAMES[::97])
+    assert 0.8 < full.pair_share() < 0.95
     # Enemy-only topics keep the 50 enemy pairs: no column names a teammate as the victim.
-    assert "damage_done.by_a0.to_a1.basic" not in F.FULL_NAMES
-    assert "damage_done.by_a0.to_b1.basic" in F.FULL_NAMES
-    assert "healing_done.by_a4.to_a4.basic" in F.FULL_NAMES  # a healer heals itself too
-    assert "formation.a0.and_a1.distance" in F.FULL_NAMES
-    assert "formation.a1.and_a0.distance" not in F.FULL_NAMES  # each pair once
+    assert "damage_done.by_a0.to_a1.basic" not in full.FULL_NAMES
+    assert "damage_done.by_a0.to_b1.basic" in full.FULL_NAMES
+    assert "healing_done.by_a4.to_a4.basic" in full.FULL_NAMES  # a healer heals itself too
+    assert "formation.a0.and_a1.distance" in full.FULL_NAMES
+    assert "formation.a1.and_a0.distance" not in full.FULL_NAMES  # each pair once
 
 
 def test_isqrt_is_exact():
     d = np.asarray([0, 1, 2, 3, 4, 24, 25, 26, 999_999, 10**6, 500_000_000, 2**30 - 1, 2**30])
-    got = T.isqrt(np, d.astype(np.int32))
+    got = facts.isqrt(np, d.astype(np.int32))
     assert got.tolist() == [int(np.floor(np.sqrt(float(v)))) for v in d]
 
 
@@ -144,7 +142,7 @@ PRIEST_HEALS = (
 def test_healing_done_and_received():
     values, events = play(*PRIEST_HEALS)
     given = amount(events[0], "heal", source="a1", target="a0")
-    assert given == C.HEAL_MILLI[C.PRIEST, 0, 0]
+    assert given == classes.HEAL_MILLI[classes.PRIEST, 0, 0]
     assert topic(values, "healing_done") == {"by_a1.to_a0.basic": given}
     assert topic(values, "healing_received") == {"a0.ability": given}
 
@@ -152,7 +150,7 @@ def test_healing_done_and_received():
 def test_excess_healing_goes_to_the_healer_when_it_healed_alone():
     values, events = play(*PRIEST_HEALS)
     excess = amount(events[0], "excess_heal", target="a0")
-    assert excess == C.HEAL_MILLI[C.PRIEST, 0, 0] - 2000  # 78 of 80: 2 points of room
+    assert excess == classes.HEAL_MILLI[classes.PRIEST, 0, 0] - 2000  # 78 of 80: 2 points of room
     assert topic(values, "excess_healing") == {"by_a1.to_a0": excess}
 
 
@@ -175,7 +173,7 @@ def test_healing_to_allies_under_a_harmful_effect():
 
 
 def test_healing_saves_count_heals_that_kept_an_ally_alive():
-    hit = C.DAMAGE_MILLI[C.ROGUE, 0, 0, 0, 0] / 1000  # one Backstab, no aura
+    hit = classes.DAMAGE_MILLI[classes.ROGUE, 0, 0, 0, 0] / 1000  # one Backstab, no aura
     low = agent("mage", 8, 5, health=hit - 1)  # dies to the Backstab unless healed
     values, events = play(
         [low, agent("priest", 8, 7)],
@@ -263,7 +261,7 @@ def test_aura_payoff_is_the_damage_the_auras_changed():
         [([(0, enemy(0), 0)], [STAY, STAY])],
     )
     dealt = amount(events[0], "damage", source="a0", target="b0")
-    table = C.DAMAGE_MILLI[C.MAGE, 0, :, 0, :]  # [Mage auras, Warrior auras]
+    table = classes.DAMAGE_MILLI[classes.MAGE, 0, :, 0, :]  # [Mage auras, Warrior auras]
     assert dealt == table[1, 1]  # the Mage's own aura, and the Warrior's beside the Rogue
     assert topic(values, "aura_payoff") == {
         "a.mage_added": table[1, 1] - table[0, 1],
@@ -332,13 +330,13 @@ def test_rogue_poison_healing_lost_to_the_cut():
         [cut, agent("priest", 8, 7)], [agent("rogue", 16, 5)], [([STAY, (0, own(0), 0)], [STAY])]
     )
     given = amount(events[0], "heal", source="a1", target="a0")
-    full_heal = C.HEAL_MILLI[C.PRIEST, 0, 0]
-    assert given == C.HEAL_MILLI[C.PRIEST, 0, 1] < full_heal
+    full_heal = classes.HEAL_MILLI[classes.PRIEST, 0, 0]
+    assert given == classes.HEAL_MILLI[classes.PRIEST, 0, 1] < full_heal
     assert topic(values, "rogue_poison") == {"a0.ability_healing_lost": full_heal - given}
 
 
 def test_priest_ultimate_casts_and_saves():
-    hit = C.DAMAGE_MILLI[C.ROGUE, 0, 0, 0, 0] / 1000
+    hit = classes.DAMAGE_MILLI[classes.ROGUE, 0, 0, 0, 0] / 1000
     values, _ = play(
         [agent("mage", 8, 5, health=hit - 1), agent("priest", 8, 7)],
         [agent("rogue", 9, 5)],
@@ -352,7 +350,7 @@ def test_every_topic_has_a_test_here():
     import sys
 
     source = inspect.getsource(sys.modules[__name__])
-    missing = [t.name for t in T.TOPICS if f'"{t.name}")' not in source]
+    missing = [t.name for t in topics.TOPICS if f'"{t.name}")' not in source]
     assert not missing
 
 
@@ -371,13 +369,13 @@ def full_eval():
 
 
 def test_compiled_full_metrics_equal_the_numpy_engines_from_the_replays(full_eval):
-    from marl_bgs.metrics.record import replay_full_metrics
+    from marl_bgs.metrics.game_metrics import replay_full_metrics
 
-    assert list(full_eval.full.columns) == ["game", *F.FULL_NAMES]
+    assert list(full_eval.full.columns) == ["game", *full.FULL_NAMES]
     for g in (0, 1):
         row = full_eval.full.loc[full_eval.full["game"] == g].iloc[0]
         again = replay_full_metrics(full_eval.replay(g))
-        differ = [n for n in F.FULL_NAMES if n not in NEEDS_SENT and int(row[n]) != again[n]]
+        differ = [n for n in full.FULL_NAMES if n not in NEEDS_SENT and int(row[n]) != again[n]]
         assert not differ, differ[:5]
         assert sum(again.values()) > 0
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st  # noqa: E402
 from marl_bgs import maps  # noqa: E402
 from marl_bgs.core.position import starting_position  # noqa: E402
 from marl_bgs.learn.config_files import from_dict  # noqa: E402
-from marl_bgs.positions import parse_position  # noqa: E402
+from marl_bgs.maps.positions import parse_position  # noqa: E402
 from marl_bgs.tournament.entrants import parse_entrants  # noqa: E402
 
 JUNK = st.recursive(

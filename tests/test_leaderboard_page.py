@@ -26,9 +26,7 @@ import pytest
 import yaml
 
 from marl_bgs.site import build as site_build
-from marl_bgs.site import formatting as F
-from marl_bgs.site import hook, templates
-from marl_bgs.site import leaderboard_page as L
+from marl_bgs.site import formatting, hook, leaderboard_page, templates
 from marl_bgs.systems.base import System
 from marl_bgs.tournament.entrants import NAME_PATTERN
 from marl_bgs.tournament.tiers import TIER_NAMES
@@ -141,7 +139,9 @@ def root(export_root, tmp_path) -> Path:
 
 
 def _board(root: Path) -> dict:
-    return json.loads((root / L.SEASONS / "season0" / "leaderboard.json").read_text())
+    return json.loads(
+        (root / leaderboard_page.SEASONS / "season0" / "leaderboard.json").read_text()
+    )
 
 
 def _html(md_text: str) -> str:
@@ -189,7 +189,7 @@ def _whole(x: float) -> str:
 # ---- unit tests on the generator -------------------------------------------------------------
 def test_every_entrant_row_holds_the_json_numbers(export_root):
     board = _board(export_root)
-    page = L.pages(export_root)["leaderboard/index.md"]()
+    page = leaderboard_page.pages(export_root)["leaderboard/index.md"]()
     rows = [r for r in _cells(_html(page)).rows if len(r) == 9 and r[0].isdigit()]
     assert len(rows) == len(board["table"]) == 4
     for entry, cells in zip(board["table"], rows, strict=True):
@@ -209,7 +209,7 @@ def test_every_entrant_row_holds_the_json_numbers(export_root):
 
 
 def test_hostile_strings_are_shown_as_text_never_as_markup(export_root):
-    pages = L.pages(export_root)
+    pages = leaderboard_page.pages(export_root)
     for rel, write in pages.items():
         html = _html(write())
         parsed = _cells(html)
@@ -236,13 +236,13 @@ def _visible(html: str) -> str:
 
 
 def test_text_escapes_markup_and_keeps_plain_words():
-    assert F.text("TDM-Alpha 2.0") == "TDM-Alpha 2.0"
-    assert F.text("a|b<c>&_*`[") == "a&#124;b&#60;c&#62;&#38;&#95;&#42;&#96;&#91;"
+    assert formatting.text("TDM-Alpha 2.0") == "TDM-Alpha 2.0"
+    assert formatting.text("a|b<c>&_*`[") == "a&#124;b&#60;c&#62;&#38;&#95;&#42;&#96;&#91;"
 
 
 def test_matchups_per_map_and_heterogeneity_come_from_the_json(export_root):
     board = _board(export_root)
-    html = _html(L.pages(export_root)["leaderboard/index.md"]())
+    html = _html(leaderboard_page.pages(export_root)["leaderboard/index.md"]())
     rows = _cells(html).rows
     names = board["matchups"]["entrants"]
     heat = [r for r in rows if r and r[0] in names and len(r) == len(names) + 1]
@@ -272,16 +272,19 @@ def test_interval_note_follows_strata_all_alike(root):
     board = _board(root)
     alike, strata = board["rating"]["strata_all_alike"], board["rating"]["strata"]
     assert 0 < alike < strata  # the stand-in's games vary in some strata only
-    page = L.pages(root)["leaderboard/index.md"]()
+    page = leaderboard_page.pages(root)["leaderboard/index.md"]()
     assert f"In {alike} of the {strata} strata" in page
     board["rating"]["strata_all_alike"] = 0
-    (root / L.SEASONS / "season0" / "leaderboard.json").write_text(json.dumps(board))
-    assert "Why some intervals are narrow" not in L.pages(root)["leaderboard/index.md"]()
+    (root / leaderboard_page.SEASONS / "season0" / "leaderboard.json").write_text(json.dumps(board))
+    assert (
+        "Why some intervals are narrow"
+        not in leaderboard_page.pages(root)["leaderboard/index.md"]()
+    )
 
 
 def test_downloads_link_every_file_and_figures_are_embedded(export_root):
-    folder = export_root / L.SEASONS / "season0"
-    page = L.pages(export_root)["leaderboard/index.md"]()
+    folder = export_root / leaderboard_page.SEASONS / "season0"
+    page = leaderboard_page.pages(export_root)["leaderboard/index.md"]()
     for p in folder.iterdir():
         assert f"](../exports/seasons/season0/{p.name})" in page, p.name
     for svg in (
@@ -295,7 +298,7 @@ def test_downloads_link_every_file_and_figures_are_embedded(export_root):
 
 def test_played_rules_and_submit_pages(export_root):
     board = _board(export_root)
-    pages = L.pages(export_root)
+    pages = leaderboard_page.pages(export_root)
     played = pages["leaderboard/season0-played.md"]()
     facts = board["season_facts"]
     assert f"| games | {facts['games']:,} |" in played
@@ -323,77 +326,83 @@ def test_played_rules_and_submit_pages(export_root):
 
 
 def test_code_fences_outgrow_backticks_in_file_text():
-    block = F.code_block("a ```` b", "json")
+    block = formatting.code_block("a ```` b", "json")
     assert block.startswith("`````json\n") and block.endswith("\n`````\n")
 
 
 def test_no_season_no_pages_and_no_nav(tmp_path):
-    assert L.pages(tmp_path) == {} and L.nav(tmp_path) == []
+    assert leaderboard_page.pages(tmp_path) == {} and leaderboard_page.nav(tmp_path) == []
     titles = [next(iter(e)) for e in hook.navigation(tmp_path)]
     assert "Leaderboard" not in titles
 
 
 def test_seasons_in_natural_order_newest_on_the_index(root):
-    base = root / L.SEASONS
+    base = root / leaderboard_page.SEASONS
     for name in ("season2", "season10"):
         shutil.copytree(base / "season0", base / name)
-    assert [p.name for p in L.season_dirs(root)] == ["season0", "season2", "season10"]
-    pages = L.pages(root)
+    assert [p.name for p in leaderboard_page.season_dirs(root)] == [
+        "season0",
+        "season2",
+        "season10",
+    ]
+    pages = leaderboard_page.pages(root)
     assert "# Season 10 leaderboard" in pages["leaderboard/index.md"]()
     assert "# Season 2 leaderboard" in pages["leaderboard/season2.md"]()
     assert "leaderboard/season10.md" not in pages and "leaderboard/season0-played.md" in pages
-    section = L.nav(root)[0]["Leaderboard"]
+    section = leaderboard_page.nav(root)[0]["Leaderboard"]
     assert section[0] == {"Season 10 leaderboard": "leaderboard/index.md"}
     assert {"How Season 0 was played": "leaderboard/season0-played.md"} in section
 
 
 def test_bad_data_errors_name_the_file_and_field(root):
-    folder = root / L.SEASONS / "season0"
+    folder = root / leaderboard_page.SEASONS / "season0"
     board = _board(root)
     board["table"][1]["elo"] = "high"
     (folder / "leaderboard.json").write_text(json.dumps(board))
     with pytest.raises(TypeError, match=r"leaderboard\.json\.table\[1\]\.elo: expected a number"):
-        L.pages(root)["leaderboard/index.md"]()  # a wrong type: FieldTypeError, also a ValueError
+        leaderboard_page.pages(root)[
+            "leaderboard/index.md"
+        ]()  # a wrong type: FieldTypeError, also a ValueError
     board["table"][1]["elo"] = float("nan")
     (folder / "leaderboard.json").write_text(json.dumps(board))
     with pytest.raises(ValueError, match=r"leaderboard\.json: table\[1\]\.elo: NaN is not allowed"):
-        L.pages(root)["leaderboard/index.md"]()
+        leaderboard_page.pages(root)["leaderboard/index.md"]()
     board["table"][1]["elo"] = 1000.0
     text = json.dumps(board).replace('"format"', '"format": "x", "format"', 1)
     (folder / "leaderboard.json").write_text(text)
     with pytest.raises(ValueError, match=r"leaderboard\.json: the key 'format' appears twice"):
-        L.pages(root)["leaderboard/index.md"]()
+        leaderboard_page.pages(root)["leaderboard/index.md"]()
     board["format"] = "something-else"
     (folder / "leaderboard.json").write_text(json.dumps(board))
     with pytest.raises(ValueError, match=r"season0/leaderboard\.json\.format"):
-        L.pages(root)
+        leaderboard_page.pages(root)
     (folder / "heterogeneity.svg").unlink()
-    board["format"] = L.BOARD_FORMAT
+    board["format"] = leaderboard_page.BOARD_FORMAT
     (folder / "leaderboard.json").write_text(json.dumps(board))
     with pytest.raises(FileNotFoundError, match=r"heterogeneity\.svg.*export_season\.py"):
-        L.pages(root)
+        leaderboard_page.pages(root)
     (folder / "provenance.json").unlink()
     with pytest.raises(FileNotFoundError, match=r"provenance\.json: missing; run"):
-        L.pages(root)
+        leaderboard_page.pages(root)
 
 
 def test_every_tier_has_a_badge_colour():
-    assert set(L.TIER_STYLE) == set(TIER_NAMES)
+    assert set(leaderboard_page.TIER_STYLE) == set(TIER_NAMES)
 
 
 # ---- one strict build of the leaderboard pages -----------------------------------------------
 HOOK = """
 from pathlib import Path
 from mkdocs.structure.files import File
-from marl_bgs.site import leaderboard_page as L
+from marl_bgs.site import leaderboard_page
 ROOT = Path(__file__).resolve().parent
 
 def on_config(config):
-    config["nav"] = [{"Home": "index.md"}, {"Atlas": "atlas.md"}, *L.nav(ROOT)]
+    config["nav"] = [{"Home": "index.md"}, {"Atlas": "atlas.md"}, *leaderboard_page.nav(ROOT)]
     return config
 
 def on_files(files, config):
-    for rel, write in L.pages(ROOT).items():
+    for rel, write in leaderboard_page.pages(ROOT).items():
         files.append(File.generated(config, rel, content=write()))
     for p in sorted((ROOT / "exports").rglob("*")):
         if p.is_file():
@@ -470,12 +479,15 @@ def test_zero_width_per_map_intervals_are_explained(root):
     ratings = board["per_map"]["ratings"]
     for r in ratings:
         r["elo_low"], r["elo_high"] = r["elo"] - 50, r["elo"] + 50
-    path = root / L.SEASONS / "season0" / "leaderboard.json"
+    path = root / leaderboard_page.SEASONS / "season0" / "leaderboard.json"
     path.write_text(json.dumps(board))
-    assert "per-map intervals have zero width" not in L.pages(root)["leaderboard/index.md"]()
+    assert (
+        "per-map intervals have zero width"
+        not in leaderboard_page.pages(root)["leaderboard/index.md"]()
+    )
     ratings[3]["elo_low"] = ratings[3]["elo_high"] = ratings[3]["elo"]
     path.write_text(json.dumps(board))
-    page = L.pages(root)["leaderboard/index.md"]()
+    page = leaderboard_page.pages(root)["leaderboard/index.md"]()
     assert f"1 of these {len(ratings)} per-map intervals have zero width" in page
     # the note stands above the per-map ratings table, whose zero-width cell is marked
     note = page.index("per-map intervals have zero width")
@@ -486,29 +498,29 @@ def test_zero_width_per_map_intervals_are_explained(root):
 
 def test_interval_note_stands_above_the_standings_table(root):
     """Before a reader takes a narrow or zero-width interval for a broken page."""
-    page = L.pages(root)["leaderboard/index.md"]()
+    page = leaderboard_page.pages(root)["leaderboard/index.md"]()
     standings = page.index("## Standings")
     assert standings < page.index("Why some intervals are narrow") < page.index("| rank |")
     board = _board(root)
     row = board["table"][1]
     row["elo_low"] = row["elo_high"] = row["elo"]
-    (root / L.SEASONS / "season0" / "leaderboard.json").write_text(json.dumps(board))
-    page = L.pages(root)["leaderboard/index.md"]()
+    (root / leaderboard_page.SEASONS / "season0" / "leaderboard.json").write_text(json.dumps(board))
+    page = leaderboard_page.pages(root)["leaderboard/index.md"]()
     assert "*‡*: an interval of zero width" in page
     assert page.index("The rows marked ‡") < page.index("| rank |")
 
 
 def test_submit_page_shows_the_name_pattern_as_written(export_root):
     """`text()` inside a code span showed `&#94;&#91;...` to the reader."""
-    html = _html(L.pages(export_root)["leaderboard/submit.md"]())
+    html = _html(leaderboard_page.pages(export_root)["leaderboard/submit.md"]())
     shown = _visible(html)
     assert f"checked against {NAME_PATTERN.pattern}." in shown
     assert "&#" not in shown[shown.index("Entry names are checked") :]
-    assert F.inline_code("a`b") == "``a`b``" and F.inline_code("`x") == "`` `x ``"
+    assert formatting.inline_code("a`b") == "``a`b``" and formatting.inline_code("`x") == "`` `x ``"
 
 
 def test_played_page_games_table_has_a_header(export_root):
-    html = _html(L.pages(export_root)["leaderboard/season0-played.md"]())
+    html = _html(leaderboard_page.pages(export_root)["leaderboard/season0-played.md"]())
     assert "<th></th>" not in html.replace(" ", "")
 
 
@@ -516,11 +528,11 @@ def test_wdl_small_multiples_follow_the_records(export_root):
     """One panel per entrant, listed in the JSON's figures and embedded under the records."""
     board = _board(export_root)
     assert board["files"]["figures"]["per_map_wdl"] == ["per_map_wdl.svg", "per_map_wdl.png"]
-    page = L.pages(export_root)["leaderboard/index.md"]()
+    page = leaderboard_page.pages(export_root)["leaderboard/index.md"]()
     records = page.index("First each entrant's record on each map")
     figure = page.index("(../exports/seasons/season0/per_map_wdl.svg)")
     assert records < figure < page.index("Then a separate joint rating")
-    svg = (export_root / L.SEASONS / "season0" / "per_map_wdl.svg").read_text()
+    svg = (export_root / leaderboard_page.SEASONS / "season0" / "per_map_wdl.svg").read_text()
     panels = set(re.findall(r'id="axes_\d+"', svg))
     assert len(panels) == len(board["matchups"]["entrants"]) == 4
 
@@ -548,8 +560,8 @@ def test_one_sided_entrants_and_swept_pairings_get_no_i2(root):
         assert r["one_sided"] == want
     low = next(r for r in board["heterogeneity"]["entrants"] if r["entrant"] == "Low")
     low["one_sided"], low["i2"] = "won no game", 0.93
-    (root / L.SEASONS / "season0" / "leaderboard.json").write_text(json.dumps(board))
-    html = _html(L.pages(root)["leaderboard/index.md"]())
+    (root / leaderboard_page.SEASONS / "season0" / "leaderboard.json").write_text(json.dumps(board))
+    html = _html(leaderboard_page.pages(root)["leaderboard/index.md"]())
     shown = " ".join(_visible(html).split())
     reading = shown[shown.index("Here:") : shown.index("entrant maps pooled Elo")]
     assert "Low: not tested" in reading and "Low (93%)" not in reading
@@ -569,8 +581,8 @@ def test_pages_of_an_older_export_without_the_new_fields(root):
             r.pop("one_sided", None)
             r.pop("swept_by", None)
     del board["files"]["figures"]["per_map_wdl"]
-    (root / L.SEASONS / "season0" / "leaderboard.json").write_text(json.dumps(board))
-    page = L.pages(root)["leaderboard/index.md"]()
+    (root / leaderboard_page.SEASONS / "season0" / "leaderboard.json").write_text(json.dumps(board))
+    page = leaderboard_page.pages(root)["leaderboard/index.md"]()
     assert "not meaningful" not in page and "The same records drawn" not in page
 
 
@@ -582,15 +594,17 @@ def test_every_leaderboard_template_parses_and_a_missing_value_is_an_error(expor
     assert {"leaderboard/season.md.j2", "leaderboard/played.md.j2"} <= set(names)
     for name in names:
         templates.environment().get_template(name)  # parses
-    season = L.load_seasons(export_root)[0]
+    season = leaderboard_page.load_seasons(export_root)[0]
     with pytest.raises(jinja2.UndefinedError, match="season"):
-        templates.render("leaderboard/rules.md.j2", b=season.board, facts=None, badge=L.badge)
+        templates.render(
+            "leaderboard/rules.md.j2", b=season.board, facts=None, badge=leaderboard_page.badge
+        )
 
 
 def test_templates_are_not_published():
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
     assert "/_templates/" in config["exclude_docs"].split()
-    assert L.TEMPLATES.is_relative_to(ROOT / "site_src" / "_templates")
+    assert leaderboard_page.TEMPLATES.is_relative_to(ROOT / "site_src" / "_templates")
 
 
 def test_a_challenger_left_out_took_no_seat():

@@ -17,7 +17,7 @@ from marl_bgs.core.actions import NUM_JOINT, compass_flat, encode
 from marl_bgs.core.observation import OBS_WIDTH
 from marl_bgs.core.position import starting_position
 from marl_bgs.core.state import RIGHT
-from marl_bgs.learn import demos as D
+from marl_bgs.learn import demos
 from marl_bgs.random_play import random_actions
 from marl_bgs.replay import record_game
 
@@ -28,19 +28,19 @@ TINY = dict(teacher="random", opponents=("random",), maps=(0,), roster=("mage", 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
     folder = tmp_path_factory.mktemp("demos") / "random"
-    D.record_demos(D.DemoSettings(**TINY), folder, progress=False)
+    demos.record_demos(demos.DemoSettings(**TINY), folder, progress=False)
     return folder
 
 
 def test_a_recording_reads_back_whole_and_consistent(recorded):
-    demos = D.read_demos(recorded)
-    m = demos.manifest
+    read = demos.read_demos(recorded)
+    m = read.manifest
     # 60 steps of 3 games in chunks of 8 ticks: 3 chunks (72 steps), 2 chunks a shard.
     assert [s["ticks"] for s in m["shards"]] == [16, 8]
-    assert m["steps"] == 72 and demos.envs == 3
-    assert m["settings"] == json.loads(json.dumps(D.DemoSettings(**TINY).to_dict()))
+    assert m["steps"] == 72 and read.envs == 3
+    assert m["settings"] == json.loads(json.dumps(demos.DemoSettings(**TINY).to_dict()))
     assert m["provenance"]["teacher"] == "random" and m["provenance"]["reward"]["damage"] == 0.001
-    a = demos.arrays()
+    a = read.arrays()
     assert a["obs"].shape == (24, 3, 5, OBS_WIDTH) and a["avail"].shape == (24, 3, 5, NUM_JOINT)
     assert a["new_game"][0].all()  # every game starts fresh
     # A game that ends is replaced by a fresh one at the next tick, and only then.
@@ -49,7 +49,7 @@ def test_a_recording_reads_back_whole_and_consistent(recorded):
     assert sum(m["results"].values()) == m["games_finished"]
     # Two classes in the roster: slots 2-4 are empty; the random teacher chose legally.
     assert a["present"][..., :2].all() and not a["present"][..., 2:].any()
-    batch = D.learner_batch(a)
+    batch = demos.learner_batch(a)
     assert np.array_equal(batch["counts"], a["present"] & a["alive"])
     assert m["teacher_illegal_choices"] == 0
 
@@ -60,7 +60,7 @@ def test_returns_sum_the_discounted_rewards_of_each_game_to_its_end():
     reward[:, 1, 1] = [1, 1, 1, 1, 1]
     done = np.zeros((5, 2), bool)
     done[2, 0] = True  # game 1 of env 0 ends at tick 2; the next is cut off by the end
-    ret, complete = D.discounted_returns(reward, done, 0.5)
+    ret, complete = demos.discounted_returns(reward, done, 0.5)
     assert ret[:, 0, 0].tolist() == [1 + 0.5 * 2 + 0.25 * 3, 2 + 0.5 * 3, 3, 4 + 0.5 * 5, 5]
     assert ret[:, 1, 1].tolist() == [1.9375, 1.875, 1.75, 1.5, 1.0]
     assert complete[:, 0].tolist() == [True, True, True, False, False]
@@ -97,11 +97,11 @@ def _copy(recorded, tmp_path):
 
 
 def _manifest(folder):
-    return json.loads((folder / D.MANIFEST).read_text())
+    return json.loads((folder / demos.MANIFEST).read_text())
 
 
 def _save_manifest(folder, m):
-    (folder / D.MANIFEST).write_text(json.dumps(m))
+    (folder / demos.MANIFEST).write_text(json.dumps(m))
 
 
 def _rewrite_shard(folder, change):
@@ -143,7 +143,7 @@ def test_a_damaged_manifest_is_refused_naming_the_field(recorded, tmp_path, spoi
     spoil(m)
     _save_manifest(folder, m)
     with pytest.raises(ValueError) as err:
-        D.read_demos(folder)
+        demos.read_demos(folder)
     assert says in str(err.value)
 
 
@@ -170,9 +170,9 @@ def _set(name, value):
 def test_a_damaged_shard_is_refused_naming_the_array(recorded, tmp_path, change, says):
     folder = _copy(recorded, tmp_path)
     _rewrite_shard(folder, change)
-    demos = D.read_demos(folder)  # the manifest is whole: the arrays are checked when read
+    read = demos.read_demos(folder)  # the manifest is whole: the arrays are checked when read
     with pytest.raises(ValueError) as err:
-        demos.shard(0)
+        read.shard(0)
     assert says in str(err.value)
 
 
@@ -193,11 +193,11 @@ def test_a_shard_that_is_not_an_archive_or_claims_a_huge_array_is_refused(record
             zf.writestr(name, data)
     _fix_digest(folder)
     with pytest.raises(ValueError, match="shards\\[0\\].world: expected float32"):
-        D.read_demos(folder).shard(0)
+        demos.read_demos(folder).shard(0)
     path.write_bytes(b"\x93NUMPY not a zip")
     _fix_digest(folder)
     with pytest.raises(ValueError, match="shards\\[0\\]: shard-00000.npz is not a .npz archive"):
-        D.read_demos(folder).shard(0)
+        demos.read_demos(folder).shard(0)
 
 
 def _fix_digest(folder):
@@ -215,10 +215,10 @@ def test_demos_from_a_replay_are_the_engine_inputs_and_the_accepted_actions(tmp_
     replay = record_game(Game(start), lambda g: random_actions(g, rng), ("human", "random"), 4)
     path = tmp_path / "game.json.gz"
     replay.save(path)
-    folder = D.demos_from_replays([path, path], "a", tmp_path / "demos")
-    demos = D.read_demos(folder)
-    assert demos.manifest["source"] == "replays" and demos.num_shards == 2
-    a = demos.shard(1)
+    folder = demos.demos_from_replays([path, path], "a", tmp_path / "demos")
+    read = demos.read_demos(folder)
+    assert read.manifest["source"] == "replays" and read.num_shards == 2
+    a = read.shard(1)
     ticks = replay.ticks
     assert a["obs"].shape == (ticks, 1, 5, OBS_WIDTH)
     game = Game(start)
@@ -238,7 +238,7 @@ def test_demos_from_a_replay_are_the_engine_inputs_and_the_accepted_actions(tmp_
     legal = np.take_along_axis(a["avail"], a["action"][..., None].astype(np.int64), -1)[..., 0]
     assert legal[..., :2][live].all()
     with pytest.raises(ValueError, match="side: expected 'a' or 'b'"):
-        D.demos_from_replays([path], "c", tmp_path / "x")
+        demos.demos_from_replays([path], "c", tmp_path / "x")
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(ValueError, match="replays: bad.json"):
-        D.demos_from_replays([tmp_path / "bad.json"], "a", tmp_path / "y")
+        demos.demos_from_replays([tmp_path / "bad.json"], "a", tmp_path / "y")

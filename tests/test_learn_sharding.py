@@ -30,7 +30,7 @@ SCRIPT = textwrap.dedent("""
     import jax
     import numpy as np
     from marl_bgs.learn.config_files import load_config
-    from marl_bgs.learn.sharding import game_mesh, shard_state
+    from marl_bgs.learn.learner_sharding import game_mesh, shard_state
     from marl_bgs.learn.registry import learner_for
 
     cfg = load_config(None, json.loads(sys.argv[1]), algo="rec-ippo")

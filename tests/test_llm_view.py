@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from marl_bgs.core import classes as C
+from marl_bgs.core import classes
 from marl_bgs.core.position import starting_position
 from marl_bgs.core.state import MILLI, TEAM_SIZE
 from marl_bgs.game import Game
@@ -91,7 +91,7 @@ def test_hidden_enemies_state_does_not_change_the_text_but_seen_state_does(game)
     cooldown = s.ultimate_cooldown.copy()
     cooldown[hidden] = 17
     effects = s.effects.copy()
-    effects[hidden, C.SLOW_POISON] = 3
+    effects[hidden, classes.SLOW_POISON] = 3
     pos = s.pos.copy()
     pos[hidden, 1] = 9500 if pos[hidden, 1] < 5000 else 500  # far along its own end
     changed = _with_state(game, health=health, ultimate_cooldown=cooldown, effects=effects)
@@ -114,13 +114,13 @@ def test_hidden_enemies_state_does_not_change_the_text_but_seen_state_does(game)
 
 def test_the_text_reads_numbers_from_the_class_table(game):
     text = format_actor_view(game.team_inputs(0), 0)
-    for spec in C.CLASSES:
+    for spec in classes.CLASSES:
         assert f"- {spec.title} (class " in text
         assert spec.basic_name in text and spec.ultimate_name in text
         for value in (spec.basic_damage, spec.ultimate_damage):
             if value:
                 assert f" {value:g} damage" in text
-    assert f"{C.ULTIMATE_COOLDOWN}-tick cooldown" in text
+    assert f"{classes.ULTIMATE_COOLDOWN}-tick cooldown" in text
 
 
 def test_menu_matches_the_mask_exactly(game):

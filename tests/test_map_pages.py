@@ -9,13 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from marl_bgs.site import data_pages as D
-from marl_bgs.site import hook
+from marl_bgs.site import data_pages, hook
 
 ROOT = Path(__file__).resolve().parent.parent
 INDEX = json.loads((ROOT / "exports" / "atlas" / "index.json").read_text())
 MAPS = {m["id"]: m for m in INDEX["maps"]}
-REPLAY_MAPS = {e["map"] for e in D.replay_entries(ROOT) if "map" in e}
+REPLAY_MAPS = {e["map"] for e in data_pages.replay_entries(ROOT) if "map" in e}
 
 
 def test_every_map_has_a_generated_page_outside_the_nav():
@@ -31,7 +30,7 @@ def test_every_map_has_a_generated_page_outside_the_nav():
 def test_map_page_has_drawing_stats_with_units_and_split(map_id):
     m = MAPS[map_id]
     st = m["stats"]
-    text = D.map_page(ROOT, map_id)
+    text = data_pages.map_page(ROOT, map_id)
     assert text.startswith(f"# Map {map_id} · {m['name']}")
     assert f"](../exports/atlas/map_{map_id:02d}.svg)" in text
     assert f"[{m['split']}](../atlas.md#{m['split']})" in text
@@ -48,9 +47,9 @@ def test_map_page_has_drawing_stats_with_units_and_split(map_id):
 def test_sample_replay_only_when_one_exists_for_the_map():
     assert REPLAY_MAPS, "exports/replays/index.json lists no map"
     for map_id in MAPS:
-        text = D.map_page(ROOT, map_id)
+        text = data_pages.map_page(ROOT, map_id)
         if map_id in REPLAY_MAPS:
-            (e,) = [e for e in D.replay_entries(ROOT) if e.get("map") == map_id][:1]
+            (e,) = [e for e in data_pages.replay_entries(ROOT) if e.get("map") == map_id][:1]
             assert f'data-src="../../{e["src"]}"' in text
             assert "## A game on this map" in text
         else:  # no placeholder, no empty section
@@ -59,7 +58,7 @@ def test_sample_replay_only_when_one_exists_for_the_map():
 
 
 def test_atlas_links_every_map_page_and_writes_percentages():
-    text = D.atlas_page(ROOT)
+    text = data_pages.atlas_page(ROOT)
     for map_id in MAPS:
         assert text.count(f"](maps/{map_id}.md)") == 2  # the drawing and the caption
     assert "(% of floor)" in text and "(% of standing points)" in text and "(units)" in text

@@ -10,11 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from marl_bgs import Game
-from marl_bgs import maps as M
+from marl_bgs import Game, maps
 from marl_bgs.core.position import starting_position
 from marl_bgs.core.state import MAX_TURNED_WALLS
-from marl_bgs.learn import curriculum as C
+from marl_bgs.learn import curriculum
 from marl_bgs.maps import files as map_files
 from marl_bgs.random_play import random_actions
 
@@ -24,13 +23,13 @@ SPEC_MAP47 = ROOT.parent / "shared" / "spec" / "map47.json"
 
 def raw(map_id: int) -> dict:
     """A map file exactly as committed."""
-    return json.loads(M.map_path(map_id).read_text(encoding="utf-8"))
+    return json.loads(maps.map_path(map_id).read_text(encoding="utf-8"))
 
 
 def kinds(ob: dict) -> str:
     if ob["kind"] == "pillar":
         return "pillar"
-    if M.is_turned(ob):
+    if maps.is_turned(ob):
         return "turned"
     return "thin" if min(ob["width"], ob["height"]) <= 0.05 else "wall"
 
@@ -39,7 +38,7 @@ class _AllMaps(dict):
     """Every numbered map, loaded on first use (so a broken file fails a test, not import)."""
 
     def __missing__(self, map_id: int) -> dict:
-        self[map_id] = M.load_map(map_id)
+        self[map_id] = maps.load_map(map_id)
         return self[map_id]
 
 
@@ -51,36 +50,36 @@ ALL = _AllMaps()
 
 
 def test_there_are_52_maps_named_by_id():
-    files = sorted(p.name for p in M.maps_dir().glob("*.json"))
+    files = sorted(p.name for p in maps.maps_dir().glob("*.json"))
     assert files == [f"map_{i:02d}.json" for i in range(52)]
-    assert M.available_maps() == list(range(52))
+    assert maps.available_maps() == list(range(52))
 
 
-@pytest.mark.parametrize("map_id", M.MAP_IDS)
+@pytest.mark.parametrize("map_id", maps.MAP_IDS)
 def test_every_map_is_valid_and_in_its_split(map_id):
     data = ALL[map_id]
     assert data["id"] == map_id
-    assert data["split"] == M.split_of(map_id)
+    assert data["split"] == maps.split_of(map_id)
     assert 0 <= len(data["obstacles"]) <= 32
-    assert sum(M.is_turned(ob) for ob in data["obstacles"]) <= MAX_TURNED_WALLS
-    assert M.validate_map(raw(map_id))["obstacles"] == data["obstacles"]
+    assert sum(maps.is_turned(ob) for ob in data["obstacles"]) <= MAX_TURNED_WALLS
+    assert maps.validate_map(raw(map_id))["obstacles"] == data["obstacles"]
 
 
 def test_splits_cover_every_map_once():
-    ids = [i for split in M.SPLITS.values() for i in split]
+    ids = [i for split in maps.SPLITS.values() for i in split]
     assert sorted(ids) == list(range(52))
-    assert M.SPLITS["curriculum"] == tuple(range(12))
-    assert M.SPLITS["training"] == tuple(range(12, 42))
-    assert M.SPLITS["validation"] == tuple(range(42, 47))
-    assert M.SPLITS["test"] == tuple(range(47, 52))
-    assert M.TRAINING_MAPS == tuple(range(42))
-    assert M.HELD_OUT_MAPS == tuple(range(42, 52))
+    assert maps.SPLITS["curriculum"] == tuple(range(12))
+    assert maps.SPLITS["training"] == tuple(range(12, 42))
+    assert maps.SPLITS["validation"] == tuple(range(42, 47))
+    assert maps.SPLITS["test"] == tuple(range(47, 52))
+    assert maps.TRAINING_MAPS == tuple(range(42))
+    assert maps.HELD_OUT_MAPS == tuple(range(42, 52))
     with pytest.raises(ValueError, match="no map with id 52"):
-        M.split_of(52)
+        maps.split_of(52)
 
 
 def test_names_are_distinct_and_short():
-    names = [ALL[i]["name"] for i in M.MAP_IDS]
+    names = [ALL[i]["name"] for i in maps.MAP_IDS]
     assert len(set(names)) == 52
     assert all(0 < len(n) <= 20 and n == n.strip() for n in names)
 
@@ -98,19 +97,19 @@ def test_map_47_is_the_given_test_map():
 
 
 def test_held_out_maps_share_no_layout_with_training_maps():
-    for held in M.HELD_OUT_MAPS:
-        mine = M.layout_units(ALL[held]["obstacles"])
-        for train in M.TRAINING_MAPS:
-            other = M.layout_units(ALL[train]["obstacles"])
+    for held in maps.HELD_OUT_MAPS:
+        mine = maps.layout_units(ALL[held]["obstacles"])
+        for train in maps.TRAINING_MAPS:
+            other = maps.layout_units(ALL[train]["obstacles"])
             # Not equal, not a mirror, not one change away (a mirrored pair counts 2) ...
-            assert M.layout_distance(ALL[held]["obstacles"], ALL[train]["obstacles"]) > 2
+            assert maps.layout_distance(ALL[held]["obstacles"], ALL[train]["obstacles"]) > 2
             # ... and not even half of the obstacles in common.
             common, union = sum((mine & other).values()), sum((mine | other).values())
             assert common / max(union, 1) < 0.5, (held, train)
 
 
 def test_no_two_maps_share_a_layout():
-    keys = {tuple(sorted(M.layout_units(ALL[i]["obstacles"]).items())) for i in M.MAP_IDS}
+    keys = {tuple(sorted(maps.layout_units(ALL[i]["obstacles"]).items())) for i in maps.MAP_IDS}
     assert len(keys) == 52
 
 
@@ -135,20 +134,20 @@ def test_curriculum_maps_add_one_kind_of_obstacle_at_a_time():
 
 def test_training_maps_mix_every_motif_and_held_out_maps_are_dense():
     seen = set()
-    for i in M.SPLITS["training"]:
+    for i in maps.SPLITS["training"]:
         seen |= {kinds(ob) for ob in ALL[i]["obstacles"]}
         assert len(ALL[i]["obstacles"]) >= 6
     assert seen == {"pillar", "wall", "thin", "turned"}
-    for i in M.HELD_OUT_MAPS:
+    for i in maps.HELD_OUT_MAPS:
         assert len(ALL[i]["obstacles"]) >= 18
         assert len({kinds(ob) for ob in ALL[i]["obstacles"]}) >= 3
 
 
 def test_spawn_columns_are_clear():
     """No pad is a dead end: nothing stands within a body width of the pad columns."""
-    for i in M.MAP_IDS:
+    for i in maps.MAP_IDS:
         for ob in ALL[i]["obstacles"]:
-            x0, _, x1, _ = M.obstacle_bounds(ob)
+            x0, _, x1, _ = maps.obstacle_bounds(ob)
             assert x0 >= 1.5 and x1 <= 18.5, (i, ob)
 
 
@@ -164,12 +163,12 @@ def _grown(ob: dict, d: float) -> dict:
 
 def test_walking_routes_are_at_least_1_2_wide():
     """With every obstacle grown by 0.1, bodies still reach every pad and all standing room."""
-    for i in M.MAP_IDS:
+    for i in maps.MAP_IDS:
         grown = [_grown(ob, 0.1) for ob in ALL[i]["obstacles"]]
-        assert M.reach_problem(grown) is None, i
+        assert maps.reach_problem(grown) is None, i
 
 
-@pytest.mark.parametrize("map_id", M.MAP_IDS)
+@pytest.mark.parametrize("map_id", maps.MAP_IDS)
 def test_every_map_plays(map_id):
     game = Game(starting_position(map_id))
     rng = np.random.default_rng(map_id)
@@ -178,13 +177,13 @@ def test_every_map_plays(map_id):
 
 
 def test_load_map_returns_private_copies():
-    a = M.load_map(12)
+    a = maps.load_map(12)
     a["obstacles"].clear()
-    assert M.load_map(12)["obstacles"]
+    assert maps.load_map(12)["obstacles"]
     with pytest.raises(ValueError, match="no map with id 99"):
-        M.load_map(99)
+        maps.load_map(99)
     with pytest.raises(TypeError, match="map: expected a whole number, got True"):
-        M.load_map(True)
+        maps.load_map(True)
 
 
 # ----------------------------------------------------------------------------------------
@@ -213,7 +212,7 @@ def bed_map(obstacles=None, **top) -> dict:
         "split": "training",
         "width": 20.0,
         "height": 10.0,
-        "spawn_pads": M.standard_pads(),
+        "spawn_pads": maps.standard_pads(),
         "obstacles": obstacles,
     }
     data.update(top)
@@ -222,7 +221,7 @@ def bed_map(obstacles=None, **top) -> dict:
 
 def rejected(data: dict, *parts: str) -> str:
     with pytest.raises(ValueError) as err:
-        M.validate_map(data)
+        maps.validate_map(data)
     msg = str(err.value)
     for part in parts:
         assert part in msg, msg
@@ -230,7 +229,7 @@ def rejected(data: dict, *parts: str) -> str:
 
 
 def test_testbed_is_valid():
-    assert M.validate_map(bed_map())["name"] == "Testbed"
+    assert maps.validate_map(bed_map())["name"] == "Testbed"
 
 
 def test_asymmetric_map():
@@ -247,7 +246,7 @@ def test_asymmetric_map():
 
 def test_wall_theta_must_mirror_to_minus_theta():
     ok = bed_map([wall(6.0, 5.0, 2.0, 0.3, 0.5), wall(14.0, 5.0, 2.0, 0.3, -0.5)])
-    assert M.validate_map(ok)
+    assert maps.validate_map(ok)
     rejected(
         bed_map([wall(6.0, 5.0, 2.0, 0.3, 0.5), wall(14.0, 5.0, 2.0, 0.3, 0.5)]),
         "map 12 (Testbed): obstacle 0 (wall at 6.0, 5.0): has no mirror image",
@@ -255,7 +254,7 @@ def test_wall_theta_must_mirror_to_minus_theta():
     )
     # A square turned by 45 degrees is its own mirror, whichever sign its theta has (map 47).
     diamonds = [wall(6.0, 5.0, 1.0, 1.0, 0.7853982), wall(14.0, 5.0, 1.0, 1.0, 0.7853982)]
-    assert M.validate_map(bed_map(diamonds))
+    assert maps.validate_map(bed_map(diamonds))
 
 
 def test_obstacle_on_the_mirror_line_must_be_symmetric():
@@ -263,7 +262,7 @@ def test_obstacle_on_the_mirror_line_must_be_symmetric():
         bed_map([wall(10.0, 5.0, 2.0, 0.3, 0.3)]),
         "obstacle 0 (wall at 10.0, 5.0): lies on the mirror line x = 10 but is not symmetric",
     )
-    assert M.validate_map(bed_map([wall(10.0, 5.0, 1.0, 1.0, math.pi / 4)]))
+    assert maps.validate_map(bed_map([wall(10.0, 5.0, 1.0, 1.0, math.pi / 4)]))
 
 
 def test_obstacle_outside_the_arena():
@@ -307,13 +306,13 @@ def test_pads_cut_off_from_each_other():
     halves = [wall(10.0, 2.3, 0.4, 4.6), wall(10.0, 7.7, 0.4, 4.6)]
     rejected(bed_map(halves), "a body cannot walk from the left spawn pad")
     halves = [wall(10.0, 2.25, 0.4, 4.5), wall(10.0, 7.75, 0.4, 4.5)]
-    assert M.validate_map(bed_map(halves))  # a door exactly one body wide is enough
+    assert maps.validate_map(bed_map(halves))  # a door exactly one body wide is enough
 
 
 def test_too_many_obstacles():
     many = [pillar(x, y, 0.2) for x in (3.0, 5.0, 7.0, 9.0) for y in (2.0, 4.0, 6.0, 8.0)]
     many += [dict(ob, x=20 - ob["x"]) for ob in many]
-    assert M.validate_map(bed_map(many))  # 32 is fine
+    assert maps.validate_map(bed_map(many))  # 32 is fine
     rejected(
         bed_map(many + [pillar(10.0, 5.0, 0.2)]),
         "map 12 (Testbed): 33 obstacles, at most 32 allowed",
@@ -329,7 +328,7 @@ def test_too_many_turned_walls():
         bed_map(turned),
         "obstacle 8 (wall at 5.0, 8.7): is wall number 9 whose theta is not a multiple of pi/2",
     )
-    assert M.validate_map(bed_map(turned[:8]))
+    assert maps.validate_map(bed_map(turned[:8]))
 
 
 def test_duplicate_and_malformed_obstacles():
@@ -393,26 +392,26 @@ def test_held_out_map_must_not_copy_a_training_map():
     one_less["obstacles"] = [ob for ob in one_less["obstacles"] if ob["x"] != 16.8 or ob["y"] != 2]
     rejected(one_less, "nearly the same layout as training map 12 (2 obstacles differ")
     # The same obstacles as a training map are fine for another training map's checks.
-    assert M.validate_map(dict(raw(12), name="Twin"), check_layouts=True)
+    assert maps.validate_map(dict(raw(12), name="Twin"), check_layouts=True)
 
 
 def test_file_errors_name_the_file(tmp_path, monkeypatch):
     monkeypatch.setattr(map_files, "maps_dir", lambda: tmp_path)
     (tmp_path / "map_12.json").write_text("{not json", encoding="utf-8")
     with pytest.raises(ValueError, match="map_12.json: not valid JSON"):
-        M.load_map(12)
+        maps.load_map(12)
     (tmp_path / "map_13.json").write_text(json.dumps(bed_map()), encoding="utf-8")
     with pytest.raises(ValueError, match=r"map 12 \(Testbed\): the file map_13.json must hold"):
-        M.load_map(13)
+        maps.load_map(13)
     bad = bed_map(format="nope", id="x")
     (tmp_path / "map_14.json").write_text(json.dumps(bad), encoding="utf-8")
     with pytest.raises(ValueError, match=r"map_14.json \(Testbed\): format"):
-        M.load_map(14)
+        maps.load_map(14)
 
 
 def test_inline_obstacles_need_no_symmetry():
     inline = [pillar(6.0, 5.0), wall(3.0, 2.0, 1.0, 0.5, 0.3)]
-    assert len(M.check_obstacles(inline)) == 2
+    assert len(maps.check_obstacles(inline)) == 2
     position = starting_position({"obstacles": inline})
     assert Game(position).obstacles
 
@@ -422,8 +421,8 @@ def test_inline_obstacles_need_no_symmetry():
 
 
 def test_default_curriculum_grows():
-    stages = C.CURRICULUM
-    assert C.validate_stages(stages) == stages
+    stages = curriculum.CURRICULUM
+    assert curriculum.validate_stages(stages) == stages
     assert stages[0].team_size == 1 and stages[-1].team_size == 5
     assert stages[0].maps == (0,)
     sizes = [s.team_size for s in stages]
@@ -435,51 +434,56 @@ def test_default_curriculum_grows():
         assert seen <= set(s.maps)  # maps are only ever added
         seen = set(s.maps)
     assert set(stages[-2].maps) == set(range(12))
-    assert set(stages[-1].maps) == set(M.TRAINING_MAPS)
+    assert set(stages[-1].maps) == set(maps.TRAINING_MAPS)
 
 
 def test_stage_at_follows_progress():
-    bounds = C.stage_bounds()
+    bounds = curriculum.stage_bounds()
     assert bounds[0][0] == 0.0 and bounds[-1][1] == 1.0
-    assert C.stage_at(0.0) is C.CURRICULUM[0]
-    assert C.stage_at(1.0) is C.CURRICULUM[-1]
-    assert C.stage_at(np.float32(0.999)) is C.CURRICULUM[-1]
+    assert curriculum.stage_at(0.0) is curriculum.CURRICULUM[0]
+    assert curriculum.stage_at(1.0) is curriculum.CURRICULUM[-1]
+    assert curriculum.stage_at(np.float32(0.999)) is curriculum.CURRICULUM[-1]
     for k, (start, end) in enumerate(bounds):
-        assert C.stage_at((start + end) / 2) is C.CURRICULUM[k]
-        assert C.stage_at(start) is C.CURRICULUM[k]
-    picked = [C.CURRICULUM.index(C.stage_at(p / 100)) for p in range(101)]
+        assert curriculum.stage_at((start + end) / 2) is curriculum.CURRICULUM[k]
+        assert curriculum.stage_at(start) is curriculum.CURRICULUM[k]
+    picked = [curriculum.CURRICULUM.index(curriculum.stage_at(p / 100)) for p in range(101)]
     assert picked == sorted(picked)
     for bad in (-0.1, 1.5, float("nan"), "half", True, None):
         with pytest.raises(ValueError, match="progress"):
-            C.stage_at(bad)
+            curriculum.stage_at(bad)
 
 
 def test_custom_stages():
     mine = [
-        C.Stage("warm-up", [0, 1], team_size=2, winning_score=5),
-        C.Stage("full", (12, 13, 14), team_size=5, winning_score=20, weight=3),
+        curriculum.Stage("warm-up", [0, 1], team_size=2, winning_score=5),
+        curriculum.Stage("full", (12, 13, 14), team_size=5, winning_score=20, weight=3),
     ]
-    assert C.stage_at(0.2, mine).name == "warm-up"
-    assert C.stage_at(0.3, mine).name == "full"
+    assert curriculum.stage_at(0.2, mine).name == "warm-up"
+    assert curriculum.stage_at(0.3, mine).name == "full"
     assert mine[0].maps == (0, 1)
     with pytest.raises(ValueError, match="non-empty"):
-        C.stage_at(0.5, [])
+        curriculum.stage_at(0.5, [])
     cases = [
-        (C.Stage("x", (), 1, 5), r"curriculum\[0\] \('x'\).maps: expected at least one map"),
-        (C.Stage("x", (0,), 0, 5), r"team_size: 0 is out of range \[1, 5\]"),
-        (C.Stage("x", (0,), 6, 5), r"team_size: 6 is out of range \[1, 5\]"),
-        (C.Stage("x", (60,), 1, 5), "maps: no map with id 60"),
-        (C.Stage("x", (47,), 1, 5), "map 47 is a held-out test map"),
-        (C.Stage("x", (0,), 1, 0), "winning_score: 0 is out of range"),
-        (C.Stage("x", (0,), 1.0, 5), "team_size: expected a whole number, got 1.0"),
-        (C.Stage("x", (0,), 1, 5, horizon=0), "horizon: 0 is out of range"),
-        (C.Stage("x", (0,), 1, 5, weight="2"), "weight: expected a number"),
-        (C.Stage("x", (0,), 1, 5, weight=0), "weight: expected a positive number"),
-        (C.Stage("", (0,), 1, 5), "name: expected a non-empty string"),
+        (
+            curriculum.Stage("x", (), 1, 5),
+            r"curriculum\[0\] \('x'\).maps: expected at least one map",
+        ),
+        (curriculum.Stage("x", (0,), 0, 5), r"team_size: 0 is out of range \[1, 5\]"),
+        (curriculum.Stage("x", (0,), 6, 5), r"team_size: 6 is out of range \[1, 5\]"),
+        (curriculum.Stage("x", (60,), 1, 5), "maps: no map with id 60"),
+        (curriculum.Stage("x", (47,), 1, 5), "map 47 is a held-out test map"),
+        (curriculum.Stage("x", (0,), 1, 0), "winning_score: 0 is out of range"),
+        (curriculum.Stage("x", (0,), 1.0, 5), "team_size: expected a whole number, got 1.0"),
+        (curriculum.Stage("x", (0,), 1, 5, horizon=0), "horizon: 0 is out of range"),
+        (curriculum.Stage("x", (0,), 1, 5, weight="2"), "weight: expected a number"),
+        (curriculum.Stage("x", (0,), 1, 5, weight=0), "weight: expected a positive number"),
+        (curriculum.Stage("", (0,), 1, 5), "name: expected a non-empty string"),
     ]
     for stage, message in cases:
         with pytest.raises(ValueError, match=message):
-            C.validate_stages([stage])
+            curriculum.validate_stages([stage])
     with pytest.raises(ValueError, match="expected a Stage"):
-        C.validate_stages([{"name": "x"}])
-    assert C.stage_at(0.5, [C.Stage("eval", (47,), 5, 20)], allow_held_out=True).maps == (47,)
+        curriculum.validate_stages([{"name": "x"}])
+    assert curriculum.stage_at(
+        0.5, [curriculum.Stage("eval", (47,), 5, 20)], allow_held_out=True
+    ).maps == (47,)

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from marl_bgs import Game
-from marl_bgs.core import classes as C
+from marl_bgs.core import classes
 from marl_bgs.core.sight import compute_sight
 
 from .helpers import (
@@ -60,15 +60,15 @@ def test_rogue_moves_1_3(backend):
 
 
 def test_slows_multiply():
-    assert C.speed_factor((0.85, 0.5), False) == pytest.approx(0.425)
-    assert C.speed_factor((0.85, 0.5, 0.5), False) == pytest.approx(0.2125)
+    assert classes.speed_factor((0.85, 0.5), False) == pytest.approx(0.425)
+    assert classes.speed_factor((0.85, 0.5, 0.5), False) == pytest.approx(0.2125)
 
 
 def test_slow_floor_is_twenty_percent():
     # No combination of this game's slows reaches the floor (0.2125 is the least), so the
     # floor is checked on the rule itself.
-    assert C.speed_factor((0.5, 0.5, 0.5), False) == pytest.approx(0.2)
-    assert C.speed_factor((0.1,), False) == pytest.approx(0.2)
+    assert classes.speed_factor((0.5, 0.5, 0.5), False) == pytest.approx(0.2)
+    assert classes.speed_factor((0.1,), False) == pytest.approx(0.2)
 
 
 def test_three_slows_multiply_in_play(backend):

@@ -34,12 +34,18 @@ import numpy as np
 import pytest
 
 from marl_bgs import Game
-from marl_bgs.core import classes as C
-from marl_bgs.core import contact, geometry, leg_surfaces, numpy_obstacle_tests, obstacle_legs
+from marl_bgs.core import (
+    classes,
+    contact,
+    geometry,
+    leg_surfaces,
+    numpy_obstacle_tests,
+    obstacle_legs,
+)
 from marl_bgs.core.obstacle_rows import Obstacles, obstacle_list, reachable
 from marl_bgs.core.position import starting_position
 from marl_bgs.random_play import decode, random_actions
-from marl_bgs.systems import pathing as P
+from marl_bgs.systems import pathing
 
 from .test_movement_fidelity import _map
 
@@ -57,7 +63,7 @@ def _choice_loop(game: Game, rng: np.random.Generator) -> list:
 def test_random_actions_draw_what_one_choice_per_agent_draws(seed):
     pick = np.random.default_rng(100 + seed)
     rosters = tuple(
-        tuple(C.CLASS_NAMES[int(c)] for c in pick.integers(0, 5, pick.integers(1, 6)))
+        tuple(classes.CLASS_NAMES[int(c)] for c in pick.integers(0, 5, pick.integers(1, 6)))
         for _ in range(2)
     )
     game = Game(starting_position([47, 42, 28][seed % 3], rosters, horizon=80))
@@ -97,10 +103,12 @@ def test_grid_end_with_edges_counted_once_equals_counting_them_again(inline):
 
 
 def _grid_case(rng: np.random.Generator):
-    blocked = rng.random((P.FINE_H, P.FINE_W)) < rng.uniform(0.0, 0.4)
-    g = P._grid(np, blocked)
+    blocked = rng.random((pathing.FINE_H, pathing.FINE_W)) < rng.uniform(0.0, 0.4)
+    g = pathing._grid(np, blocked)
     target = rng.uniform([0, 0], [20, 10]).astype(np.float32)
-    goal = np.stack([P.band_cells(np, g, P.ADVANCE_FROM_X), P.goal_cells(np, g, target, 1.0)])
+    goal = np.stack(
+        [pathing.band_cells(np, g, pathing.ADVANCE_FROM_X), pathing.goal_cells(np, g, target, 1.0)]
+    )
     return blocked, g, goal
 
 
@@ -108,13 +116,13 @@ def test_relax_on_numpy_equals_its_steps():
     rng = np.random.default_rng(0)
     for trial in range(40):
         _, g, goal = _grid_case(rng)
-        field = np.where(goal, 0.0, P.BIG).astype(np.float32)
+        field = np.where(goal, 0.0, pathing.BIG).astype(np.float32)
         if trial % 2:  # a field part grown already, as memory carries it
             field = (field * rng.uniform(0.0, 1.0, field.shape)).astype(np.float32)
         want = field
         for iters in range(1, 14):
-            want = P._relax_step(np, want, g, goal)
-            got = P.relax(np, field, g, goal, iters)
+            want = pathing._relax_step(np, want, g, goal)
+            got = pathing.relax(np, field, g, goal, iters)
             assert got.dtype == want.dtype and np.array_equal(got, want)
             assert np.array_equal(np.signbit(got), np.signbit(want))
 
@@ -123,7 +131,7 @@ def test_kept_drawings_grids_and_downhill_are_what_building_them_gives():
     rng = np.random.default_rng(1)
     for _ in range(12):
         blocked, g, goal = _grid_case(rng)
-        ob = P.Obstacles(
+        ob = pathing.Obstacles(
             box_lo=rng.uniform(0, 18, (32, 2)).astype(np.float32),
             box_hi=rng.uniform(0, 18, (32, 2)).astype(np.float32) + 1,
             box_radius=rng.uniform(0, 1, 32).astype(np.float32),
@@ -132,16 +140,20 @@ def test_kept_drawings_grids_and_downhill_are_what_building_them_gives():
             wall_valid=rng.random(8) < 0.5,
         )
         for _ in range(2):  # built, then kept
-            for part in range(P.BUILD_TICKS):
-                kept = P.draw(np, ob, np.int32(part))
+            for part in range(pathing.BUILD_TICKS):
+                kept = pathing.draw(np, ob, np.int32(part))
                 assert not kept.flags.writeable
-                assert np.array_equal(kept, P._draw(np, ob, part))
-            grid = P.grid(np, blocked)
-            for a, b in zip(grid, P._grid(np, blocked), strict=True):
+                assert np.array_equal(kept, pathing._draw(np, ob, part))
+            grid = pathing.grid(np, blocked)
+            for a, b in zip(grid, pathing._grid(np, blocked), strict=True):
                 assert a.dtype == b.dtype and np.array_equal(a, b)
-            field = P.relax(np, np.where(goal, 0.0, P.BIG).astype(np.float32), grid, goal, 8)
+            field = pathing.relax(
+                np, np.where(goal, 0.0, pathing.BIG).astype(np.float32), grid, goal, 8
+            )
             for f in field:
-                for a, b in zip(P._downhill(np, f, grid), P._downhill_of(np, f, grid), strict=True):
+                for a, b in zip(
+                    pathing._downhill(np, f, grid), pathing._downhill_of(np, f, grid), strict=True
+                ):
                     assert a.dtype == b.dtype and np.array_equal(a, b)
 
 
@@ -150,11 +162,13 @@ def test_heading_on_numpy_equals_jax():
     rng = np.random.default_rng(2)
     for _ in range(10):
         _, g, goal = _grid_case(rng)
-        field = P.relax(np, np.where(goal, 0.0, P.BIG).astype(np.float32), g, goal, 6)[1]
+        field = pathing.relax(np, np.where(goal, 0.0, pathing.BIG).astype(np.float32), g, goal, 6)[
+            1
+        ]
         xy = rng.uniform([-0.5, -0.5], [20.5, 10.5], (5, 2)).astype(np.float32)
         aim = rng.uniform([0, 0], [20, 10], (5, 2)).astype(np.float32)
-        got = P.heading(np, field, g, xy, aim)
-        want = P.heading(jnp, jnp.asarray(field), P.Grid(*map(jnp.asarray, g)), xy, aim)
+        got = pathing.heading(np, field, g, xy, aim)
+        want = pathing.heading(jnp, jnp.asarray(field), pathing.Grid(*map(jnp.asarray, g)), xy, aim)
         for a, b in zip(got, want, strict=True):
             assert np.array_equal(a, np.asarray(b))
 
@@ -246,8 +260,7 @@ def _random_legs(m, rng: np.random.Generator, n: int):
 def test_bounded_fences_skipped_on_numpy_give_the_fenced_bits(inline):
     """The body passes' `bounded_fence`s (`position_at`, `truncate`, `pair_contacts`,
     `float_circle_entry`) are skipped on NumPy: the same values as with every fence."""
-    from marl_bgs.core import body_paths as B
-    from marl_bgs.core import first_touch as T
+    from marl_bgs.core import body_paths, first_touch
 
     m = _map(inline)
     rng = np.random.default_rng(21)
@@ -255,25 +268,25 @@ def test_bounded_fences_skipped_on_numpy_give_the_fenced_bits(inline):
     met = 0
     for _ in range(120):
         start, paths = _random_legs(m, rng, 10)
-        stop = rng.integers(0, B.QUANTA + 1, 10).astype(np.int32)
-        stop[rng.random(10) < 0.4] = B.QUANTA
+        stop = rng.integers(0, body_paths.QUANTA + 1, 10).astype(np.int32)
+        stop[rng.random(10) < 0.4] = body_paths.QUANTA
         stop[rng.random(10) < 0.1] = 0
-        got, want = B.truncate(np, paths, stop), B.truncate(fenced, paths, stop)
+        got, want = body_paths.truncate(np, paths, stop), body_paths.truncate(fenced, paths, stop)
         for a, b in zip(got, want, strict=True):
             assert a.dtype == b.dtype and np.array_equal(a, b)
         t = rng.random((10, 7)).astype(np.float32)
         t[:, :3] = [0, 1, 0.5]
         t[:, 3:] = np.where(rng.random((10, 4)) < 0.5, got.times[:, [1, 2, 1, 2]], t[:, 3:])
-        for p in (got, B.truncate(np, paths, np.full(10, B.QUANTA, np.int32))):
-            a = B.position_at(np, p.times, p.points, t)
-            b = B.position_at(fenced, p.times, p.points, t)
+        for p in (got, body_paths.truncate(np, paths, np.full(10, body_paths.QUANTA, np.int32))):
+            a = body_paths.position_at(np, p.times, p.points, t)
+            b = body_paths.position_at(fenced, p.times, p.points, t)
             assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
-            rows = np.flatnonzero(T.may_meet(np, paths, start, np.ones(10, bool)))
-            i, j = T.PAIR_I[rows], T.PAIR_J[rows]
-            both = B.Paths(*(np.concatenate([x[i], x[j]]) for x in p))
+            rows = np.flatnonzero(first_touch.may_meet(np, paths, start, np.ones(10, bool)))
+            i, j = first_touch.PAIR_I[rows], first_touch.PAIR_J[rows]
+            both = body_paths.Paths(*(np.concatenate([x[i], x[j]]) for x in p))
             base = (start[i] - start[j]).astype(np.float32)
-            a = T.pair_contacts(np, both, base)
-            b = T.pair_contacts(fenced, both, base)
+            a = first_touch.pair_contacts(np, both, base)
+            b = first_touch.pair_contacts(fenced, both, base)
             assert a.dtype == b.dtype and np.array_equal(a, b)
             met += int((a < 1).sum())
     assert met > 100  # many pairs touch within the tick
@@ -320,7 +333,7 @@ def test_numpy_legs_equal_their_general_form(inline):
     """`obstacle_legs._legs` on NumPy (its early exits, the turned normal's column read,
     `array_ops.dot2` for the short dot products) plans the legs its general form plans;
     likewise `first_touch.may_meet`'s two columns."""
-    from marl_bgs.core import first_touch as T
+    from marl_bgs.core import first_touch
 
     m = _map(inline)
     rng = np.random.default_rng(17)
@@ -342,7 +355,8 @@ def test_numpy_legs_equal_their_general_form(inline):
         slid += int(np.any(fast.points[:, 2] != fast.points[:, 1], axis=1).sum())
         blocking = rng.random(10) < 0.8
         assert np.array_equal(
-            T.may_meet(np, fast, start, blocking), T.may_meet(fenced, fast, start, blocking)
+            first_touch.may_meet(np, fast, start, blocking),
+            first_touch.may_meet(fenced, fast, start, blocking),
         )
     assert slid > 200  # many bodies slide after a contact
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from marl_bgs import Game
-from marl_bgs.core import classes as C
+from marl_bgs.core import classes
 from marl_bgs.core.events import tick_events
 from marl_bgs.core.position import starting_position
 from marl_bgs.core.state import MAX_OBSTACLES, State, map_arrays
@@ -32,7 +32,8 @@ def _start(i: int, rng: np.random.Generator) -> dict:
     if i % 4 < 2:
         return random_position(rng, map_ref, horizon=TICKS)
     rosters = [
-        [C.CLASS_NAMES[int(c)] for c in rng.integers(0, 5, rng.integers(1, 6))] for _ in range(2)
+        [classes.CLASS_NAMES[int(c)] for c in rng.integers(0, 5, rng.integers(1, 6))]
+        for _ in range(2)
     ]
     ends = ("left", "right") if rng.random() < 0.5 else ("right", "left")
     return starting_position(map_ref, tuple(rosters), ends, horizon=TICKS)

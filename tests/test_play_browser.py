@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from marl_bgs import Game
-from marl_bgs.battle import ENTRANTS
+from marl_bgs.battle_games import ENTRANTS
 from marl_bgs.core.position import starting_position
 from marl_bgs.replay import load_replay, replay_game
 from marl_bgs.replay.fields import rules_table

@@ -18,7 +18,7 @@ from marl_bgs.core import position as core_position
 from marl_bgs.core.actions import decode
 from marl_bgs.core.position import OFFICIAL_ROSTER, starting_position
 from marl_bgs.core.state import State, fresh_state
-from marl_bgs.positions import parse_position
+from marl_bgs.maps.positions import parse_position
 
 from .helpers import STAY, agent, pillar, position
 

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from marl_bgs import Game
-from marl_bgs.core import classes as C
+from marl_bgs.core import classes
 from marl_bgs.core.geometry import body_overlap
 
 from .gen import (
@@ -45,7 +45,7 @@ MIRRORED_INLINE = {
 
 def check_invariants(game: Game) -> None:
     s = game.state
-    max_hp = C.MAX_HEALTH_MILLI[s.cls]
+    max_hp = classes.MAX_HEALTH_MILLI[s.cls]
     living = s.present & s.alive
     assert np.all((s.health > 0)[living]) and np.all(s.health <= max_hp)
     assert np.all(s.health[~living] == 0)
@@ -57,7 +57,7 @@ def check_invariants(game: Game) -> None:
     d2 = ((p[:, None, :] - p[None, :, :]) ** 2).sum(-1)
     np.fill_diagonal(d2, 10**12)
     assert np.all(d2 >= 1000**2), "living unshielded bodies overlap"
-    assert np.all(s.effects >= 0) and np.all(s.effects <= np.asarray(C.EFFECT_DURATION))
+    assert np.all(s.effects >= 0) and np.all(s.effects <= np.asarray(classes.EFFECT_DURATION))
     assert np.all((s.ultimate_cooldown >= 0) & (s.ultimate_cooldown < 30))
     assert np.all((s.shield >= 0) & (s.shield <= 3))
 

@@ -102,7 +102,7 @@ def test_variants_agree_on_both_engines(jax_lines):
 
 
 def _line_events(scenario, line) -> list[list[dict]]:
-    from marl_bgs.scenarios.play import play_line
+    from marl_bgs.scenarios.play_lines import play_line
 
     return play_line(scenario.position, scenario.controller, line).events
 

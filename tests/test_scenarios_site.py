@@ -26,13 +26,13 @@ import pytest
 
 from marl_bgs import Game
 from marl_bgs.replay import load_replay
-from marl_bgs.scenarios import export_file as X
-from marl_bgs.site import scenarios_page as S
+from marl_bgs.scenarios import export_file
+from marl_bgs.site import scenarios_page
 
 from .browser import CHROMIUM
 
 ROOT = Path(__file__).resolve().parent.parent
-EXPORTED = X.entries(ROOT)
+EXPORTED = export_file.entries(ROOT)
 HOSTILE = "<img src=x onerror=alert(1)> *bold* [link](http://x) | pipe"
 need_exports = pytest.mark.skipif(
     not EXPORTED, reason="exports/scenarios/index.json has not been written"
@@ -40,7 +40,9 @@ need_exports = pytest.mark.skipif(
 
 
 def _position(sid: int) -> dict:
-    return json.loads((ROOT / X.SCENARIO_DIR / f"scenario_{sid}" / "position.json").read_text())
+    return json.loads(
+        (ROOT / export_file.SCENARIO_DIR / f"scenario_{sid}" / "position.json").read_text()
+    )
 
 
 # ---- Markdown and HTML ----------------------------------------------------------------------
@@ -49,10 +51,10 @@ def _position(sid: int) -> dict:
 @need_exports
 @pytest.mark.parametrize("entry", EXPORTED, ids=lambda e: f"scenario-{e['id']}")
 def test_each_scenario_page_holds_briefing_controller_and_variant(entry):
-    text = S.scenario_page(ROOT, entry, EXPORTED)
-    sentence = S.variant_sentence(entry, _position(entry["id"]))
+    text = scenarios_page.scenario_page(ROOT, entry, EXPORTED)
+    sentence = scenarios_page.variant_sentence(entry, _position(entry["id"]))
     assert escape(entry["briefing"]) in text
-    assert S.label(entry["controller"]) in text and entry["controller"] in text
+    assert scenarios_page.label(entry["controller"]) in text and entry["controller"] in text
     assert escape(sentence) in text
     assert sentence.startswith(f"At tick {entry['variant']['tick'] + 1} of ")
     assert f"(a{entry['variant']['agent']})" in sentence
@@ -74,8 +76,8 @@ def test_the_built_pages_show_each_exported_scenario():
         sid = entry["id"]
         page = (site / "scenarios" / str(sid) / "index.html").read_text()
         assert f'<p class="bgs-briefing">{escape(entry["briefing"])}</p>' in page
-        assert entry["controller"] in page and S.label(entry["controller"]) in page
-        sentence = S.variant_sentence(entry, _position(sid))
+        assert entry["controller"] in page and scenarios_page.label(entry["controller"]) in page
+        sentence = scenarios_page.variant_sentence(entry, _position(sid))
         assert f'<p class="bgs-variant-change">{escape(sentence)}</p>' in page
         assert 'href="../../play/?scenario=' + str(sid) + '"' in page
         assert page.count('class="mbg-viewer"') == 2
@@ -91,8 +93,8 @@ def test_the_built_pages_show_each_exported_scenario():
 
 def _copy_exports(tmp_path: Path, keep: list[int]) -> Path:
     """A fake checkout root holding only the exported files of the scenarios `keep`."""
-    src = ROOT / X.SCENARIO_DIR
-    dst = tmp_path / X.SCENARIO_DIR
+    src = ROOT / export_file.SCENARIO_DIR
+    dst = tmp_path / export_file.SCENARIO_DIR
     dst.mkdir(parents=True)
     index = json.loads((src / "index.json").read_text())
     index["scenarios"] = [e for e in index["scenarios"] if e["id"] in keep]
@@ -123,16 +125,16 @@ def _results(entries: list[dict], systems: dict[str, str]) -> dict:
 def test_strings_from_the_files_are_escaped(tmp_path):
     sid = EXPORTED[0]["id"]
     root = _copy_exports(tmp_path, [sid])
-    path = root / X.SCENARIO_DIR / "index.json"
+    path = root / export_file.SCENARIO_DIR / "index.json"
     index = json.loads(path.read_text())
     entry = index["scenarios"][0]
     entry.update(name=HOSTILE, briefing=f"{HOSTILE} & <script>alert(2)</script>",
                  controller="tdm-alpha<b>x</b>", skills=[HOSTILE])  # fmt: skip
     path.write_text(json.dumps(index))
     res = _results([entry], {"random": "Random", "<i>sys</i>": "?"})
-    (root / X.SCENARIO_DIR / "results.json").write_text(json.dumps(res))
-    items = X.entries(root)
-    pages = {rel: write() for rel, write in S.pages(root).items()}
+    (root / export_file.SCENARIO_DIR / "results.json").write_text(json.dumps(res))
+    items = export_file.entries(root)
+    pages = {rel: write() for rel, write in scenarios_page.pages(root).items()}
     assert set(pages) == {"scenarios/index.md", f"scenarios/{sid}.md"}
     for rel, text in pages.items():
         for raw in ("<img", "<script", "<b>", "<i>"):
@@ -147,7 +149,7 @@ def test_strings_from_the_files_are_escaped(tmp_path):
     assert f'<p class="bgs-briefing">{escape(items[0]["briefing"])}</p>' in page
     assert "\\*bold\\*" in page and "\\[link\\]\\(http://x\\)" in page and "\\| pipe" in page
     assert "&lt;i&gt;sys&lt;/i&gt;" in pages["scenarios/index.md"]
-    title = next(iter(S.nav(root)[0]["Scenarios"][1]))
+    title = next(iter(scenarios_page.nav(root)[0]["Scenarios"][1]))
     assert "<img" not in title and "&lt;img" in title
 
 
@@ -163,52 +165,54 @@ def test_strings_from_the_files_are_escaped(tmp_path):
 )
 def test_a_field_the_pages_print_as_a_number_must_be_one(tmp_path, field, value, message):
     root = _copy_exports(tmp_path, [EXPORTED[0]["id"]])
-    path = root / X.SCENARIO_DIR / "index.json"
+    path = root / export_file.SCENARIO_DIR / "index.json"
     index = json.loads(path.read_text())
     index["scenarios"][0][field] = value
     path.write_text(json.dumps(index))
     with pytest.raises(ValueError, match=re.escape(message)):
-        X.entries(root)
+        export_file.entries(root)
 
 
 @need_exports
 def test_no_section_before_the_export_and_only_exported_scenarios_after(tmp_path):
-    assert S.pages(tmp_path) == {} and S.nav(tmp_path) == []
+    assert scenarios_page.pages(tmp_path) == {} and scenarios_page.nav(tmp_path) == []
     keep = [EXPORTED[-1]["id"]]
     root = _copy_exports(tmp_path, keep)
-    assert set(S.pages(root)) == {"scenarios/index.md", f"scenarios/{keep[0]}.md"}
-    assert [list(d.values())[0] for d in S.nav(root)[0]["Scenarios"]] == [
+    assert set(scenarios_page.pages(root)) == {"scenarios/index.md", f"scenarios/{keep[0]}.md"}
+    assert [list(d.values())[0] for d in scenarios_page.nav(root)[0]["Scenarios"]] == [
         "scenarios/index.md",
         f"scenarios/{keep[0]}.md",
     ]
     # No results.json: no results section, no placeholder.
-    overview = S.index_page(root)
+    overview = scenarios_page.index_page(root)
     assert "## Results" not in overview and "results.json" not in overview
-    assert "## Results" not in S.scenario_page(root, X.entries(root)[0], X.entries(root))
+    assert "## Results" not in scenarios_page.scenario_page(
+        root, export_file.entries(root)[0], export_file.entries(root)
+    )
 
 
 @need_exports
 def test_results_rows_show_for_fresh_files_only(tmp_path):
     keep = [e["id"] for e in EXPORTED[:2]]
     root = _copy_exports(tmp_path, keep)
-    items = X.entries(root)
+    items = export_file.entries(root)
     res = _results(items, {"random": "", "tdm-alpha": ""})
     missing = next(i for i in range(1, 9) if i not in keep)  # a row for a scenario not exported
     res["systems"]["tdm-alpha"].append({**res["systems"]["tdm-alpha"][0], "scenario": missing})
     if len(items) > 1:
         res["scenario_sha256"][str(items[1]["id"])] = "0" * 64  # played on an older file
-    (root / X.SCENARIO_DIR / "results.json").write_text(json.dumps(res))
-    overview = S.index_page(root)
+    (root / export_file.SCENARIO_DIR / "results.json").write_text(json.dumps(res))
+    overview = scenarios_page.index_page(root)
     assert "8 games per System per scenario" in overview and "root seed 77" in overview
     table = overview.split("## Results")[1]
     row = next(line for line in table.splitlines() if line.startswith(f"| [{keep[0]}]("))
     assert row.endswith("| 3-1-4 | 3-1-4<br>p < 0.001 | 2 |"), row
-    page = S.scenario_page(root, items[0], items)
+    page = scenarios_page.scenario_page(root, items[0], items)
     assert "| TDM-Alpha | 8 | 3 | 1 | 4 | 37.5% | 2 | < 0.001 |" in page
     if len(items) > 1:
         assert f"| [{keep[1]}](" not in table
         assert f"Not shown: the results of scenario {keep[1]}" in overview
-        assert "earlier version of its file" in S.scenario_page(root, items[1], items)
+        assert "earlier version of its file" in scenarios_page.scenario_page(root, items[1], items)
     assert f"({missing}.md)" not in overview
 
 
@@ -225,19 +229,19 @@ def test_the_variant_sentence_names_the_change_in_words():
         "variant": {"tick": 0, "agent": 2, "head": "combat", "line_action": [4, 3, 1],
                     "variant_action": [4, 0, 0], "alternatives": 4, "variant_result": "b"},
     }  # fmt: skip
-    assert S.variant_sentence(entry, position) == (
+    assert scenarios_page.variant_sentence(entry, position) == (
         "At tick 1 of 5 (game tick 296), the Priest (a2) uses no ability instead of using "
         "Holy Word: Salvation on itself; it still moves west, as in the line."
     )
     entry["variant"].update(tick=2, agent=1, head="move", line_action=[3, 7, 1],
                             variant_action=[0, 7, 1])  # fmt: skip
-    assert S.variant_sentence(entry, position) == (
+    assert scenarios_page.variant_sentence(entry, position) == (
         "At tick 3 of 5 (game tick 298), the Warrior (a1) stays where it is instead of "
         "moving east; it still uses Charge on the Mage (b1), as in the line."
     )
     entry["variant"].update(agent=0, head="combat", line_action=[0, 0, 1],
                             variant_action=[0, 7, 0])  # fmt: skip
-    assert S.variant_sentence(entry, position) == (
+    assert scenarios_page.variant_sentence(entry, position) == (
         "At tick 3 of 5 (game tick 298), the Mage (a0) uses Arcane Blast on the Mage (b1) "
         "instead of using Burst; it still stays where it is, as in the line."
     )
@@ -286,7 +290,7 @@ def test_scenario_pages_open_both_replays_and_the_line_ends_in_team_as_win(brows
         variant = pg.locator(".mbg-viewer[data-scenario-variant] .mbg-root")
         assert "mbg-loaded" in line.get_attribute("class"), sid
         assert "mbg-loaded" in variant.get_attribute("class"), sid
-        ticks = load_replay(ROOT / X.SCENARIO_DIR / f"scenario_{sid}" / "line.json").ticks
+        ticks = load_replay(ROOT / export_file.SCENARIO_DIR / f"scenario_{sid}" / "line.json").ticks
         for _ in range(ticks):  # step through the line, tick by tick
             line.locator(".mbg-fwd").click()
         assert line.get_attribute("data-tick") == str(ticks)
@@ -408,7 +412,7 @@ def _press_order(pg, slot: str, order: list[int]) -> None:
 def test_the_stored_line_played_by_keyboard_wins_on_the_play_page(scenario_play):
     entry, pg = scenario_play
     sid = entry["id"]
-    line = load_replay(ROOT / X.SCENARIO_DIR / f"scenario_{sid}" / "line.json")
+    line = load_replay(ROOT / export_file.SCENARIO_DIR / f"scenario_{sid}" / "line.json")
     start = int(_position(sid)["tick"])
     for t, tick in enumerate(entry["shown_line"]):
         assert _wait_state(pg, "turn", "over") == "turn"
@@ -445,12 +449,12 @@ def test_the_learned_note_says_which_rows_sample_and_which_play_their_best_q():
     def entry(plays):
         return {"weights": "w.npz", "weights_sha256": "0" * 64, "greedy": False, "plays": plays}
 
-    one = S.learned_note({"learned": {"A": entry("samples")}})
+    one = scenarios_page.learned_note({"learned": {"A": entry("samples")}})
     assert "learned entrant," in one and "A (`w.npz`) samples its actions" in one
-    both = S.learned_note(
+    both = scenarios_page.learned_note(
         {"learned": {"A": entry("samples"), "B": entry("samples"), "Q": entry("argmax_q")}}
     )
     assert "A (`w.npz`) and B (`w.npz`) sample their actions from the learned policy" in both
     assert "Q (`w.npz`) plays its highest-valued legal action" in both
     assert "Q (`w.npz`) sample" not in both and "entrants, acting as in the season" in both
-    assert S.learned_note({"learned": {}}) == ""
+    assert scenarios_page.learned_note({"learned": {}}) == ""

@@ -12,13 +12,12 @@ import marl_bgs
 from marl_bgs.core.observation import observations
 from marl_bgs.core.position import starting_position
 from marl_bgs.core.sight import compute_sight
-from marl_bgs.positions import parse_position
-from marl_bgs.systems import jax_system, random_system
-from marl_bgs.systems import pathing as P
+from marl_bgs.maps.positions import parse_position
+from marl_bgs.systems import jax_system, pathing, random_system
 from marl_bgs.systems.beta import beta_act, beta_memory, tdm_beta
+from marl_bgs.systems.both_teams import act_both, init_memories
 from marl_bgs.systems.gamma import gamma_act, gamma_memory, tdm_gamma
 from marl_bgs.systems.percept import obstacles
-from marl_bgs.systems.play import act_both, init_memories
 from marl_bgs.systems.scripted import alpha_act, alpha_memory, tdm_alpha
 
 TEST_MAPS = [47, 48, 49, 50, 51]
@@ -49,19 +48,19 @@ def test_fields_route_around_a_thin_wall():
     pos = parse_position(starting_position(47))
     obs = observations(np, pos.state, pos.map_arrays, compute_sight(np, pos.state, pos.map_arrays))
     ob = obstacles(np, obs[0])
-    blocked = np.zeros((P.FINE_H, P.FINE_W), bool)
-    for part in range(P.BUILD_TICKS):
-        blocked |= P.draw(np, ob, part)
-    fx = np.argmin(np.abs(P.FINE_X - 3.0))  # the thin wall at x = 3, y 4..6
-    fy = np.argmin(np.abs(P.FINE_Y - 4.25))
+    blocked = np.zeros((pathing.FINE_H, pathing.FINE_W), bool)
+    for part in range(pathing.BUILD_TICKS):
+        blocked |= pathing.draw(np, ob, part)
+    fx = np.argmin(np.abs(pathing.FINE_X - 3.0))  # the thin wall at x = 3, y 4..6
+    fy = np.argmin(np.abs(pathing.FINE_Y - 4.25))
     assert blocked[fy, fx] and not blocked[fy, fx - 3]
-    g = P.grid(np, blocked)
-    goal = P.band_cells(np, g, P.ADVANCE_FROM_X)[None]
-    field = P.relax(np, np.where(goal, 0.0, P.BIG).astype(np.float32), g, goal, 200)[0]
-    iy, ix = int(4.25 / P.CELL), int(2.75 / P.CELL)  # just west of that wall
+    g = pathing.grid(np, blocked)
+    goal = pathing.band_cells(np, g, pathing.ADVANCE_FROM_X)[None]
+    field = pathing.relax(np, np.where(goal, 0.0, pathing.BIG).astype(np.float32), g, goal, 200)[0]
+    iy, ix = int(4.25 / pathing.CELL), int(2.75 / pathing.CELL)  # just west of that wall
     # Crossing the wall would be 0.5 shorter than the neighbour east of it; the detour is longer.
     assert field[iy, ix] > field[iy, ix + 1] + 0.5 + 1e-3
-    assert (field[g.free] < P.BIG).all()  # every free cell of this map is reached
+    assert (field[g.free] < pathing.BIG).all()  # every free cell of this map is reached
 
 
 @pytest.mark.parametrize("name", sorted(OPPONENTS))
@@ -78,8 +77,8 @@ def test_beats_random_on_the_test_maps(name):
     assert wins >= 0.9 * (wins + losses)
 
 
-def _stuck_memory(failed_slots, give_way=(0, 0, 0, 0, 0)) -> P.Paths:
-    memory = P.paths_memory(np)
+def _stuck_memory(failed_slots, give_way=(0, 0, 0, 0, 0)) -> pathing.Paths:
+    memory = pathing.paths_memory(np)
     failed = np.zeros((5, 9), bool)
     failed[list(failed_slots), 3] = True  # their last move east went nowhere
     return memory._replace(failed=failed, give_way=np.asarray(give_way, np.int32))
@@ -94,17 +93,17 @@ SEEN = np.ones(5, bool)
 def test_of_two_jammed_teammates_the_higher_slot_gives_way_for_three_ticks():
     """Map 12's jam: slots 0 and 1 touching (1.0000 apart), each pressing on the other's
     slide past a pillar. Slot 1 backs off three ticks; slot 0 never does."""
-    back, memory = P.give_way(np, _stuck_memory([0, 1]), XY, ALIVE, FAR, SEEN)
+    back, memory = pathing.give_way(np, _stuck_memory([0, 1]), XY, ALIVE, FAR, SEEN)
     assert back.tolist() == [False, True, False, False, False]
-    assert memory.give_way.tolist() == [0, P.GIVE_WAY_TICKS, 0, 0, 0]
+    assert memory.give_way.tolist() == [0, pathing.GIVE_WAY_TICKS, 0, 0, 0]
     ticks = 1
     while True:  # it counts down whatever happens meanwhile
         unstuck = memory._replace(failed=np.zeros((5, 9), bool))
-        back, memory = P.give_way(np, unstuck, XY, ALIVE, FAR, SEEN)
+        back, memory = pathing.give_way(np, unstuck, XY, ALIVE, FAR, SEEN)
         if not back[1]:
             break
         ticks += 1
-    assert ticks == P.GIVE_WAY_TICKS and memory.give_way.tolist() == [0] * 5
+    assert ticks == pathing.GIVE_WAY_TICKS and memory.give_way.tolist() == [0] * 5
 
 
 @pytest.mark.parametrize(
@@ -124,7 +123,7 @@ def test_nobody_gives_way_without_a_jam(failed, alive, apart, enemy):
     xy = XY.copy()
     xy[1] += np.float32(apart) * (xy[1] - xy[0]) / np.linalg.norm(xy[1] - xy[0])
     foes = np.full((5, 2), [enemy, 2.958], np.float32)  # on slot 1's row, `enemy` along x
-    back, memory = P.give_way(np, _stuck_memory(failed), xy, np.asarray(alive), foes, SEEN)
+    back, memory = pathing.give_way(np, _stuck_memory(failed), xy, np.asarray(alive), foes, SEEN)
     assert not back.any() and not memory.give_way.any()
 
 
@@ -197,16 +196,16 @@ def test_the_pathing_page_states_the_constants_the_code_uses():
     text = " ".join(page.split())
     words = {2: "two", 3: "three", 4: "four", 8: "eight"}
     stated = [
-        f"fine points {P.FINE:g} apart ({P.FINE_W} x {P.FINE_H})",
-        f"blocked within {P.INFLATE:g} of an obstacle",
-        f"first {words[P.BUILD_TICKS]} decisions",
-        f"coarse cells {P.CELL:g} apart ({P.GRID_W} x {P.GRID_H})",
-        f"costs {'twice' if P.NEAR_COST == 2 else P.NEAR_COST} its length next to an obstacle",
-        f"takes {words[P.RELAX_PER_TICK]} min-plus steps",
-        f"grows {words[round(P.RELAX_PER_TICK * P.CELL)]} units a tick",  # a cell per step
-        f"jumps more than {P.RETARGET:g} units",
-        f"sees no enemy within {P.CALM_REACH:g}",
-        f"opposite way for {words[P.GIVE_WAY_TICKS]} ticks",
+        f"fine points {pathing.FINE:g} apart ({pathing.FINE_W} x {pathing.FINE_H})",
+        f"blocked within {pathing.INFLATE:g} of an obstacle",
+        f"first {words[pathing.BUILD_TICKS]} decisions",
+        f"coarse cells {pathing.CELL:g} apart ({pathing.GRID_W} x {pathing.GRID_H})",
+        f"costs {'twice' if pathing.NEAR_COST == 2 else pathing.NEAR_COST} its length next to an obstacle",
+        f"takes {words[pathing.RELAX_PER_TICK]} min-plus steps",
+        f"grows {words[round(pathing.RELAX_PER_TICK * pathing.CELL)]} units a tick",  # a cell per step
+        f"jumps more than {pathing.RETARGET:g} units",
+        f"sees no enemy within {pathing.CALM_REACH:g}",
+        f"opposite way for {words[pathing.GIVE_WAY_TICKS]} ticks",
     ]
     missing = [s for s in stated if s not in text]
     assert missing == [], missing

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from marl_bgs.cli import main
-from marl_bgs.serve import start_server, viewer_url
+from marl_bgs.viewer_server import start_server, viewer_url
 
 REPLAY = Path(__file__).resolve().parent.parent / "exports" / "replays"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from marl_bgs.core import classes as C
+from marl_bgs.core import classes
 from marl_bgs.site import build as site_build
 from marl_bgs.site import viewer_key
 from marl_bgs.site.seasons import season_dirs
@@ -26,7 +26,7 @@ PAGES = [
     "rules/how-a-match-works/index.html",
     "rules/engine-decisions/index.html",
     "classes/index.html",
-    *[f"classes/{c.name}/index.html" for c in C.CLASSES],
+    *[f"classes/{c.name}/index.html" for c in classes.CLASSES],
     "atlas/index.html",
     "sight-lab/index.html",
     "play/index.html",
@@ -85,7 +85,7 @@ def test_web_demo_and_exports_reach_the_site(built_site):
 
 
 def test_generated_pages_hold_the_code_numbers(built_site):
-    for c in C.CLASSES:
+    for c in classes.CLASSES:
         html = (built_site.site / f"classes/{c.name}/index.html").read_text()
         assert f"{c.max_health:g}" in html and c.basic_name in html and c.ultimate_name in html
     rules = (built_site.site / "rules/how-a-match-works/index.html").read_text()
@@ -120,16 +120,16 @@ def test_every_pictured_scene_has_its_clip_on_the_page(built_site):
         built_site.site / "rules/how-a-match-works/index.html",
         built_site.site / "visual-key/index.html",
     ]
-    pages += [built_site.site / f"classes/{c.name}/index.html" for c in C.CLASSES]
+    pages += [built_site.site / f"classes/{c.name}/index.html" for c in classes.CLASSES]
     embedded = set()
     for page in pages:
         html = page.read_text()
         embedded |= {k for k in keys if f'data-clip="{k}"' in html}
         assert 'data-view="oracle"' in html
     assert embedded == keys
-    for c in C.CLASSES:
+    for c in classes.CLASSES:
         assert {f"{c.name}-basic", f"{c.name}-ultimate"} <= keys
-    assert len(keys) >= 16 + 2 * len(C.CLASSES)
+    assert len(keys) >= 16 + 2 * len(classes.CLASSES)
 
 
 def test_viewer_pages_point_at_exported_replays(built_site):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from marl_bgs.core import classes as C
+from marl_bgs.core import classes
 from marl_bgs.site import draw, scenes
 from marl_bgs.site.draw import PALETTE, boxes_overlap, text_box
 
@@ -220,7 +220,7 @@ def test_the_fallen_are_drawn_where_they_fell(played):
 def test_event_words_not_ids_and_no_1_ticks(played):
     text = "\n".join(scenes.event_list(p) for p in played)
     assert "(1 ticks)" not in text and " 1 ticks" not in text
-    for name in C.EFFECT_NAMES:
+    for name in classes.EFFECT_NAMES:
         assert name not in text or "_" not in name, name
     assert re.search(r"for 1 tick\b", text)
 

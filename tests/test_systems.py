@@ -9,7 +9,7 @@ import pytest
 
 import marl_bgs
 from marl_bgs.systems import TeamInputs, host_system, jax_system, pool, random_system, team
-from marl_bgs.systems.play import act_both, init_memories
+from marl_bgs.systems.both_teams import act_both, init_memories
 
 N = 4
 

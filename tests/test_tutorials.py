@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from marl_bgs.site import tutorials as T
+from marl_bgs.site import tutorials
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = T.notebook_paths(ROOT)
+NOTEBOOKS = tutorials.notebook_paths(ROOT)
 STEMS = [
     "01-first-game",
     "02-write-a-system",
@@ -45,11 +45,11 @@ def test_notebook_is_stored_without_outputs(path):
     pytest.importorskip("nbformat")
     import nbformat
 
-    nb = T.read_notebook(path)
+    nb = tutorials.read_notebook(path)
     nbformat.validate(nb)
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code and all(c.outputs == [] and c.execution_count is None for c in code)
-    assert T.title_of(nb) and T.summary_of(nb)
+    assert tutorials.title_of(nb) and tutorials.summary_of(nb)
     assert len({c.id for c in nb.cells}) == len(nb.cells)
 
 
@@ -57,17 +57,17 @@ def test_export_is_of_these_notebooks():
     """Cheap staleness check (no kernel): every notebook has an export made from its cells
     as they are now, with its page and figures on disk."""
     pytest.importorskip("nbformat")
-    index = T.read_index(ROOT)
+    index = tutorials.read_index(ROOT)
     assert index is not None, "run scripts/export_tutorials.py"
     entries = {e["notebook"]: e for e in index["tutorials"]}
     assert sorted(entries) == [p.name for p in NOTEBOOKS]
     for path in NOTEBOOKS:
         entry = entries[path.name]
-        assert entry["source_sha256"] == T.source_hash(T.read_notebook(path)), (
+        assert entry["source_sha256"] == tutorials.source_hash(tutorials.read_notebook(path)), (
             f"{path.name} changed since its export: run scripts/export_tutorials.py"
         )
         for name in [entry["page"], *entry["figures"]]:
-            assert (ROOT / T.EXPORT_DIR / name).is_file(), name
+            assert (ROOT / tutorials.EXPORT_DIR / name).is_file(), name
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -76,13 +76,13 @@ def test_notebook_executes_and_its_page_is_what_it_prints(path, tmp_path):
     and the rendered page and figures are byte for byte the exported ones (outputs tagged
     cpu-float aside on another kind of CPU than the one that recorded them)."""
     _needs_jupyter()
-    run = T.execute(path, workdir=tmp_path)
+    run = tutorials.execute(path, workdir=tmp_path)
     print(f"\n{path.stem}: executed in {run.seconds:.1f} s")
-    old = T.existing_files(ROOT / T.EXPORT_DIR)
-    new = T.build_files(ROOT, [run], previous=old)
+    old = tutorials.existing_files(ROOT / tutorials.EXPORT_DIR)
+    new = tutorials.build_files(ROOT, [run], previous=old)
     if path.stem == "04-crossplay":
         check_league_and_grids(new["04-crossplay.md"].decode())
-    stale, notes = T.stale_files(new, old)
+    stale, notes = tutorials.stale_files(new, old)
     for note in notes:
         print(f"note: {note}")
     assert stale == [], f"stale: {stale}; run scripts/export_tutorials.py {path.stem}"
@@ -176,19 +176,19 @@ def check_reading(cross: list[list[float]], zsc: list[list[float]]) -> None:
 def test_tutorial_4_export_shows_the_league_and_the_grids():
     """Cheap (no kernel): the exported page of tutorial 4, which the execution test above
     proves is what the notebook prints now, holds a trained league and both grids."""
-    page = ROOT / T.EXPORT_DIR / "04-crossplay.md"
+    page = ROOT / tutorials.EXPORT_DIR / "04-crossplay.md"
     check_league_and_grids(page.read_text())
 
 
 def test_the_grid_check_refuses_a_page_without_the_grids():
-    page = (ROOT / T.EXPORT_DIR / "04-crossplay.md").read_text()
+    page = (ROOT / tutorials.EXPORT_DIR / "04-crossplay.md").read_text()
     for cut in ("one compiled learner for all three: True", "TDM-Alpha</th>", "league-1: "):
         with pytest.raises(AssertionError):
             check_league_and_grids(page.replace(cut, ""))
 
 
 def test_the_reading_check_refuses_grids_the_prose_would_misread():
-    page = (ROOT / T.EXPORT_DIR / "04-crossplay.md").read_text()
+    page = (ROOT / tutorials.EXPORT_DIR / "04-crossplay.md").read_text()
     learned = [*LEAGUE, CPU0]
     cross = _grid(page, learned, [*learned, "Random", "TDM-Alpha"])
     mixers = ["league-0", "league-1", CPU0]
@@ -214,7 +214,7 @@ def test_tutorial_pages_are_in_the_built_site():
     from marl_bgs.site.build import build_once
 
     site = build_once().site
-    index = T.read_index(ROOT)
+    index = tutorials.read_index(ROOT)
     assert (site / "tutorials" / "index.html").is_file()
     overview = (site / "tutorials" / "index.html").read_text()
     for entry in index["tutorials"]:
@@ -226,8 +226,8 @@ def test_tutorial_pages_are_in_the_built_site():
         assert '<span class="filename">Output</span>' in html, f"{stem}: no output block"
         assert (site / "tutorials" / entry["notebook"]).is_file()  # the download link
         for figure in entry["figures"]:
-            assert (site / T.EXPORT_DIR / figure).is_file(), figure
-            assert f"{T.EXPORT_DIR.as_posix()}/{figure}" in html, figure
+            assert (site / tutorials.EXPORT_DIR / figure).is_file(), figure
+            assert f"{tutorials.EXPORT_DIR.as_posix()}/{figure}" in html, figure
     nav = (site / "index.html").read_text()
     assert "Tutorials" in nav
 
@@ -236,7 +236,7 @@ def test_tutorial_pages_are_in_the_built_site():
 def _export(page: str, cpu: str, figure: str) -> dict[str, bytes]:
     entry = {"notebook": "x.ipynb", "page": "x.md", "figures": ["x/figure_3_0.png"]}
     entry["recorded"] = {"cpu": cpu, "platform": "cpu", "versions": {"jax": "1"}}
-    index = {"format": T.FORMAT, "version": T.VERSION, "tutorials": [entry]}
+    index = {"format": tutorials.FORMAT, "version": tutorials.VERSION, "tutorials": [entry]}
     return {
         "index.json": json.dumps(index).encode(),
         "x.md": page.encode(),
@@ -249,12 +249,12 @@ def test_cpu_float_outputs_are_compared_only_on_the_cpu_that_recorded_them():
     old = _export(page.format("0.125"), "CPU one", "curve 1")
     same_cpu = _export(page.format("0.126"), "CPU one", "curve 2")
     other_cpu = _export(page.format("0.126"), "CPU two", "curve 2")
-    assert T.stale_files(same_cpu, old)[0] == ["x.md", "x/figure_3_0.png"]
-    stale, notes = T.stale_files(other_cpu, old)
+    assert tutorials.stale_files(same_cpu, old)[0] == ["x.md", "x/figure_3_0.png"]
+    stale, notes = tutorials.stale_files(other_cpu, old)
     assert stale == [] and "left out" in notes[0]
     # Outside a cpu-float region every byte still counts, on any CPU.
     changed = _export(page.format("0.126").replace("text\n<", "txet\n<"), "CPU two", "curve 2")
-    assert T.stale_files(changed, old)[0] == ["x.md"]
+    assert tutorials.stale_files(changed, old)[0] == ["x.md"]
 
 
 def test_tidy_html_gives_a_plain_table_with_one_header_row():
@@ -266,7 +266,7 @@ def test_tidy_html_gives_a_plain_table_with_one_header_row():
         "  <tbody>\n    <tr>\n      <th>47</th>\n      <td>1</td>\n    </tr>\n  </tbody>\n"
         "</table>\n</div>"
     )
-    tidy = T.tidy_html(html)
+    tidy = tutorials.tidy_html(html)
     assert "style" not in tidy and "class=" not in tidy and "border" not in tidy
     assert tidy.count("<tr>") == 2 and "<th>map_id</th><th>wins</th>" in tidy
 
@@ -285,7 +285,7 @@ def test_png_text_chunks_are_dropped():
     plt.close(fig)
     data = buf.getvalue()
     assert b"tEXt" in data and b"Software" in data
-    stripped = T.strip_png_text(data)
+    stripped = tutorials.strip_png_text(data)
     assert b"tEXt" not in stripped and stripped.startswith(b"\x89PNG") and b"IEND" in stripped
     assert base64.b64encode(stripped)  # still a whole file
 
@@ -301,7 +301,7 @@ def test_an_output_showing_a_memory_address_is_refused():
     nb = new_notebook(cells=[new_markdown_cell("# T\n\nA test."), cell])
     nbformat.validate(nb)
     with pytest.raises(ValueError, match="memory address"):
-        T.render(T.Executed("x", nb, 0.0))
+        tutorials.render(tutorials.Executed("x", nb, 0.0))
 
 
 def test_printed_text_is_one_block_however_the_kernel_flushed_it():
@@ -318,6 +318,6 @@ def test_printed_text_is_one_block_however_the_kernel_flushed_it():
     ]
     nb = new_notebook(cells=[new_markdown_cell("# T\n\nA test."), cell])
     nbformat.validate(nb)
-    page = T.render(T.Executed("x", nb, 0.0))["x.md"].decode()
+    page = tutorials.render(tutorials.Executed("x", nb, 0.0))["x.md"].decode()
     assert page.count('```text title="Output"') == 1
     assert "same: True" in page and "a warning" not in page

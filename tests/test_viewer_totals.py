@@ -120,7 +120,7 @@ def _full_pairs(full: dict, topic: str, keep: set | None = None) -> Counter:
 
 
 def test_final_totals_equal_the_full_metrics(page, server, replay):
-    record = pytest.importorskip("marl_bgs.metrics.record")
+    record = pytest.importorskip("marl_bgs.metrics.game_metrics")
     full = record.replay_full_metrics(replay)
     open_loaded(page, viewer_url(server, SRC, f"#tick={replay.ticks}"))
     assert state(page) == (replay.ticks, "oracle")

@@ -14,7 +14,7 @@ def _view(args: argparse.Namespace) -> int:
     from ..replay import load_replay
     from ..replay.read import MAX_BYTES
     from ..replay.view import VIEWS
-    from ..serve import start_server, viewer_url
+    from ..viewer_server import start_server, viewer_url
 
     path = Path(args.replay)
     port = whole(args.port, "--port", 0, 65535)
@@ -54,7 +54,7 @@ def _serve(server, message: str, url: str, args: argparse.Namespace) -> int:
 
 
 def _client(args: argparse.Namespace) -> int:
-    from ..client import PLAY_PAGE, default_spec, make_battles, resolve_spec, start_client
+    from ..client_server import PLAY_PAGE, default_spec, make_battles, resolve_spec, start_client
     from ..core.checks import whole
     from ..outputs import check_folder
 

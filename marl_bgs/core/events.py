@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from . import classes as C
+from . import classes
 from .state import RESULT_NAMES, RESULT_OPEN, TEAM_SIZE, State
 
 
@@ -33,7 +33,7 @@ def tick_events(before: State, info: Any, after: State) -> list[dict]:
     acted = (damage > 0) | (healing > 0)
     amounts = zip(damage[acted].tolist(), healing[acted].tolist(), strict=True)
     for (src, dst), (dmg, heal) in zip(np.argwhere(acted).tolist(), amounts, strict=True):
-        spec = C.CLASSES[int(before.cls[src])]
+        spec = classes.CLASSES[int(before.cls[src])]
         ability = spec.ultimate_name if int(acts[src, 2]) else spec.basic_name
         if dmg > 0:
             events.append(
@@ -56,7 +56,7 @@ def tick_events(before: State, info: Any, after: State) -> list[dict]:
     for src, dst, e in np.argwhere(np.asarray(info.effects)).tolist():
         events.append(
             {"kind": "effect", "source": agent_name(src), "target": agent_name(dst),
-             "effect": C.EFFECT_NAMES[e], "ticks": C.EFFECT_DURATION[e]}
+             "effect": classes.EFFECT_NAMES[e], "ticks": classes.EFFECT_DURATION[e]}
         )  # fmt: skip
     hit_by = None  # who damaged each slot, read once if a Trap broke or someone died
 
@@ -73,7 +73,7 @@ def tick_events(before: State, info: Any, after: State) -> list[dict]:
     moved = (charged_to != start).any(axis=1)
     if moved.any():
         for src in np.flatnonzero(moved).tolist():
-            target = int(np.flatnonzero(info.effects[src, :, C.SLOW_CHARGE])[0])
+            target = int(np.flatnonzero(info.effects[src, :, classes.SLOW_CHARGE])[0])
             events.append(
                 {"kind": "charge", "source": agent_name(src), "target": agent_name(target),
                  "from": [_from_milli(v) for v in start[src].tolist()],

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import classes as C
+from . import classes
 from .array_ops import first_index
 from .backend import is_numpy, known_none
 from .body_contacts import body_stops, numpy_cuts
@@ -154,16 +154,18 @@ def stride_table() -> np.ndarray:
     engines look up the same integers instead of multiplying floats.
     """
     speeds = []
-    for cls in range(len(C.CLASSES)):
+    for cls in range(len(classes.CLASSES)):
         for slows in range(8):
             active = tuple(
-                C.SLOW_FACTORS[effect]
-                for bit, effect in enumerate((C.SLOW_HUNTER, C.SLOW_CHARGE, C.SLOW_POISON))
+                classes.SLOW_FACTORS[effect]
+                for bit, effect in enumerate(
+                    (classes.SLOW_HUNTER, classes.SLOW_CHARGE, classes.SLOW_POISON)
+                )
                 if slows >> bit & 1
             )
             for blessed in (False, True):
-                speeds.append(C.CLASSES[cls].speed * C.speed_factor(active, blessed))
-    speeds.append(C.SHIELD_SPEED)
+                speeds.append(classes.CLASSES[cls].speed * classes.speed_factor(active, blessed))
+    speeds.append(classes.SHIELD_SPEED)
     table = np.asarray(speeds)[:, None, None] * MOVE_DIRECTIONS[None, :, :] * MILLI
     return np.round(table).astype(np.int32)
 
@@ -180,7 +182,7 @@ def speed_index(
 
 
 # The effects that slow an agent, in the bit order of `speed_index`'s slow_bits.
-SLOW_EFFECTS = (C.SLOW_HUNTER, C.SLOW_CHARGE, C.SLOW_POISON)
+SLOW_EFFECTS = (classes.SLOW_HUNTER, classes.SLOW_CHARGE, classes.SLOW_POISON)
 
 
 def planned_strides(xp: Namespace, state: State, move: Array = None) -> Array:
@@ -199,7 +201,7 @@ def planned_strides(xp: Namespace, state: State, move: Array = None) -> Array:
         + 2 * (effects[:, SLOW_EFFECTS[1]] > 0).astype(I32)
         + 4 * (effects[:, SLOW_EFFECTS[2]] > 0).astype(I32)
     )
-    blessed = effects[:, C.BLESSING] > 0
+    blessed = effects[:, classes.BLESSING] > 0
     speed = speed_index(xp, state.cls, slow_bits, blessed, state.shield != 0)
     can_move = state.present & state.alive & ~stunned(state)
     if move is None:

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from . import classes as C
+from . import classes
 from .actions import NUM_MOVES, compass_move
 from .sight import CODE_TO_SLOT, TEAM, Sight
 from .state import (
@@ -77,15 +77,15 @@ UNIT_TABLE: tuple[tuple[str, int, Callable[[Any], tuple[Any, ...]]], ...] = (
     ("present", 1, lambda u: _col(u.per_row(u.state.present))),
     ("known", 1, lambda u: _col(u.known)),
     ("alive", 1, lambda u: _col(u.per_row(u.living))),
-    ("class", len(C.CLASSES), lambda u: (u.onehot(u.cls, len(C.CLASSES)),)),
+    ("class", len(classes.CLASSES), lambda u: (u.onehot(u.cls, len(classes.CLASSES)),)),
     ("position", 2, lambda u: (u.x.astype(F32) * SCALE_X, u.y.astype(F32) * SCALE_Y)),
     ("offset_from_self", 2, lambda u: (u.dx, u.dy)),
     ("distance", 1, lambda u: (u.dist,)),
     ("health_share", 1, lambda u: (u.health / u.max_hp.astype(F32),)),
     ("health", 1, lambda u: (u.health * F32(1.0 / (200 * MILLI)),)),
-    ("shield", 1, lambda u: (u.per_row(u.state.shield).astype(F32) * F32(1.0 / C.SHIELD_TICKS),)),
-    ("effects", C.NUM_EFFECTS, lambda u: (u.per_row(u.state.effects).astype(F32) / u.durations,)),
-    ("ultimate_cooldown", 1, lambda u: (u.cooldown.astype(F32) * F32(1.0 / C.ULTIMATE_COOLDOWN),)),
+    ("shield", 1, lambda u: (u.per_row(u.state.shield).astype(F32) * F32(1.0 / classes.SHIELD_TICKS),)),
+    ("effects", classes.NUM_EFFECTS, lambda u: (u.per_row(u.state.effects).astype(F32) / u.durations,)),
+    ("ultimate_cooldown", 1, lambda u: (u.cooldown.astype(F32) * F32(1.0 / classes.ULTIMATE_COOLDOWN),)),
     ("ultimate_ready", 1, lambda u: _col(u.cooldown == 0)),
     ("out_of_combat", 1, lambda u: (
         u.xp.minimum(u.per_row(u.state.out_of_combat), OOC_CAP).astype(F32) * F32(1.0 / OOC_CAP),
@@ -111,9 +111,9 @@ GLOBAL_TABLE: tuple[tuple[str, int, Callable[[Any], Any]], ...] = (
         g.state.red_zone_depth.astype(F32) * F32(1.0 / ARENA_HEIGHT_MILLI)
     )),
     ("own_wave_clock", 1, lambda g: g.state.wave_clock[g.own].astype(F32)
-     * F32(1.0 / C.RESPAWN_PERIOD)),
+     * F32(1.0 / classes.RESPAWN_PERIOD)),
     ("enemy_wave_clock", 1, lambda g: g.state.wave_clock[g.other].astype(F32)
-     * F32(1.0 / C.RESPAWN_PERIOD)),
+     * F32(1.0 / classes.RESPAWN_PERIOD)),
 )  # fmt: skip
 UNIT_FIELDS: tuple[tuple[str, int], ...] = tuple((n, w) for n, w, _ in UNIT_TABLE)
 GLOBAL_FIELDS: tuple[tuple[str, int], ...] = tuple((n, w) for n, w, _ in GLOBAL_TABLE)
@@ -230,8 +230,8 @@ def unit_rows(
         dy=dy,
         dist=xp.sqrt(dx * dx + dy * dy),
         health=per_row(state.health).astype(F32),
-        max_hp=xp.asarray(C.MAX_HEALTH_MILLI)[cls],
-        durations=xp.asarray(np.asarray(C.EFFECT_DURATION, np.float32)),
+        max_hp=xp.asarray(classes.MAX_HEALTH_MILLI)[cls],
+        durations=xp.asarray(np.asarray(classes.EFFECT_DURATION, np.float32)),
         cooldown=per_row(state.ultimate_cooldown),
         home=xp.where(own_side, ox_r <= depth, ox_r >= ARENA_WIDTH_MILLI - depth),
         own_sight=xp.take_along_axis(

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import classes as C
+from . import classes
 from .actions import NUM_MOVES, NUM_TARGETS
 from .checks import FieldTypeError, fields, number, plain_json, thousandths, whole
 from .geometry import body_overlap
@@ -94,7 +94,7 @@ def parse_position(data: Any, resolve_map: MapResolver) -> Position:
     The steps follow the format, and the first fault found is the one reported: the
     header, the map, the clocks and score, each team and each of its agents, then where
     the bodies stand. The rules layer reads no map files: `resolve_map` turns the `map`
-    field into `(map_ref, obstacles)`, and `marl_bgs.positions.parse_position` passes the
+    field into `(map_ref, obstacles)`, and `marl_bgs.maps.positions.parse_position` passes the
     one that knows the numbered maps and inline obstacle lists.
 
     Args:
@@ -189,7 +189,7 @@ def _read_team(team: Any, where: str) -> _Team:
     if team["spawn_end"] not in SPAWN_END_NAMES:
         raise ValueError(f"{where}.spawn_end: must be 'left' or 'right'")
     spawn_end = SPAWN_END_NAMES.index(team["spawn_end"])
-    wave_clock = whole(team["wave_clock"], f"{where}.wave_clock", 1, C.RESPAWN_PERIOD)
+    wave_clock = whole(team["wave_clock"], f"{where}.wave_clock", 1, classes.RESPAWN_PERIOD)
     agents = team["agents"]
     if not isinstance(agents, list) or not 1 <= len(agents) <= TEAM_SIZE:
         raise ValueError(f"{where}.agents: expected a list of 1 to {TEAM_SIZE} agents")
@@ -206,11 +206,14 @@ def _read_agent(agent: Any, at: str) -> _Agent:
     _keys(agent, AGENT_KEYS, {"class", "x", "y"}, at)
     cls = _read_class(agent["class"], at)
     pos = _read_place(agent, at)
-    alive, health = _read_life(agent, C.CLASSES[cls].max_health, at)
+    alive, health = _read_life(agent, classes.CLASSES[cls].max_health, at)
     cooldown = whole(
-        agent.get("ultimate_cooldown", 0), f"{at}.ultimate_cooldown", 0, C.ULTIMATE_COOLDOWN - 1
+        agent.get("ultimate_cooldown", 0),
+        f"{at}.ultimate_cooldown",
+        0,
+        classes.ULTIMATE_COOLDOWN - 1,
     )
-    shield = whole(agent.get("shield", 0), f"{at}.shield", 0, C.SHIELD_TICKS)
+    shield = whole(agent.get("shield", 0), f"{at}.shield", 0, classes.SHIELD_TICKS)
     ooc = whole(agent.get("out_of_combat", 0), f"{at}.out_of_combat", 0, 10**6)
     effects = _read_effects(agent.get("effects", {}), f"{at}.effects")
     if not alive:
@@ -223,9 +226,9 @@ def _read_class(name: Any, at: str) -> int:
     """`class`: a class name from the class table, as its number."""
     if not isinstance(name, str):
         raise FieldTypeError(f"{at}.class: expected a class name, got {name!r}"[:200])
-    if name not in C.CLASS_INDEX:
+    if name not in classes.CLASS_INDEX:
         raise ValueError(f"{at}.class: unknown class {name!r}")
-    return C.CLASS_INDEX[name]
+    return classes.CLASS_INDEX[name]
 
 
 def _read_place(agent: dict, at: str) -> tuple[int, int]:
@@ -255,10 +258,10 @@ def _read_life(agent: dict, max_health: float, at: str) -> tuple[bool, int]:
 
 def _read_effects(raw: Any, where: str) -> tuple[int, ...]:
     """`effects`: ticks left of each named effect (default 0), at most its duration."""
-    _keys(raw, set(C.EFFECT_NAMES), set(), where)
+    _keys(raw, set(classes.EFFECT_NAMES), set(), where)
     return tuple(
-        whole(raw.get(name, 0), f"{where}.{name}", 0, C.EFFECT_DURATION[e])
-        for e, name in enumerate(C.EFFECT_NAMES)
+        whole(raw.get(name, 0), f"{where}.{name}", 0, classes.EFFECT_DURATION[e])
+        for e, name in enumerate(classes.EFFECT_NAMES)
     )
 
 
@@ -290,7 +293,7 @@ def _slot_arrays(teams: list[_Team]) -> dict[str, np.ndarray]:
     """The teams as State's team and per-slot fields: team t's agent k fills slot
     t * TEAM_SIZE + k; empty slots are absent, dead and zero (last action -1)."""
     present = np.zeros(NUM_SLOTS, bool)
-    empty = _Agent(0, (0, 0), False, 0, 0, 0, 0, (0,) * C.NUM_EFFECTS, (-1, -1, -1))
+    empty = _Agent(0, (0, 0), False, 0, 0, 0, 0, (0,) * classes.NUM_EFFECTS, (-1, -1, -1))
     agents = [empty] * NUM_SLOTS
     for t, team in enumerate(teams):
         for k, agent in enumerate(team.agents):
@@ -364,7 +367,7 @@ def position_dict(state: State, map_ref: Any) -> dict:
             la = s.last_action[i]
             agents.append(
                 {
-                    "class": C.CLASS_NAMES[int(s.cls[i])],
+                    "class": classes.CLASS_NAMES[int(s.cls[i])],
                     "x": _from_milli(s.pos[i, 0]),
                     "y": _from_milli(s.pos[i, 1]),
                     "health": _from_milli(s.health[i]),
@@ -372,7 +375,9 @@ def position_dict(state: State, map_ref: Any) -> dict:
                     "ultimate_cooldown": int(s.ultimate_cooldown[i]),
                     "shield": int(s.shield[i]),
                     "out_of_combat": int(s.out_of_combat[i]),
-                    "effects": {n: int(s.effects[i, e]) for e, n in enumerate(C.EFFECT_NAMES)},
+                    "effects": {
+                        n: int(s.effects[i, e]) for e, n in enumerate(classes.EFFECT_NAMES)
+                    },
                     "last_action": None if la[0] < 0 else [int(v) for v in la],
                 }
             )
@@ -435,7 +440,7 @@ def starting_position(
     for roster, end in zip(rosters, spawn_ends, strict=True):
         x = PAD_X[SPAWN_END_NAMES.index(end)] if end in SPAWN_END_NAMES else end
         agents = [{"class": c, "x": x, "y": PAD_Y[k]} for k, c in enumerate(roster)]
-        teams.append({"spawn_end": end, "wave_clock": C.RESPAWN_PERIOD, "agents": agents})
+        teams.append({"spawn_end": end, "wave_clock": classes.RESPAWN_PERIOD, "agents": agents})
     return {
         "format": POSITION_FORMAT,
         "version": POSITION_VERSION,

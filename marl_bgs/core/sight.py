@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import classes as C
+from . import classes
 from .actions import NUM_JOINT, NUM_MOVES, NUM_TARGETS
 from .array_ops import spread, stack
 from .shape_tests import pair_sq_distances
@@ -56,7 +56,7 @@ class Sight(NamedTuple):
 
 
 def stunned(state: State) -> Array:
-    return (state.effects[:, C.STUN] > 0) | (state.effects[:, C.TRAP] > 0)
+    return (state.effects[:, classes.STUN] > 0) | (state.effects[:, classes.TRAP] > 0)
 
 
 def sight_lines(xp: Namespace, pos: Array, m: MapArrays) -> Array:
@@ -74,7 +74,7 @@ def compute_sight(xp: Namespace, state: State, m: MapArrays, clear: Array = None
     dist_sq = pair_sq_distances(xp, pos, pos)
     clear = sight_lines(xp, pos, m) if clear is None else clear
     living = state.present & state.alive
-    radius_sq = xp.asarray(C.SIGHT_SQ)[state.cls]
+    radius_sq = xp.asarray(classes.SIGHT_SQ)[state.cls]
     own = (dist_sq <= radius_sq[:, None]) & clear & living[:, None] & living[None, :]
     # An enemy is seen by a team if any living teammate sees it and it has no spawn shield.
     seen_by_team = (own[:, None, :] & xp.asarray(SAME_TEAM)[:, :, None]).any(axis=0)
@@ -104,12 +104,12 @@ def legal_masks(xp: Namespace, state: State, sight: Sight) -> Masks:
         ally = xp.asarray(targets_ally)[cls][:, None]
         return xp.where(ally, same, ~same)
 
-    basic = reach & (sight.dist_sq <= xp.asarray(C.BASIC_RANGE_SQ)[cls][:, None])
-    basic = basic & side_ok(C.BASIC_TARGETS_ALLY)
+    basic = reach & (sight.dist_sq <= xp.asarray(classes.BASIC_RANGE_SQ)[cls][:, None])
+    basic = basic & side_ok(classes.BASIC_TARGETS_ALLY)
     ult_ready = ready & (state.ultimate_cooldown == 0)
-    self_ult = xp.asarray(C.ULTIMATE_IS_SELF)[cls]
-    ult = reach & (sight.dist_sq <= xp.asarray(C.ULTIMATE_RANGE_SQ)[cls][:, None])
-    ult = ult & side_ok(C.ULTIMATE_TARGETS_ALLY) & (ult_ready & ~self_ult)[:, None]
+    self_ult = xp.asarray(classes.ULTIMATE_IS_SELF)[cls]
+    ult = reach & (sight.dist_sq <= xp.asarray(classes.ULTIMATE_RANGE_SQ)[cls][:, None])
+    ult = ult & side_ok(classes.ULTIMATE_TARGETS_ALLY) & (ult_ready & ~self_ult)[:, None]
 
     rows, cols = _CODE_ROWS, _CODE_COLS
     has_target = xp.asarray(_HAS_TARGET)

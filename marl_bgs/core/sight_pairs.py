@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from . import classes as C
+from . import classes
 from .backend import is_numpy
 from .batching import every_game, in_chunks, with_batch_rule
 from .geometry import sight_blocked
@@ -23,7 +23,7 @@ from .state import NUM_SLOTS
 from .types import Array, Namespace
 
 PAIR_I, PAIR_J = np.triu_indices(NUM_SLOTS, k=1)
-MAX_SIGHT_SQ = int(np.max(C.SIGHT_SQ))
+MAX_SIGHT_SQ = int(np.max(classes.SIGHT_SQ))
 # Near pairs a batch of games packs per game; a batch with more runs its games a list at a
 # time (random play on map 47 averages about 15; a fresh game has its 20 teammate pairs).
 SIGHT_PAIRS_PER_GAME = 20

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import classes as C
+from . import classes
 from .types import Array, Namespace
 
 NUM_TEAMS = 2
@@ -255,16 +255,16 @@ def fresh_state(
         red_zone_depth=xp.asarray(red_zone_depth, xp.int32),
         score=xp.zeros(2, xp.int32),
         spawn_end=spawn_end,
-        wave_clock=xp.full(2, C.RESPAWN_PERIOD, xp.int32),
+        wave_clock=xp.full(2, classes.RESPAWN_PERIOD, xp.int32),
         result=xp.asarray(RESULT_OPEN, xp.int32),
         present=present,
         alive=present,
         cls=cls,
         pos=pad_positions(spawn_end, xp),
-        health=xp.where(present, xp.asarray(C.MAX_HEALTH_MILLI)[cls], 0),
+        health=xp.where(present, xp.asarray(classes.MAX_HEALTH_MILLI)[cls], 0),
         ultimate_cooldown=xp.zeros(NUM_SLOTS, xp.int32),
         shield=xp.zeros(NUM_SLOTS, xp.int32),
         out_of_combat=xp.zeros(NUM_SLOTS, xp.int32),
-        effects=xp.zeros((NUM_SLOTS, C.NUM_EFFECTS), xp.int32),
+        effects=xp.zeros((NUM_SLOTS, classes.NUM_EFFECTS), xp.int32),
         last_action=xp.full((NUM_SLOTS, 3), -1, xp.int32),
     )

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import classes as C
+from . import classes
 from .array_ops import stack
 from .movement import charge_landing, move_bodies, planned_strides
 from .shield_exit import clear_of_bodies
@@ -37,9 +37,9 @@ from .state import (
 from .types import Array, Namespace
 
 _SELF = np.eye(NUM_SLOTS, dtype=bool)  # (source, recipient): an agent's effects on itself
-_TRAP = np.arange(C.NUM_EFFECTS) == C.TRAP
+_TRAP = np.arange(classes.NUM_EFFECTS) == classes.TRAP
 _SLOTS = np.arange(NUM_SLOTS)  # made once: NumPy pays per call
-_DURATION = np.asarray(C.EFFECT_DURATION, np.int32)
+_DURATION = np.asarray(classes.EFFECT_DURATION, np.int32)
 # Integer constants of `where` as 0-d int32 arrays: NumPy converts a Python scalar argument
 # of `where` on every call (about 1 us); the same values and dtypes on both engines.
 _I0, _I1, _I2, _I_NONE = (np.asarray(v, np.int32) for v in (0, 1, 2, -1))
@@ -163,7 +163,7 @@ def start_of_tick(xp: Namespace, state: State) -> StartOfTick:
     team = xp.asarray(TEAM)
     return StartOfTick(
         cls=cls,
-        max_hp=xp.asarray(C.MAX_HEALTH_MILLI)[cls],
+        max_hp=xp.asarray(classes.MAX_HEALTH_MILLI)[cls],
         team=team,
         living=state.present & state.alive,
         unshielded=state.shield == 0,
@@ -198,18 +198,18 @@ def resolve_combat(
     rest is excess) and an agent dies at 0 or less. Also who is in combat (rule 8's test)."""
     cls, same_team = start.cls, xp.asarray(SAME_TEAM)  # team[:, None] == team[None, :]
     emitter = start.living & start.unshielded
-    near = (sight.dist_sq <= C.AURA_RADIUS_SQ) & same_team
-    mages = (near & (emitter & (cls == C.MAGE))[None, :]).sum(axis=1)
-    warriors = (near & (emitter & (cls == C.WARRIOR))[None, :]).sum(axis=1)
-    mages = xp.minimum(mages, C.AURA_MAX_EMITTERS).astype(np.int32)
-    warriors = xp.minimum(warriors, C.AURA_MAX_EMITTERS).astype(np.int32)
-    burst = (state.effects[:, C.BURST] > 0).astype(np.int32)
+    near = (sight.dist_sq <= classes.AURA_RADIUS_SQ) & same_team
+    mages = (near & (emitter & (cls == classes.MAGE))[None, :]).sum(axis=1)
+    warriors = (near & (emitter & (cls == classes.WARRIOR))[None, :]).sum(axis=1)
+    mages = xp.minimum(mages, classes.AURA_MAX_EMITTERS).astype(np.int32)
+    warriors = xp.minimum(warriors, classes.AURA_MAX_EMITTERS).astype(np.int32)
+    burst = (state.effects[:, classes.BURST] > 0).astype(np.int32)
     u = orders.used_ult.astype(np.int32)
-    table = xp.asarray(C.DAMAGE_MILLI)
+    table = xp.asarray(classes.DAMAGE_MILLI)
     dealt = table[cls[:, None], u[:, None], mages[:, None], burst[:, None], warriors[None, :]]
     damage = xp.where(orders.aims, dealt, _I0).astype(np.int32)
-    cut = (state.effects[:, C.HEALING_CUT] > 0).astype(np.int32)
-    given = xp.asarray(C.HEAL_MILLI)[cls[:, None], u[:, None], cut[None, :]]
+    cut = (state.effects[:, classes.HEALING_CUT] > 0).astype(np.int32)
+    given = xp.asarray(classes.HEAL_MILLI)[cls[:, None], u[:, None], cut[None, :]]
     healing = xp.where(orders.aims, given, _I0).astype(np.int32)
     taken = damage.sum(axis=0)
     healed = healing.sum(axis=0)
@@ -223,7 +223,7 @@ def resolve_combat(
     deals = (damage > 0).any(axis=1)
     takes = taken > 0
     fighting = deals | takes
-    delay = xp.asarray(C.OUT_OF_COMBAT_DELAY)[cls]
+    delay = xp.asarray(classes.OUT_OF_COMBAT_DELAY)[cls]
     hot = fighting | (state.out_of_combat < delay)
     heals = healing > 0
     in_combat = fighting | (heals.any(axis=0) & hot) | (heals & hot[None, :]).any(axis=1)
@@ -248,7 +248,7 @@ def charge_relocation(
     """Rule 3, Charge relocation: each surviving Warrior that used its Ultimate moves toward
     its target and stops touching it, among start-of-tick bodies of everyone who survived
     combat (`charge_landing`). Returns where each agent stands after it, and those bodies."""
-    charging = orders.used_ult & (start.cls == C.WARRIOR) & fight.survivors
+    charging = orders.used_ult & (start.cls == classes.WARRIOR) & fight.survivors
     goal = xp.where(orders.aims[:, :, None], state.pos[None, :, :], _I0).sum(axis=1)
     bodies = fight.survivors & start.unshielded
     return charge_landing(xp, state.pos, goal, charging, bodies, m), bodies
@@ -286,14 +286,16 @@ def update_statuses(
     shield ends moves clear of every body (`clear_of_bodies`); Ultimate cooldowns."""
     cls, used_ult = start.cls, orders.used_ult
     source_cls_effects = xp.where(
-        used_ult[:, None], xp.asarray(C.ULTIMATE_EFFECTS)[cls], xp.asarray(C.BASIC_EFFECTS)[cls]
+        used_ult[:, None],
+        xp.asarray(classes.ULTIMATE_EFFECTS)[cls],
+        xp.asarray(classes.BASIC_EFFECTS)[cls],
     )
     source_cls_effects = source_cls_effects & (used_ult | orders.used_basic)[:, None]
     effect_from = orders.aims[:, :, None] & source_cls_effects[:, None, :]
-    self_effects = xp.asarray(C.SELF_EFFECTS_ON_ULTIMATE)[cls] & used_ult[:, None]
+    self_effects = xp.asarray(classes.SELF_EFFECTS_ON_ULTIMATE)[cls] & used_ult[:, None]
     effect_from = effect_from | (xp.asarray(_SELF)[:, :, None] & self_effects[:, None, :])
     applied = effect_from.any(axis=0)
-    trap_broken = (state.effects[:, C.TRAP] > 0) & fight.takes
+    trap_broken = (state.effects[:, classes.TRAP] > 0) & fight.takes
     effects = xp.where(xp.asarray(_TRAP)[None, :] & trap_broken[:, None], _I0, state.effects)
     effects = xp.maximum(effects - 1, 0)
     duration = xp.asarray(_DURATION)
@@ -304,7 +306,9 @@ def update_statuses(
     settled = fight.survivors & (state.shield == 0)
     cleared_pos = clear_of_bodies(xp, pos, leaving, settled, start.end_of_slot, m)
     cooldown = xp.where(
-        used_ult, np.int32(C.ULTIMATE_COOLDOWN - 1), xp.maximum(state.ultimate_cooldown - 1, 0)
+        used_ult,
+        np.int32(classes.ULTIMATE_COOLDOWN - 1),
+        xp.maximum(state.ultimate_cooldown - 1, 0),
     ).astype(np.int32)
     return Statuses(
         effects=effects,
@@ -341,12 +345,12 @@ def respawn_wave(
     respawned = state.present & ~state.alive & fires[start.team]
     pads = pad_positions(state.spawn_end, xp)
     return Wave(
-        wave_clock=xp.where(fires, C.RESPAWN_PERIOD, clock).astype(np.int32),
+        wave_clock=xp.where(fires, classes.RESPAWN_PERIOD, clock).astype(np.int32),
         respawned=respawned,
         pos=xp.where(respawned[:, None], pads, status.pos).astype(np.int32),
         health=xp.where(respawned, start.max_hp, fight.health),
         alive=fight.alive | respawned,
-        shield=xp.where(respawned, C.SHIELD_TICKS, status.shield).astype(np.int32),
+        shield=xp.where(respawned, classes.SHIELD_TICKS, status.shield).astype(np.int32),
     )
 
 
@@ -357,7 +361,7 @@ def rest_healing(
     out of combat for its class's delay heals (up to max health); the others' clocks reset."""
     resting = fight.survivors & ~fight.in_combat
     rests = resting & (state.out_of_combat >= fight.delay)
-    rest_heal = xp.asarray(C.REST_HEAL_MILLI)[start.cls, fight.cut]
+    rest_heal = xp.asarray(classes.REST_HEAL_MILLI)[start.cls, fight.cut]
     rest_heal = xp.where(rests, xp.minimum(rest_heal, start.max_hp - health), _I0).astype(np.int32)
     return Rest(
         rest_heal=rest_heal,

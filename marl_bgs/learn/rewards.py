@@ -32,7 +32,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..core import classes as C
+from ..core import classes
 from ..core.sight import TEAM
 from ..core.state import (
     ARENA_WIDTH_MILLI,
@@ -85,7 +85,7 @@ def reward_terms(prev: State, after: State, record: Any) -> dict[str, Any]:
     killed = record.killed
     red_death = killed & (record.points == 2)
     landed = (dmg > 0) & killed[None, :]  # [attacker, victim]
-    priest = prev.cls == C.PRIEST
+    priest = prev.cls == classes.PRIEST
     helped = (useful_pair > 0) & priest[:, None]  # [priest, healed agent]
     via_heal = (helped.astype(jnp.int32) @ landed.astype(jnp.int32)) > 0  # [priest, victim]
     credit = landed | via_heal
@@ -95,7 +95,9 @@ def reward_terms(prev: State, after: State, record: Any) -> dict[str, Any]:
     living = after.present & after.alive
     red = in_own_red_zone(after)
     d = (after.pos[:, None, :] - after.pos[None, :, :]).astype(jnp.int32)
-    near = (d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1]) <= int(C.BASIC_RANGE_SQ[C.PRIEST])
+    near = (d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1]) <= int(
+        classes.BASIC_RANGE_SQ[classes.PRIEST]
+    )
     ok = living & ~red
     pairs = (priest & ok)[:, None] & ok[None, :] & near & ~enemy
     pairs = pairs & ~jnp.eye(team.shape[0], dtype=bool)

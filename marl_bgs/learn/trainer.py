@@ -144,7 +144,7 @@ def train(
         fresh = getattr(learner_for(template_stage, reward_fn), "fresh", None)
         state = fresh(state) if fresh is not None else state
     if cfg.devices != 1:
-        from .sharding import game_mesh, shard_state
+        from .learner_sharding import game_mesh, shard_state
 
         mesh = game_mesh(cfg.devices)
         if mesh.devices.size > 1:

@@ -30,9 +30,9 @@ import pandas as pd
 
 from ..core.state import TEAM_SIZE
 from ..evaluation import play_schedule
+from ..game_sharding import local_games_mesh, round_up
 from ..runner import BatchRunner, get_runner
 from ..schedule import Schedule
-from ..sharding import local_games_mesh, round_up
 from ..systems.base import System
 from ..systems.registry import by_name
 from .config import TrainConfig
@@ -115,7 +115,7 @@ class PanelRunner(BatchRunner):
             self.holder.value = None
 
     def _run_with_params(self, root, seeds, state):
-        from ..sharding import replicate
+        from ..game_sharding import replicate
 
         self.calls += 1
         params = self.params if self.mesh is None else replicate(self.params, self.mesh)

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..core import classes as C
+from ..core import classes
 from ..core.actions import NUM_JOINT, NUM_MOVES, NUM_TARGETS, NUM_ULTIMATE, encode
 from ..core.checks import whole
 from ..core.movement import MOVE_DIRECTIONS
@@ -171,15 +171,15 @@ def _squashed(feature: float, half: float) -> int:
 def _effects_of(table: np.ndarray, cls: int) -> list[str]:
     out = []
     for e in np.flatnonzero(table[cls]):
-        text = f"{C.EFFECT_NAMES[e]} {C.EFFECT_DURATION[e]} tick{'s' if C.EFFECT_DURATION[e] > 1 else ''}"
-        if int(e) in C.SLOW_FACTORS:
-            text += f" (speed x{_num(C.SLOW_FACTORS[int(e)])})"
-        elif e == C.BURST:
-            text += f" (damage x{_num(C.BURST_FACTOR)})"
-        elif e == C.HEALING_CUT:
-            text += f" (healing x{_num(C.POISON_HEALING_FACTOR)})"
-        elif e == C.BLESSING:
-            text += f" (speed at least x{_num(C.BLESSING_SPEED_FLOOR)})"
+        text = f"{classes.EFFECT_NAMES[e]} {classes.EFFECT_DURATION[e]} tick{'s' if classes.EFFECT_DURATION[e] > 1 else ''}"
+        if int(e) in classes.SLOW_FACTORS:
+            text += f" (speed x{_num(classes.SLOW_FACTORS[int(e)])})"
+        elif e == classes.BURST:
+            text += f" (damage x{_num(classes.BURST_FACTOR)})"
+        elif e == classes.HEALING_CUT:
+            text += f" (healing x{_num(classes.POISON_HEALING_FACTOR)})"
+        elif e == classes.BLESSING:
+            text += f" (speed at least x{_num(classes.BLESSING_SPEED_FLOOR)})"
         out.append(text)
     return out
 
@@ -197,7 +197,7 @@ def _ability(kind: str, name: str, target: str, reach: float, dmg: float, heal: 
 
 
 def _class_line(c: int) -> str:
-    s = C.CLASSES[c]
+    s = classes.CLASSES[c]
     basic = _ability(
         "Basic",
         s.basic_name,
@@ -205,10 +205,10 @@ def _class_line(c: int) -> str:
         s.basic_range,
         s.basic_damage,
         s.basic_heal,
-        _effects_of(C.BASIC_EFFECTS, c),
+        _effects_of(classes.BASIC_EFFECTS, c),
     )
-    ult_fx = _effects_of(C.ULTIMATE_EFFECTS, c) + [
-        f"self {x}" for x in _effects_of(C.SELF_EFFECTS_ON_ULTIMATE, c)
+    ult_fx = _effects_of(classes.ULTIMATE_EFFECTS, c) + [
+        f"self {x}" for x in _effects_of(classes.SELF_EFFECTS_ON_ULTIMATE, c)
     ]
     ult = _ability(
         "Ultimate",
@@ -229,7 +229,7 @@ def _class_line(c: int) -> str:
 @cache
 def rules_text() -> str:
     """The public rules and every class's abilities, the same for every prompt."""
-    aura = _num(C.AURA_RADIUS)
+    aura = _num(classes.AURA_RADIUS)
     lines = [
         "Rules:",
         "- Two teams of up to 5 act at once each tick; each agent picks one move and one "
@@ -238,27 +238,27 @@ def rules_text() -> str:
         "- A death gives the enemy 1 point, or 2 if the victim stood in its own Red Zone (the "
         "strip beside its own spawn end). A team wins on reaching the winning score with more "
         "points than the enemy; a tie at the winning score, or the horizon, is a draw.",
-        f"- The dead respawn on their pad in waves every {C.RESPAWN_PERIOD} ticks, shielded "
-        f"for up to {C.SHIELD_TICKS} ticks (hidden from enemies, cannot use or receive "
-        f"targeted combat, speed {_num(C.SHIELD_SPEED)}).",
+        f"- The dead respawn on their pad in waves every {classes.RESPAWN_PERIOD} ticks, shielded "
+        f"for up to {classes.SHIELD_TICKS} ticks (hidden from enemies, cannot use or receive "
+        f"targeted combat, speed {_num(classes.SHIELD_SPEED)}).",
         "- Sight needs range and a clear line past obstacles; units do not block sight. Your "
         "team shares what it sees, but you can only target units you see yourself.",
         "- stun and trap stop movement and combat; damage breaks a trap applied on an earlier "
-        f"tick. Slows multiply, with a floor of x{_num(C.SLOW_FLOOR)}. A Warrior's Charge "
+        f"tick. Slows multiply, with a floor of x{_num(classes.SLOW_FLOOR)}. A Warrior's Charge "
         "also moves it toward its target before ordinary movement. Combat reads the positions "
         "at the start of the tick.",
         f"- Auras reach {aura} (the emitter included, no sight needed, at most "
-        f"{C.AURA_MAX_EMITTERS} of a kind count): each Mage multiplies allies' damage by "
-        f"{_num(C.MAGE_AURA_FACTOR)}, each Warrior multiplies damage allies take by "
-        f"{_num(C.WARRIOR_AURA_FACTOR)}.",
-        f"- After its delay out of combat a unit heals {_num(C.OUT_OF_COMBAT_HEAL_SHARE * 100)}% "
-        f"of its maximum health per tick. Using an Ultimate starts a {C.ULTIMATE_COOLDOWN}-tick "
+        f"{classes.AURA_MAX_EMITTERS} of a kind count): each Mage multiplies allies' damage by "
+        f"{_num(classes.MAGE_AURA_FACTOR)}, each Warrior multiplies damage allies take by "
+        f"{_num(classes.WARRIOR_AURA_FACTOR)}.",
+        f"- After its delay out of combat a unit heals {_num(classes.OUT_OF_COMBAT_HEAL_SHARE * 100)}% "
+        f"of its maximum health per tick. Using an Ultimate starts a {classes.ULTIMATE_COOLDOWN}-tick "
         "cooldown. Basic and Ultimate are alternatives in one tick.",
         "- Units: map units (the arena is "
         f"{_num(ARENA_X)} x {_num(ARENA_Y)}), health points and ticks. North is +y, east is +x; "
         "every move, diagonal too, has length 1 times the unit's speed.",
         "Abilities:",
-        *(_class_line(c) for c in range(len(C.CLASSES))),
+        *(_class_line(c) for c in range(len(classes.CLASSES))),
     ]
     return "\n".join(lines)
 
@@ -304,8 +304,8 @@ def _game_lines(obs: np.ndarray) -> list[str]:
         f"the winning score is {win}.",
         f"Teams: {_ticks(f('own_team_size'), TEAM_SIZE)} v {_ticks(f('enemy_team_size'), TEAM_SIZE)}. "
         f"Red Zone depth {_num(f('red_zone_depth') * ARENA_Y)}. Next respawn wave in: yours "
-        f"{_ticks(f('own_wave_clock'), C.RESPAWN_PERIOD)}, enemy "
-        f"{_ticks(f('enemy_wave_clock'), C.RESPAWN_PERIOD)} ticks.",
+        f"{_ticks(f('own_wave_clock'), classes.RESPAWN_PERIOD)}, enemy "
+        f"{_ticks(f('enemy_wave_clock'), classes.RESPAWN_PERIOD)} ticks.",
     ]
 
 
@@ -328,7 +328,7 @@ def _unit_line(row: np.ndarray, name: str, is_self: bool, cls: int | None) -> st
         return f"- {name}: not seen by your team"
     if cls is None:
         cls = int(np.argmax(f("class")))
-    title = C.CLASSES[cls].title
+    title = classes.CLASSES[cls].title
     head = f"- {name}{' (you)' if is_self else ''}: {title}"
     if f("alive")[0] < 0.5:
         return f"{head}, dead"
@@ -336,17 +336,17 @@ def _unit_line(row: np.ndarray, name: str, is_self: bool, cls: int | None) -> st
     parts = [f"x={_num(x)} y={_num(y)}"]
     if not is_self:
         parts.append(f"distance {_num(f('distance')[0] * ARENA_X, 2)}")
-    top = C.CLASSES[cls].max_health
+    top = classes.CLASSES[cls].max_health
     parts.append(f"health {_num(f('health_share')[0] * top)}/{_num(top)}")
-    cooldown = _ticks(f("ultimate_cooldown")[0], C.ULTIMATE_COOLDOWN)
+    cooldown = _ticks(f("ultimate_cooldown")[0], classes.ULTIMATE_COOLDOWN)
     parts.append("Ultimate ready" if f("ultimate_ready")[0] > 0.5 else f"Ultimate in {cooldown}")
-    shield = _ticks(f("shield")[0], C.SHIELD_TICKS)
+    shield = _ticks(f("shield")[0], classes.SHIELD_TICKS)
     if shield:
         parts.append(f"shield {shield}")
     statuses = [
-        f"{C.EFFECT_NAMES[e]} {_ticks(v, C.EFFECT_DURATION[e])}"
+        f"{classes.EFFECT_NAMES[e]} {_ticks(v, classes.EFFECT_DURATION[e])}"
         for e, v in enumerate(f("effects"))
-        if _ticks(v, C.EFFECT_DURATION[e])
+        if _ticks(v, classes.EFFECT_DURATION[e])
     ]
     parts.append("statuses: " + (", ".join(statuses) if statuses else "none"))
     ooc = _ticks(f("out_of_combat")[0], OOC_CAP)
@@ -386,12 +386,12 @@ def format_actor_view(team_inputs: TeamInputs, agent: int) -> str:
     """
     _check(team_inputs, agent)
     obs = np.asarray(team_inputs.obs, np.float32)[agent]
-    classes = np.asarray(team_inputs.classes)
+    class_ids = np.asarray(team_inputs.classes)
     names = row_names(agent)
     ally_slots = [agent] + [k for k in range(TEAM_SIZE) if k != agent]
     rows = [obs[r * UNIT_WIDTH : (r + 1) * UNIT_WIDTH] for r in range(NUM_SLOTS)]
     menu = legal_menu(team_inputs, agent)
-    me = C.CLASSES[int(classes[agent])].title
+    me = classes.CLASSES[int(class_ids[agent])].title
     lines = [
         f"MARL-BGs {VIEW_VERSION}",
         f"You are ally_{agent}, the {me} of your team. Your frame: your spawn end is on the "
@@ -405,7 +405,7 @@ def format_actor_view(team_inputs: TeamInputs, agent: int) -> str:
     # Rows run self, allies, enemies; the text lists roster order, ally_0 to enemy_4.
     order = sorted(range(NUM_SLOTS), key=lambda r: (r >= TEAM_SIZE, names[r]))
     for r in order:
-        cls = int(classes[ally_slots[r]]) if r < TEAM_SIZE else None  # own roster is public
+        cls = int(class_ids[ally_slots[r]]) if r < TEAM_SIZE else None  # own roster is public
         if rows[r][UNIT["present"]][0] < 0.5:
             lines.append(f"- {names[r]}: unused slot")
             continue

@@ -27,8 +27,9 @@ import numpy as np
 
 from ..core.sight import CODE_TO_SLOT
 from ..core.state import NUM_SLOTS, State
+from .facts import HARMFUL, Facts
 from .priority import METRIC_DESCRIPTIONS, PRIORITY_NAMES, priority_vector
-from .topics import HARMFUL, TOPICS, Facts
+from .topics import TOPICS
 
 FULL_NAMES: tuple[str, ...] = tuple(c for t in TOPICS for c in t.columns)
 FULL_SIZE = len(FULL_NAMES)

@@ -8,112 +8,52 @@ an exact integer and the JAX and NumPy engines give the same numbers.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from ..core import classes as C
+from ..core.classes import (
+    AURA_MAX_EMITTERS,
+    AURA_RADIUS_SQ,
+    BLESSING,
+    BURST,
+    DAMAGE_MILLI,
+    EFFECT_NAMES,
+    HEAL_MILLI,
+    HEALING_CUT,
+    MAGE,
+    MAX_HEALTH_MILLI,
+    PRIEST,
+    REST_HEAL_MILLI,
+    STUN,
+    TRAP,
+    WARRIOR,
+)
 from ..core.sight import TEAM
-from ..core.state import ARENA_WIDTH_MILLI, LEFT, NUM_SLOTS, TEAM_SIZE, State
+from ..core.state import ARENA_WIDTH_MILLI, LEFT, NUM_SLOTS
+from .facts import (
+    ABILITIES,
+    ALLY,
+    AT,
+    BY,
+    ENEMY,
+    HARMFUL_NAMES,
+    OF,
+    ON,
+    SLOT_NAMES,
+    SLOWS,
+    TEAMS,
+    TO,
+    Facts,
+    Topic,
+    all_cells,
+    as_int,
+    isqrt,
+    labels,
+    pairs_kept,
+    per_team,
+)
 from .priority import PRIORITY_NAMES
-
-SLOT_NAMES = tuple(f"{'ab'[s // TEAM_SIZE]}{s % TEAM_SIZE}" for s in range(NUM_SLOTS))
-TEAMS = ("a", "b")
-ABILITIES = ("basic", "ultimate")
-HARMFUL = (C.STUN, C.TRAP, C.SLOW_HUNTER, C.SLOW_CHARGE, C.SLOW_POISON, C.HEALING_CUT)
-HARMFUL_NAMES = tuple(C.EFFECT_NAMES[e] for e in HARMFUL)
-SLOWS = (C.SLOW_HUNTER, C.SLOW_CHARGE, C.SLOW_POISON)
-
-_ENEMY = TEAM[:, None] != TEAM[None, :]  # (source, recipient) on different teams
-_ALLY = ~_ENEMY  # the same team, an agent itself included
-_I32 = np.int32
-
-
-class Facts(NamedTuple):
-    """One tick as the topics read it (arrays over global slots)."""
-
-    before: State
-    raw: Any  # (10, 3) actions as sent, compass frame
-    info: Any  # core.tick.TickInfo
-    after: State
-    dist_sq: Any  # (10, 10) start-of-tick squared distances
-    living: Any  # (10,) present and alive at the start of the tick
-    aims: Any  # (10, 10) source aimed its accepted ability at recipient
-    used_basic: Any  # (10,)
-    used_ult: Any  # (10,)
-    target: Any  # (10, 11) one-hot accepted target slot, last column: none
-    harm: Any  # (10, 6) recipient under each harmful effect at the start of the tick
-    credit: Any  # (10, 10) source's damage this tick to a recipient that died this tick
-    earlier: Any  # (10, 10) source damaged recipient earlier in the recipient's life
-    xp: Any
-
-
-@dataclass(frozen=True)
-class Topic:
-    """One topic: `compute(facts)` gives an integer tensor shaped by `axes`; `keep` marks
-    the cells that are columns; `pairs` says the topic records who did what to whom."""
-
-    section: str
-    name: str
-    title: str
-    description: str
-    axes: tuple[tuple[str, ...], ...]
-    compute: Callable[[Facts], Any]
-    keep: np.ndarray
-    pairs: bool
-
-    @property
-    def columns(self) -> list[str]:
-        grid = np.stack(np.meshgrid(*[np.arange(len(a)) for a in self.axes], indexing="ij"), -1)
-        cells = grid.reshape(-1, len(self.axes))[self.keep.reshape(-1)]
-        return [
-            ".".join([self.name, *(self.axes[k][i] for k, i in enumerate(cell))]) for cell in cells
-        ]
-
-    @property
-    def size(self) -> int:
-        return int(self.keep.sum())
-
-
-def _labels(prefix: str, names: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(f"{prefix}{n}" for n in names)
-
-
-BY = _labels("by_", SLOT_NAMES)
-TO = _labels("to_", SLOT_NAMES)
-OF = _labels("of_", SLOT_NAMES)
-AT = _labels("", SLOT_NAMES)
-ON = _labels("on_", SLOT_NAMES) + ("on_none",)
-
-
-def _all(*sizes: int) -> np.ndarray:
-    return np.ones(sizes, bool)
-
-
-def _pairs_kept(pairs: np.ndarray, *rest: int) -> np.ndarray:
-    return np.broadcast_to(pairs.reshape(pairs.shape + (1,) * len(rest)), pairs.shape + rest)
-
-
-def _i(x: Any, f: Facts) -> Any:
-    return x.astype(f.xp.int32)
-
-
-def _per_team(f: Facts, values: Any) -> Any:
-    """(10, ...) -> (2, ...) summed over each team's slots."""
-    xp = f.xp
-    return xp.stack([values[:TEAM_SIZE].sum(axis=0), values[TEAM_SIZE:].sum(axis=0)])
-
-
-def isqrt(xp: Any, d: Any) -> Any:
-    """floor(sqrt(d)) of whole numbers up to 2^30 (squared distances in the arena stay
-    below 10^9), exactly (the float estimate is mended by
-    one integer step each way), so both engines agree."""
-    r = xp.floor(xp.sqrt(d.astype(xp.float32))).astype(xp.int32)
-    r = xp.where((r + 1) * (r + 1) <= d, r + 1, r)
-    return xp.where(r * r > d, r - 1, r)
-
 
 # ---- the topics' functions -------------------------------------------------------------
 
@@ -124,7 +64,7 @@ def _episode_results(f: Facts) -> Any:  # filled from the priority metrics, see 
 
 def _activations(f: Facts) -> Any:
     used = f.xp.stack([f.used_basic, f.used_ult], axis=1)  # (10, 2)
-    return _i(used[:, :, None] & f.target[:, None, :], f)
+    return as_int(used[:, :, None] & f.target[:, None, :], f)
 
 
 def _action_checks(f: Facts) -> Any:
@@ -138,7 +78,7 @@ def _action_checks(f: Facts) -> Any:
         (raw[:, 2] == 1) & (acc[:, 2] == 0),
         (acc[:, 0] == 0) & (acc[:, 1] == 0),
     ]
-    return _i(xp.stack(cols, axis=1) & f.living[:, None], f)
+    return as_int(xp.stack(cols, axis=1) & f.living[:, None], f)
 
 
 ACTION_CHECKS = (
@@ -203,27 +143,27 @@ def _healing_saves(f: Facts) -> Any:
     raw = f.before.health - f.info.damage.sum(axis=0) + f.info.healing.sum(axis=0)
     without = raw[None, :] - f.info.healing
     saved = (f.info.healing > 0) & (without <= 0) & (raw > 0)[None, :] & f.living[None, :]
-    return _i(saved, f)
+    return as_int(saved, f)
 
 
 def _kill_contributions(f: Facts) -> Any:
-    return _i(f.xp.stack([f.credit, f.earlier & ~f.credit & f.info.killed[None, :]], axis=2), f)
+    return as_int(f.xp.stack([f.credit, f.earlier & ~f.credit & f.info.killed[None, :]], axis=2), f)
 
 
 def _kills_of_affected(f: Facts) -> Any:
-    return _i(f.credit[:, :, None] & f.harm[None, :, :], f)
+    return as_int(f.credit[:, :, None] & f.harm[None, :, :], f)
 
 
 def _deaths(f: Facts) -> Any:
     xp = f.xp
     dead = f.before.present & ~f.before.alive
-    return _i(xp.stack([f.info.killed, dead, f.info.points == 2], axis=1), f)
+    return as_int(xp.stack([f.info.killed, dead, f.info.points == 2], axis=1), f)
 
 
 def _respawning(f: Facts) -> Any:
     xp = f.xp
     shielded = f.living & (f.before.shield > 0)
-    return _i(xp.stack([f.info.respawned, shielded], axis=1), f)
+    return as_int(xp.stack([f.info.respawned, shielded], axis=1), f)
 
 
 def _in_own_red_zone(f: Facts) -> Any:
@@ -236,56 +176,56 @@ def _in_own_red_zone(f: Facts) -> Any:
 def _red_zone(f: Facts) -> Any:
     xp = f.xp
     worth_two = (f.credit & (f.info.points == 2)[None, :]).sum(axis=1)
-    return _i(xp.stack([_in_own_red_zone(f), worth_two], axis=1), f)
+    return as_int(xp.stack([_in_own_red_zone(f), worth_two], axis=1), f)
 
 
 def _coordination(f: Facts) -> Any:
     """Per team: ticks on which two or more of it damaged one enemy; kills of enemies that
     two or more of it had damaged in their life."""
     xp = f.xp
-    attackers = _per_team(f, _i(f.info.damage > 0, f))  # (2, 10) per team, per enemy
-    helped = _per_team(f, _i(f.credit | (f.earlier & f.info.killed[None, :]), f))
+    attackers = per_team(f, as_int(f.info.damage > 0, f))  # (2, 10) per team, per enemy
+    helped = per_team(f, as_int(f.credit | (f.earlier & f.info.killed[None, :]), f))
     focus = (attackers >= 2).any(axis=1)
     kills = ((helped >= 2) & f.info.killed[None, :]).sum(axis=1)
-    return xp.stack([_i(focus, f), _i(kills, f)], axis=1)
+    return xp.stack([as_int(focus, f), as_int(kills, f)], axis=1)
 
 
 def _formation(f: Facts) -> Any:
     """Per pair of living teammates: summed distance (milli-units) and ticks together."""
     xp = f.xp
-    both = f.living[:, None] & f.living[None, :] & xp.asarray(_ALLY)
+    both = f.living[:, None] & f.living[None, :] & xp.asarray(ALLY)
     dist = xp.where(both, isqrt(xp, f.dist_sq), 0)
-    return xp.stack([dist, _i(both, f)], axis=2).astype(xp.int32)
+    return xp.stack([dist, as_int(both, f)], axis=2).astype(xp.int32)
 
 
 def _aura_emitters(f: Facts) -> Any:
     """(recipient, emitter): inside a living, unshielded Mage's or Warrior's aura."""
     xp = f.xp
     emitter = f.living & (f.before.shield == 0)
-    kind = (f.before.cls == C.MAGE) | (f.before.cls == C.WARRIOR)
-    near = (f.dist_sq <= C.AURA_RADIUS_SQ) & xp.asarray(_ALLY)
+    kind = (f.before.cls == MAGE) | (f.before.cls == WARRIOR)
+    near = (f.dist_sq <= AURA_RADIUS_SQ) & xp.asarray(ALLY)
     return near & (emitter & kind)[None, :] & f.living[:, None]
 
 
 def _aura_coverage(f: Facts) -> Any:
     xp = f.xp
     inside = _aura_emitters(f)
-    mage = (inside & (f.before.cls == C.MAGE)[None, :]).any(axis=1)
-    warrior = (inside & (f.before.cls == C.WARRIOR)[None, :]).any(axis=1)
+    mage = (inside & (f.before.cls == MAGE)[None, :]).any(axis=1)
+    warrior = (inside & (f.before.cls == WARRIOR)[None, :]).any(axis=1)
     per = xp.stack([mage, warrior, f.living], axis=1)
-    return xp.concatenate([_i(inside, f), _i(per, f)], axis=1)
+    return xp.concatenate([as_int(inside, f), as_int(per, f)], axis=1)
 
 
 def _aura_payoff(f: Facts) -> Any:
     """Per team: damage its Mage auras added to its attacks, and damage its Warrior auras
     kept off its agents (the tick's damage against the same damage with no such aura)."""
     xp, s = f.xp, f.before
-    table = xp.asarray(C.DAMAGE_MILLI)
+    table = xp.asarray(DAMAGE_MILLI)
     inside = _aura_emitters(f)
-    mages = xp.minimum((inside & (s.cls == C.MAGE)[None, :]).sum(axis=1), C.AURA_MAX_EMITTERS)
-    warriors = xp.minimum((inside & (s.cls == C.WARRIOR)[None, :]).sum(axis=1), C.AURA_MAX_EMITTERS)
-    u = _i(f.used_ult, f)
-    burst = _i(s.effects[:, C.BURST] > 0, f)
+    mages = xp.minimum((inside & (s.cls == MAGE)[None, :]).sum(axis=1), AURA_MAX_EMITTERS)
+    warriors = xp.minimum((inside & (s.cls == WARRIOR)[None, :]).sum(axis=1), AURA_MAX_EMITTERS)
+    u = as_int(f.used_ult, f)
+    burst = as_int(s.effects[:, BURST] > 0, f)
     cls = s.cls
 
     def dealt(m, w):
@@ -295,78 +235,78 @@ def _aura_payoff(f: Facts) -> Any:
     zero = xp.zeros_like(mages)
     added = (dealt(mages, warriors) - dealt(zero, warriors)).sum(axis=1)
     blocked = (dealt(mages, zero) - dealt(mages, warriors)).sum(axis=0)
-    return xp.stack([_per_team(f, added), _per_team(f, blocked)], axis=1).astype(xp.int32)
+    return xp.stack([per_team(f, added), per_team(f, blocked)], axis=1).astype(xp.int32)
 
 
 def _status_applications(f: Facts) -> Any:
-    return _i(f.info.effects, f)
+    return as_int(f.info.effects, f)
 
 
 def _time_with_status(f: Facts) -> Any:
-    return _i((f.before.effects > 0) & f.living[:, None], f)
+    return as_int((f.before.effects > 0) & f.living[:, None], f)
 
 
 def _freedom(f: Facts) -> Any:
     xp, s = f.xp, f.before
     slowed = (s.effects[:, list(SLOWS)] > 0).any(axis=1) & f.living
-    blessed = slowed & (s.effects[:, C.BLESSING] > 0)
-    held = ((s.effects[:, C.STUN] > 0) | (s.effects[:, C.TRAP] > 0)) & f.living
+    blessed = slowed & (s.effects[:, BLESSING] > 0)
+    held = ((s.effects[:, STUN] > 0) | (s.effects[:, TRAP] > 0)) & f.living
     tried = held & (f.raw[:, 0] != 0)
-    return _i(xp.stack([slowed, blessed, held, tried], axis=1), f)
+    return as_int(xp.stack([slowed, blessed, held, tried], axis=1), f)
 
 
 def _mage_burst(f: Facts) -> Any:
     xp, s = f.xp, f.before
-    casts = f.used_ult & (s.cls == C.MAGE)
-    bursting = (s.effects[:, C.BURST] > 0)[:, None]
+    casts = f.used_ult & (s.cls == MAGE)
+    bursting = (s.effects[:, BURST] > 0)[:, None]
     boosted = xp.where(bursting, f.info.damage, 0)
-    return xp.concatenate([_i(casts, f)[:, None], boosted], axis=1).astype(xp.int32)
+    return xp.concatenate([as_int(casts, f)[:, None], boosted], axis=1).astype(xp.int32)
 
 
 def _warrior_charge(f: Facts) -> Any:
     xp, s = f.xp, f.before
     moved = f.info.charged_to - s.pos
     d = isqrt(xp, moved[:, 0] * moved[:, 0] + moved[:, 1] * moved[:, 1])
-    charging = f.used_ult & (s.cls == C.WARRIOR)
-    return xp.stack([_i(charging, f), xp.where(charging, d, 0)], axis=1).astype(xp.int32)
+    charging = f.used_ult & (s.cls == WARRIOR)
+    return xp.stack([as_int(charging, f), xp.where(charging, d, 0)], axis=1).astype(xp.int32)
 
 
 def _hunter_trap(f: Facts) -> Any:
     xp = f.xp
-    applied = f.info.effects[:, :, C.TRAP]
+    applied = f.info.effects[:, :, TRAP]
     broke = (f.info.damage > 0) & f.info.trap_broken[None, :]
-    return _i(xp.stack([applied, broke], axis=2), f)
+    return as_int(xp.stack([applied, broke], axis=2), f)
 
 
 def _rogue_poison(f: Facts) -> Any:
     """Per recipient: ability healing and resting healing the Healing cut took away."""
     xp, s = f.xp, f.before
-    cut = s.effects[:, C.HEALING_CUT] > 0
-    u = _i(f.used_ult, f)
-    full = xp.asarray(C.HEAL_MILLI)[s.cls[:, None], u[:, None], xp.zeros_like(s.cls)[None, :]]
+    cut = s.effects[:, HEALING_CUT] > 0
+    u = as_int(f.used_ult, f)
+    full = xp.asarray(HEAL_MILLI)[s.cls[:, None], u[:, None], xp.zeros_like(s.cls)[None, :]]
     lost_ability = xp.where(f.aims & (f.info.healing > 0) & cut[None, :], full - f.info.healing, 0)
     # Resting healing is capped by the room left; with the cut it filled `rest_heal` of it.
-    room = xp.asarray(C.MAX_HEALTH_MILLI)[s.cls] - (f.after.health - f.info.rest_heal)
-    uncut = xp.minimum(xp.asarray(C.REST_HEAL_MILLI)[s.cls, 0], room)
+    room = xp.asarray(MAX_HEALTH_MILLI)[s.cls] - (f.after.health - f.info.rest_heal)
+    uncut = xp.minimum(xp.asarray(REST_HEAL_MILLI)[s.cls, 0], room)
     lost_rest = xp.where(cut & (f.info.rest_heal > 0), uncut - f.info.rest_heal, 0)
     return xp.stack([lost_ability.sum(axis=0), lost_rest], axis=1).astype(xp.int32)
 
 
 def _priest_ultimate(f: Facts) -> Any:
     xp, s = f.xp, f.before
-    casts = f.used_ult & (s.cls == C.PRIEST)
+    casts = f.used_ult & (s.cls == PRIEST)
     saves = (_healing_saves(f) > 0) & casts[:, None]
-    return xp.stack([_i(casts, f), _i(saves.any(axis=1), f)], axis=1)
+    return xp.stack([as_int(casts, f), as_int(saves.any(axis=1), f)], axis=1)
 
 
 # ---- the table ----------------------------------------------------------------------------
 
-_TEAMMATES = _ALLY & ~np.eye(NUM_SLOTS, dtype=bool)
+_TEAMMATES = ALLY & ~np.eye(NUM_SLOTS, dtype=bool)
 _UPPER = np.triu(_TEAMMATES)  # each unordered pair of teammates once
 
 
 def _topic(section, name, title, description, axes, compute, keep=None, pairs=False) -> Topic:
-    keep = _all(*[len(a) for a in axes]) if keep is None else np.asarray(keep, bool)
+    keep = all_cells(*[len(a) for a in axes]) if keep is None else np.asarray(keep, bool)
     assert keep.shape == tuple(len(a) for a in axes), name
     return Topic(section, name, title, description, tuple(axes), compute, keep, pairs)
 
@@ -398,18 +338,18 @@ TOPICS: tuple[Topic, ...] = (
     _topic(S2, "damage_done", "Damage done",
            "Damage (milli-HP) each agent's Basic or Ultimate dealt to each enemy, including "
            "the part beyond the enemy's remaining health.",
-           [BY, TO, ABILITIES], _damage_done, _pairs_kept(_ENEMY, 2), pairs=True),
+           [BY, TO, ABILITIES], _damage_done, pairs_kept(ENEMY, 2), pairs=True),
     _topic(S2, "damage_received", "Damage received",
            "Damage (milli-HP) each agent took, and the part beyond its remaining health.",
            [AT, ("total", "beyond_health")], _damage_received),
     _topic(S2, "damage_to_affected", "Damage to enemies under a harmful effect",
            "Damage (milli-HP) each agent dealt to each enemy while that enemy was under each "
            "harmful effect (from the start of the tick).",
-           [BY, TO, HARMFUL_NAMES], _damage_to_affected, _pairs_kept(_ENEMY, 6), pairs=True),
+           [BY, TO, HARMFUL_NAMES], _damage_to_affected, pairs_kept(ENEMY, 6), pairs=True),
     _topic(S2, "healing_done", "Healing done",
            "Ability healing (milli-HP, after the Healing cut) each agent gave each ally, "
            "itself included, by Basic or Ultimate.",
-           [BY, TO, ABILITIES], _healing_done, _pairs_kept(_ALLY, 2), pairs=True),
+           [BY, TO, ABILITIES], _healing_done, pairs_kept(ALLY, 2), pairs=True),
     _topic(S2, "healing_received", "Healing received",
            "Ability healing and out-of-combat (resting) healing each agent received, milli-HP.",
            [AT, ("ability", "resting")], _healing_received),
@@ -417,22 +357,22 @@ TOPICS: tuple[Topic, ...] = (
            "Ability healing above maximum health (milli-HP), by healer when it alone healed "
            "that ally on the tick, else under `by_shared`.",
            [BY + ("by_shared",), TO], _excess_healing,
-           np.concatenate([_ALLY, np.ones((1, NUM_SLOTS), bool)]), pairs=True),
+           np.concatenate([ALLY, np.ones((1, NUM_SLOTS), bool)]), pairs=True),
     _topic(S2, "healing_to_affected", "Healing to allies under a harmful effect",
            "Ability healing (milli-HP) each agent gave each ally while that ally was under "
            "each harmful effect.",
-           [BY, TO, HARMFUL_NAMES], _healing_to_affected, _pairs_kept(_ALLY, 6), pairs=True),
+           [BY, TO, HARMFUL_NAMES], _healing_to_affected, pairs_kept(ALLY, 6), pairs=True),
     _topic(S2, "healing_saves", "Healing saves",
            "Ticks on which a heal kept an ally alive: without that healer's heal the ally's "
            "health would have reached 0.",
-           [BY, TO], _healing_saves, _ALLY, pairs=True),
+           [BY, TO], _healing_saves, ALLY, pairs=True),
     _topic(S3, "kill_contributions", "Kill contributions",
            "`kill`: the agent damaged the enemy on the tick it died (every such agent is "
            "credited); `assist`: it damaged the enemy earlier in that life but not then.",
-           [BY, OF, ("kill", "assist")], _kill_contributions, _pairs_kept(_ENEMY, 2), pairs=True),
+           [BY, OF, ("kill", "assist")], _kill_contributions, pairs_kept(ENEMY, 2), pairs=True),
     _topic(S3, "kills_of_affected", "Kills of enemies under a harmful effect",
            "Kills (as in kill_contributions) of an enemy that was under each harmful effect.",
-           [BY, OF, HARMFUL_NAMES], _kills_of_affected, _pairs_kept(_ENEMY, 6), pairs=True),
+           [BY, OF, HARMFUL_NAMES], _kills_of_affected, pairs_kept(ENEMY, 6), pairs=True),
     _topic(S3, "deaths", "Deaths and time dead",
            "Per agent: deaths, ticks spent dead, and deaths in its own Red Zone.",
            [AT, ("deaths", "ticks_dead", "red_zone_deaths")], _deaths),
@@ -450,15 +390,15 @@ TOPICS: tuple[Topic, ...] = (
     _topic(S4, "formation", "Team formation",
            "Per pair of teammates, while both live: the summed distance between their centres "
            "(milli-units; divide by `ticks` for the mean) and the ticks they were both alive.",
-           [AT, _labels("and_", SLOT_NAMES), ("distance", "ticks")],
-           _formation, _pairs_kept(_UPPER, 2), pairs=True),
+           [AT, labels("and_", SLOT_NAMES), ("distance", "ticks")],
+           _formation, pairs_kept(_UPPER, 2), pairs=True),
     _topic(S4, "aura_coverage", "Aura coverage",
            "Living ticks each agent stood inside a teammate's (or its own) aura, by emitter "
            "(only Mages and Warriors emit), then inside any Mage aura, any Warrior aura, and "
            "its living ticks.",
-           [AT, _labels("of_", SLOT_NAMES) + ("any_mage", "any_warrior", "alive")],
+           [AT, labels("of_", SLOT_NAMES) + ("any_mage", "any_warrior", "alive")],
            _aura_coverage,
-           np.concatenate([_ALLY, np.ones((NUM_SLOTS, 3), bool)], axis=1), pairs=True),
+           np.concatenate([ALLY, np.ones((NUM_SLOTS, 3), bool)], axis=1), pairs=True),
     _topic(S4, "aura_payoff", "Aura damage added or blocked",
            "Per team: damage (milli-HP) its Mage auras added to its hits, and damage its "
            "Warrior auras kept off its agents.",
@@ -466,10 +406,10 @@ TOPICS: tuple[Topic, ...] = (
     _topic(S5, "status_applications", "Status applications",
            "Effects each agent applied to each agent (itself included), per effect, counted "
            "on the tick they were applied.",
-           [BY, TO, C.EFFECT_NAMES], _status_applications, pairs=True),
+           [BY, TO, EFFECT_NAMES], _status_applications, pairs=True),
     _topic(S5, "time_with_status", "Time with status effects",
            "Living ticks each agent began under each effect.",
-           [AT, C.EFFECT_NAMES], _time_with_status),
+           [AT, EFFECT_NAMES], _time_with_status),
     _topic(S5, "freedom", "Freedom against slows",
            "Per agent: living ticks slowed, slowed while Blessed (Blessing keeps 85% of "
            "speed), held (stunned or trapped), and held ticks on which it still sent a move.",
@@ -477,15 +417,15 @@ TOPICS: tuple[Topic, ...] = (
     _topic(S6, "mage_burst", "Mage Burst",
            "Per agent: Bursts cast, then damage (milli-HP) it dealt to each enemy while its "
            "Burst was active.",
-           [AT, ("casts",) + _labels("to_", SLOT_NAMES)], _mage_burst,
-           np.concatenate([np.ones((NUM_SLOTS, 1), bool), _ENEMY], axis=1), pairs=True),
+           [AT, ("casts",) + labels("to_", SLOT_NAMES)], _mage_burst,
+           np.concatenate([np.ones((NUM_SLOTS, 1), bool), ENEMY], axis=1), pairs=True),
     _topic(S6, "warrior_charge", "Warrior Charge",
            "Per agent: Charges cast and the distance they carried it (milli-units).",
            [AT, ("casts", "distance")], _warrior_charge),
     _topic(S6, "hunter_trap", "Hunter Trap",
            "Traps each agent set on each enemy, and hits that broke a Trap (by whom, on whom).",
            [BY, TO, ("set", "broken")], _hunter_trap,
-           np.stack([_ENEMY, _ENEMY], axis=2), pairs=True),
+           np.stack([ENEMY, ENEMY], axis=2), pairs=True),
     _topic(S6, "rogue_poison", "Rogue Poison",
            "Per agent: ability healing and resting healing (milli-HP) the Healing cut of "
            "Crippling Poison took from it.",

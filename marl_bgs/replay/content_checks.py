@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import classes as C
+from ..core import classes
 from ..core.state import NUM_SLOTS, RESULT_OPEN
 from ..metrics import PRIORITY_NAMES
 from .fields import (
@@ -71,7 +71,7 @@ def check_frame_logic(frames: dict, ticks: int, visible: np.ndarray | None) -> N
         raise ReplayError("frames.spawn_end: the two teams must start at different ends")
     if (frames["pos"][..., 1] > ARENA_Y).any():
         raise ReplayError(f"{_at('pos', _first(frames['pos'][..., 1] > ARENA_Y))}: above the arena")
-    max_hp = C.MAX_HEALTH_MILLI[frames["cls"]]
+    max_hp = classes.MAX_HEALTH_MILLI[frames["cls"]]
     over = frames["health"] > max_hp
     if over.any():
         raise ReplayError(f"{_at('health', _first(over))}: above the class's maximum health")
@@ -142,12 +142,12 @@ def _check_event_value(kind: str, value: Any, where: str) -> None:
         if value not in ABILITIES:
             raise ReplayError(f"{where}: unknown ability {show(value)}")
     elif kind == "effect":
-        if value not in C.EFFECT_NAMES:
+        if value not in classes.EFFECT_NAMES:
             raise ReplayError(f"{where}: unknown effect {show(value)}")
     elif kind == "amount":
         number(value, where, 0, 1e6)
     elif kind == "ticks":
-        whole(value, where, 0, max(C.EFFECT_DURATION))
+        whole(value, where, 0, max(classes.EFFECT_DURATION))
     elif kind == "points":
         whole(value, where, 0, 2)
     elif kind == "bool":

@@ -6,7 +6,7 @@ the point-of-view filter (`view.py`) can share them without importing one anothe
 
 from __future__ import annotations
 
-from ..core import classes as C
+from ..core import classes
 from ..core.actions import HEAD_LIMITS
 from ..core.checks import FieldTypeError
 from ..core.position import MAX_HORIZON, MAX_WINNING_SCORE
@@ -35,17 +35,17 @@ FRAME_FIELDS: dict[str, tuple[tuple[int, ...], int, int]] = {
     "red_zone_depth": ((), 0, ARENA_Y),
     "score": ((2,), 0, MAX_WINNING_SCORE + 2 * TEAM_SIZE),
     "spawn_end": ((2,), 0, 1),
-    "wave_clock": ((2,), 0, C.RESPAWN_PERIOD),
+    "wave_clock": ((2,), 0, classes.RESPAWN_PERIOD),
     "result": ((), -1, 2),
     "present": ((NUM_SLOTS,), 0, 1),
     "alive": ((NUM_SLOTS,), 0, 1),
-    "cls": ((NUM_SLOTS,), 0, len(C.CLASSES) - 1),
+    "cls": ((NUM_SLOTS,), 0, len(classes.CLASSES) - 1),
     "pos": ((NUM_SLOTS, 2), 0, ARENA_X),
-    "health": ((NUM_SLOTS,), 0, int(C.MAX_HEALTH_MILLI.max())),
-    "ultimate_cooldown": ((NUM_SLOTS,), 0, C.ULTIMATE_COOLDOWN - 1),
-    "shield": ((NUM_SLOTS,), 0, C.SHIELD_TICKS),
+    "health": ((NUM_SLOTS,), 0, int(classes.MAX_HEALTH_MILLI.max())),
+    "ultimate_cooldown": ((NUM_SLOTS,), 0, classes.ULTIMATE_COOLDOWN - 1),
+    "shield": ((NUM_SLOTS,), 0, classes.SHIELD_TICKS),
     "out_of_combat": ((NUM_SLOTS,), 0, 2 * MAX_HORIZON),
-    "effects": ((NUM_SLOTS, C.NUM_EFFECTS), 0, max(C.EFFECT_DURATION)),
+    "effects": ((NUM_SLOTS, classes.NUM_EFFECTS), 0, max(classes.EFFECT_DURATION)),
     "last_action": ((NUM_SLOTS, 3), -1, max(HEAD_LIMITS) - 1),
 }
 assert tuple(FRAME_FIELDS) == State._fields
@@ -58,7 +58,9 @@ ACTION_LIMITS = tuple(n - 1 for n in HEAD_LIMITS)  # highest move, target, ultim
 VIEWS = ("a", "b", *AGENT_NAMES)
 PUBLIC_METRICS = ("result", "points_a", "points_b", "ticks")  # known to either side
 
-ABILITIES = frozenset(name for spec in C.CLASSES for name in (spec.basic_name, spec.ultimate_name))
+ABILITIES = frozenset(
+    name for spec in classes.CLASSES for name in (spec.basic_name, spec.ultimate_name)
+)
 # Event kinds written by core.events.tick_events and the type of each of their fields.
 EVENT_FIELDS: dict[str, dict[str, str]] = {
     "damage": {"source": "agent", "target": "agent", "ability": "ability", "amount": "amount"},
@@ -83,25 +85,25 @@ def rules_table() -> dict:
 
     return {
         "arena": [ARENA_X, ARENA_Y],
-        "body_radius": round(C.BODY_RADIUS * MILLI),
-        "ultimate_cooldown": C.ULTIMATE_COOLDOWN,
-        "shield_ticks": C.SHIELD_TICKS,
-        "respawn_period": C.RESPAWN_PERIOD,
+        "body_radius": round(classes.BODY_RADIUS * MILLI),
+        "ultimate_cooldown": classes.ULTIMATE_COOLDOWN,
+        "shield_ticks": classes.SHIELD_TICKS,
+        "respawn_period": classes.RESPAWN_PERIOD,
         "pads": {end: PAD_MILLI[e].tolist() for e, end in enumerate(SPAWN_END_NAMES)},
         "effects": [
             {"name": n, "duration": d}
-            for n, d in zip(C.EFFECT_NAMES, C.EFFECT_DURATION, strict=True)
+            for n, d in zip(classes.EFFECT_NAMES, classes.EFFECT_DURATION, strict=True)
         ],
         "classes": [
             {
                 "name": c.name,
                 "title": c.title,
-                "max_health": int(C.MAX_HEALTH_MILLI[i]),
+                "max_health": int(classes.MAX_HEALTH_MILLI[i]),
                 "sight": round(c.sight * MILLI),
                 "basic": c.basic_name,
                 "ultimate": c.ultimate_name,
             }
-            for i, c in enumerate(C.CLASSES)
+            for i, c in enumerate(classes.CLASSES)
         ],
     }
 

@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from ..core import classes as C
+from ..core import classes
 from ..core.checks import strict_json
 from ..core.state import NUM_SLOTS, SPAWN_END_NAMES, State
 from ..maps import MAP_FORMAT, MAP_KEYS, MAP_VERSION, check_obstacles, standard_pads
-from ..positions import parse_position
+from ..maps.positions import parse_position
 from .content_checks import (
     MAX_TICKS,
     check_actions,
@@ -209,7 +209,7 @@ def _check_llm(raw: Any) -> dict:
             at = f"{where}.agents[{i}]"
             json_object(agent, at, ("agent", "class", *COUNT_FIELDS, *TIME_FIELDS))
             whole(agent["agent"], f"{at}.agent", 0, NUM_SLOTS // 2 - 1)
-            whole(agent["class"], f"{at}.class", -1, len(C.CLASSES) - 1)
+            whole(agent["class"], f"{at}.class", -1, len(classes.CLASSES) - 1)
             for name in COUNT_FIELDS:
                 whole(agent[name], f"{at}.{name}", 0, 2**53)
             for name in TIME_FIELDS:

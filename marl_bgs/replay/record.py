@@ -229,7 +229,7 @@ def record_game(
             *(np.stack([np.asarray(getattr(i, f)) for i in infos]) for f in TickInfo._fields)
         )
     else:
-        info_arrays = _empty_infos(game)
+        info_arrays = empty_infos(game)
     return replay_from_arrays(
         map_file_of(game.map_ref, game.obstacles),
         None,
@@ -242,7 +242,7 @@ def record_game(
     )
 
 
-def _empty_infos(game: Game) -> TickInfo:
+def empty_infos(game: Game) -> TickInfo:
     """Zero ticks of infos with the right trailing shapes (a game recorded before any tick)."""
     from ..core.tick import step
 

@@ -21,8 +21,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..core import checks
-from ..core import classes as C
+from ..core import checks, classes
 from ..core.state import TEAM_SIZE
 from ..replay import Replay, load_replay
 
@@ -51,9 +50,9 @@ def _whole(raw: Any, where: str, lo: int = 0, hi: int | None = None) -> int:
 
 def class_index(name: Any) -> int:
     """A class named in the index (its `living` teams), as its index in the class table."""
-    if name not in C.CLASS_INDEX:
+    if name not in classes.CLASS_INDEX:
         raise ValueError(f"{SCENARIO_DIR}/index.json: unknown class {name!r}")
-    return C.CLASS_INDEX[name]
+    return classes.CLASS_INDEX[name]
 
 
 def _action(raw: Any, where: str) -> None:

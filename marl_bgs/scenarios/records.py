@@ -22,7 +22,7 @@ from typing import Any
 from ..core.actions import HEAD_LIMITS
 from ..core.checks import choice, fields, mapping, sequence, strict_json, string, whole
 from ..core.state import TEAM_SIZE
-from ..positions import parse_position
+from ..maps.positions import parse_position
 
 SCENARIO_FORMAT = "marl-bgs/scenario"
 SCENARIO_VERSION = 1

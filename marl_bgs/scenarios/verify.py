@@ -19,7 +19,7 @@ import numpy as np
 
 from ..core.actions import NUM_MOVES, NUM_PAIRS, decode, encode, encode_pair
 from ..core.state import RESULT_NAMES, TEAM_SIZE
-from .play import play_line
+from .play_lines import play_line
 from .records import Scenario
 
 Line = Sequence[Sequence[Sequence[int]]]
@@ -115,7 +115,7 @@ def variant_lines(scenario: Scenario, line: Line) -> tuple[np.ndarray, np.ndarra
     (tick, agent, head) it changes. A variant changes one living agent's move to another
     legal move (keeping its target and Ultimate), or its (target, Ultimate) pair to another
     legal pair (keeping its move), in the state the line reaches there (NumPy engine)."""
-    from .play import Table
+    from .play_lines import Table
 
     flat = to_flat(line)
     table = Table.start(scenario.position, scenario.controller)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..core import classes as C
+from ..core import classes
 from ..core.state import TEAM_SIZE
 from . import templates
 from .clips import show
@@ -23,16 +23,16 @@ from .scenes import STAY, Scene, agent, ally, enemy, position
 PIECES = ("summary", "passive", "strengths", "weaknesses", "counters", "helps")
 
 
-def prose(spec: C.ClassSpec) -> dict[str, str]:
+def prose(spec: classes.ClassSpec) -> dict[str, str]:
     """A class's words (classes/<class>.md.j2), filled with the class table's numbers; a
     piece that only one class has (the Mage's `aura_note`) is "" for the others."""
-    module = templates.module(f"classes/{spec.name}.md.j2", spec=spec, C=C)
+    module = templates.module(f"classes/{spec.name}.md.j2", spec=spec, C=classes)
     out = {key: templates.words(getattr(module, key)).strip() for key in PIECES}
     out["aura_note"] = templates.words(getattr(module, "aura_note", "")).strip()
     return out
 
 
-def passive_text(spec: C.ClassSpec) -> str:
+def passive_text(spec: classes.ClassSpec) -> str:
     """The passive in words, with the table's numbers."""
     return prose(spec)["passive"]
 
@@ -41,7 +41,11 @@ def applied_effects(row) -> list[dict]:
     """What an ability applies, for the numbers table: each effect's name, duration in ticks
     and slow factor (None for an effect that is not a slow)."""
     return [
-        {"name": C.EFFECT_NAMES[e], "ticks": C.EFFECT_DURATION[e], "slow": C.SLOW_FACTORS.get(e)}
+        {
+            "name": classes.EFFECT_NAMES[e],
+            "ticks": classes.EFFECT_DURATION[e],
+            "slow": classes.SLOW_FACTORS.get(e),
+        }
         for e, on in enumerate(row)
         if on
     ]
@@ -49,7 +53,7 @@ def applied_effects(row) -> list[dict]:
 
 def ability_scene(c: int, ultimate: bool) -> Scene:
     """A one- or two-tick game showing one ability at its full range."""
-    spec = C.CLASSES[c]
+    spec = classes.CLASSES[c]
     target = spec.ultimate_target if ultimate else spec.basic_target
     reach = spec.ultimate_range if ultimate else spec.basic_range
     name = spec.ultimate_name if ultimate else spec.basic_name
@@ -60,7 +64,7 @@ def ability_scene(c: int, ultimate: bool) -> Scene:
         ticks = [{0: (STAY, 0, 1)}, {0: (STAY, enemy(0), 0)}]
         return Scene(key, pos, ticks, view=(x0 - 2, 2.5, x0 + spec.basic_range + 2, 7.5))
     if target == "ally":
-        wounded = C.CLASSES[C.WARRIOR]
+        wounded = classes.CLASSES[classes.WARRIOR]
         health = wounded.max_health - (spec.basic_heal if not ultimate else 50)
         pos = position(
             [agent(spec.name, x0, 5), agent("warrior", x0 + reach, 5, health=health)],
@@ -75,16 +79,18 @@ def ability_scene(c: int, ultimate: bool) -> Scene:
 
 
 def class_page(c: int) -> str:
-    spec = C.CLASSES[c]
+    spec = classes.CLASSES[c]
     _, basic = show(ability_scene(c, ultimate=False), f"{spec.title}: {spec.basic_name} (Basic)")
     _, ult = show(ability_scene(c, ultimate=True), f"{spec.title}: {spec.ultimate_name} (Ultimate)")
     effects = {
-        "basic": applied_effects(C.BASIC_EFFECTS[c]),
-        "ultimate": applied_effects(C.ULTIMATE_EFFECTS[c] | C.SELF_EFFECTS_ON_ULTIMATE[c]),
+        "basic": applied_effects(classes.BASIC_EFFECTS[c]),
+        "ultimate": applied_effects(
+            classes.ULTIMATE_EFFECTS[c] | classes.SELF_EFFECTS_ON_ULTIMATE[c]
+        ),
     }
     return templates.render(
         "classes/class.md.j2",
-        spec=spec, C=C, prose=prose(spec), effects=effects, basic=basic, ultimate=ult,
+        spec=spec, C=classes, prose=prose(spec), effects=effects, basic=basic, ultimate=ult,
     )  # fmt: skip
 
 
@@ -95,26 +101,26 @@ def class_page(c: int) -> str:
 # rule below applied to every ordered pair of classes (A, B), A != B. The rules are written
 # here once and printed on the Classes page; their numbers are read from core/classes.py.
 
-HOLDS = (C.STUN, C.TRAP)  # effects that stop a target moving or acting
+HOLDS = (classes.STUN, classes.TRAP)  # effects that stop a target moving or acting
 
 
 def _slows(row) -> bool:
-    return any(bool(row[e]) for e in C.SLOW_FACTORS)
+    return any(bool(row[e]) for e in classes.SLOW_FACTORS)
 
 
 def _holds(row) -> bool:
     return any(bool(row[e]) for e in HOLDS)
 
 
-def _heals(s: C.ClassSpec) -> bool:
+def _heals(s: classes.ClassSpec) -> bool:
     return s.basic_heal > 0 or s.ultimate_heal > 0
 
 
-def _biggest_hit(s: C.ClassSpec) -> float:
+def _biggest_hit(s: classes.ClassSpec) -> float:
     return max(s.basic_damage, s.ultimate_damage)
 
 
-def _enemy_basic(s: C.ClassSpec) -> bool:
+def _enemy_basic(s: classes.ClassSpec) -> bool:
     return s.basic_target == "enemy"
 
 
@@ -153,7 +159,7 @@ class Relation:
 
 def relations() -> list[Relation]:
     """Every (A, B, rule) that holds for the class table, counters first."""
-    S = C.CLASSES
+    S = classes.CLASSES
     rule = {r.code: r for r in RULES}
     most_health = max(range(len(S)), key=lambda i: S[i].max_health)
     least_health = min(range(len(S)), key=lambda i: S[i].max_health)
@@ -166,14 +172,14 @@ def relations() -> list[Relation]:
             found: list[tuple[str, str]] = []
             if (
                 _enemy_basic(A)
-                and _slows(C.BASIC_EFFECTS[a])
+                and _slows(classes.BASIC_EFFECTS[a])
                 and _enemy_basic(B)
                 and A.basic_range >= 2 * B.basic_range
             ):
                 found.append(("K1", f"Basic range {_g(A.basic_range)} vs {_g(B.basic_range)}"))
             if (
                 A.ultimate_target == "enemy"
-                and _holds(C.ULTIMATE_EFFECTS[a])
+                and _holds(classes.ULTIMATE_EFFECTS[a])
                 and A.ultimate_range > B.basic_range > A.basic_range
             ):
                 found.append(
@@ -183,9 +189,12 @@ def relations() -> list[Relation]:
                         f"{_g(A.basic_range)} vs {_g(B.basic_range)}",
                     )
                 )
-            cuts = C.BASIC_EFFECTS[a][C.HEALING_CUT] or C.ULTIMATE_EFFECTS[a][C.HEALING_CUT]
+            cuts = (
+                classes.BASIC_EFFECTS[a][classes.HEALING_CUT]
+                or classes.ULTIMATE_EFFECTS[a][classes.HEALING_CUT]
+            )
             if cuts and _heals(B):
-                found.append(("K3", f"healing received ×{_g(C.POISON_HEALING_FACTOR)}"))
+                found.append(("K3", f"healing received ×{_g(classes.POISON_HEALING_FACTOR)}"))
             if B.basic_heal > 0 and A.basic_damage > B.basic_heal:
                 found.append(
                     ("K4", f"{_g(A.basic_damage)} damage vs {_g(B.basic_heal)} healing per tick")
@@ -196,24 +205,24 @@ def relations() -> list[Relation]:
                 )
             if _heals(A) and b == most_health:
                 found.append(("H1", f"{_g(B.max_health)} maximum health"))
-            if A.name == "warrior" and C.WARRIOR_AURA_FACTOR < 1 and b == least_health:
+            if A.name == "warrior" and classes.WARRIOR_AURA_FACTOR < 1 and b == least_health:
                 found.append(
                     (
                         "H2",
-                        f"damage taken ×{_g(C.WARRIOR_AURA_FACTOR)}; "
+                        f"damage taken ×{_g(classes.WARRIOR_AURA_FACTOR)}; "
                         f"{_g(B.max_health)} maximum health",
                     )
                 )
-            if A.name == "mage" and C.MAGE_AURA_FACTOR > 1 and b == biggest:
+            if A.name == "mage" and classes.MAGE_AURA_FACTOR > 1 and b == biggest:
                 found.append(
                     (
                         "H3",
-                        f"damage ×{_g(C.MAGE_AURA_FACTOR)} on a {_g(_biggest_hit(B))}-damage hit",
+                        f"damage ×{_g(classes.MAGE_AURA_FACTOR)} on a {_g(_biggest_hit(B))}-damage hit",
                     )
                 )
             if (
                 A.ultimate_target == "enemy"
-                and _holds(C.ULTIMATE_EFFECTS[a])
+                and _holds(classes.ULTIMATE_EFFECTS[a])
                 and _enemy_basic(B)
                 and B.basic_damage > 0
                 and A.ultimate_range >= 2 * B.basic_range
@@ -232,7 +241,7 @@ def relations() -> list[Relation]:
 def relation_svg(rels: list[Relation]) -> str:
     """The classes on a circle; red arrows: A counters B, green dashed: A helps B."""
     colour = {"counters": DAMAGE_COLOUR, "helps": HEAL_COLOUR}
-    n = len(C.CLASSES)
+    n = len(classes.CLASSES)
     cx, cy, ring, node = 300.0, 235.0, 170.0, 40.0
     at = [
         (cx + ring * math.sin(2 * math.pi * i / n), cy - ring * math.cos(2 * math.pi * i / n))
@@ -268,8 +277,8 @@ def relation_svg(rels: list[Relation]) -> str:
         qx, qy = (x0 + x1) / 2 + px * bend, (y0 + y1) / 2 + py * bend
         dash = ' stroke-dasharray="7 4"' if kind == "helps" else ""
         out.append(
-            f'<path class="rel rel-{kind}" data-from="{C.CLASSES[a].name}" '
-            f'data-to="{C.CLASSES[b].name}" data-rules="{" ".join(codes)}" '
+            f'<path class="rel rel-{kind}" data-from="{classes.CLASSES[a].name}" '
+            f'data-to="{classes.CLASSES[b].name}" data-rules="{" ".join(codes)}" '
             f'd="M{sx:.1f},{sy:.1f} Q{qx:.1f},{qy:.1f} {ex:.1f},{ey:.1f}" fill="none" '
             f'stroke="{colour[kind]}" stroke-width="2.2"{dash} '
             f'marker-end="url(#bgs-arrow-{kind})"/>'
@@ -281,7 +290,7 @@ def relation_svg(rels: list[Relation]) -> str:
             f'fill="{colour[kind]}" stroke="#fff" stroke-width="3" paint-order="stroke">'
             f"{' '.join(codes)}</text>"
         )
-    for i, s in enumerate(C.CLASSES):
+    for i, s in enumerate(classes.CLASSES):
         x, y = at[i]
         out.append(
             f'<g class="rel-node" data-class="{s.name}"><circle cx="{x:.1f}" cy="{y:.1f}" '
@@ -310,13 +319,13 @@ def classes_index() -> str:
             "counters": [r for r in rels if r.a == c and r.rule.kind == "counters"],
             "helps": [r for r in rels if r.a == c and r.rule.kind == "helps"],
         }
-        for c, s in enumerate(C.CLASSES)
+        for c, s in enumerate(classes.CLASSES)
     ]
     return templates.render(
         "classes/index.md.j2",
-        C=C,
+        C=classes,
         TEAM_SIZE=TEAM_SIZE,
-        passives={s.name: passive_text(s) for s in C.CLASSES},
+        passives={s.name: passive_text(s) for s in classes.CLASSES},
         diagram=relation_svg(rels),
         rules=RULES,
         by_class=by_class,

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import classes as C
+from ..core import classes
 from ..core.state import ARENA_HEIGHT, ARENA_WIDTH, MILLI, PAD_X, PAD_Y, TEAM_SIZE, State
 
 PALETTE_FILE = Path(__file__).resolve().parents[2] / "web_demo" / "assets" / "palette.json"
@@ -170,7 +170,9 @@ def _y(y: float) -> float:
 
 def agent_label(state: State, slot: int) -> str:
     """'a0 Mage': the event name of a slot and its class."""
-    return f"{'ab'[slot // TEAM_SIZE]}{slot % TEAM_SIZE} {C.CLASSES[int(state.cls[slot])].title}"
+    return (
+        f"{'ab'[slot // TEAM_SIZE]}{slot % TEAM_SIZE} {classes.CLASSES[int(state.cls[slot])].title}"
+    )
 
 
 def _arrow(x0, y0, x1, y1, colour: str) -> tuple[str, tuple, list[tuple[float, float]]]:
@@ -239,7 +241,7 @@ def _agent(state: State, i: int, layout: _Layout) -> str:
     x, y = state.pos[i, 0] / MILLI, _y(state.pos[i, 1] / MILLI)
     team = i // TEAM_SIZE
     colour = TEAM_COLOURS[team]
-    spec = C.CLASSES[int(state.cls[i])]
+    spec = classes.CLASSES[int(state.cls[i])]
     name = f"{'ab'[team]}{i % TEAM_SIZE}"
     if not state.alive[i]:
         k = 0.3
@@ -252,7 +254,7 @@ def _agent(state: State, i: int, layout: _Layout) -> str:
             f'<path d="M{_n(x - k)} {_n(y - k)}L{_n(x + k)} {_n(y + k)}M{_n(x - k)} {_n(y + k)}'
             f'L{_n(x + k)} {_n(y - k)}" stroke="{PALETTE["death"]}" stroke-width="0.1"/></g>'
         )
-    share = float(state.health[i]) / float(C.MAX_HEALTH_MILLI[int(state.cls[i])])
+    share = float(state.health[i]) / float(classes.MAX_HEALTH_MILLI[int(state.cls[i])])
     bar = PALETTE["health_good"] if share > PALETTE["health_low_share"] else PALETTE["health_low"]
     parts = [
         f'<g class="agent"><title>{name} {spec.title}: {_n(state.health[i] / MILLI)} HP</title>'
@@ -274,7 +276,7 @@ def _agent(state: State, i: int, layout: _Layout) -> str:
     layout.place([(x, y - 0.86), (x - 0.7, y - 0.86), (x + 0.7, y - 0.86)], 0.24, name,
                  f'fill="{colour}"')  # fmt: skip
     active = sorted(
-        {EFFECT_GLYPHS[n] for e, n in enumerate(C.EFFECT_NAMES) if state.effects[i, e] > 0}
+        {EFFECT_GLYPHS[n] for e, n in enumerate(classes.EFFECT_NAMES) if state.effects[i, e] > 0}
     )
     if active:
         layout.place(
@@ -340,7 +342,7 @@ def draw(
             layout.bodies[i] = (x - 0.5, y - 0.8, x + 0.5, y + 0.5)
     if marks.sight is not None:
         i = marks.sight
-        r = float(C.SIGHT[int(state.cls[i])])
+        r = float(classes.SIGHT[int(state.cls[i])])
         out.append(
             f'<circle cx="{_n(state.pos[i, 0] / MILLI)}" cy="{_n(_y(state.pos[i, 1] / MILLI))}" '
             f'r="{_n(r)}" fill="none" stroke="{SIGHT_COLOUR}" stroke-width="0.06"/>'

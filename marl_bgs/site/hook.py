@@ -19,7 +19,7 @@ from typing import Any
 
 from mkdocs.structure.files import File, Files
 
-from marl_bgs.core import classes as C
+from marl_bgs.core import classes
 from marl_bgs.site import (
     cli_page,
     data_pages,
@@ -59,7 +59,7 @@ def _generated(root: Path) -> dict[str, Any]:
         ),
         "api/llm.md": llm_page,
     }
-    for c, spec in enumerate(C.CLASSES):
+    for c, spec in enumerate(classes.CLASSES):
         pages[f"classes/{spec.name}.md"] = lambda c=c: class_page(c)
     pages.update(data_pages.map_pages(root))  # maps/<id>.md, linked from the atlas
     pages.update(leaderboard_page.pages(root))
@@ -83,7 +83,7 @@ def navigation(root: Path) -> list:
         },
         {
             "Classes": [{"Overview": "classes/index.md"}]
-            + [{s.title: f"classes/{s.name}.md"} for s in C.CLASSES]
+            + [{s.title: f"classes/{s.name}.md"} for s in classes.CLASSES]
         },
         {"Map Atlas": "atlas.md"},
         {"Sight Lab": "sight-lab.md"},

@@ -32,6 +32,7 @@ from pathlib import Path
 from ..maps import SPLITS
 from ..systems.registry import BUILDERS
 from ..tournament.entrants import NAME_PATTERN, TYPES
+from ..tournament.season_reader import EXPORT_SCRIPT
 from ..tournament.season_records import (
     LEADERBOARD_FORMAT,
     MapRating,
@@ -41,7 +42,7 @@ from ..tournament.season_records import (
 )
 from . import templates
 from .formatting import elo, season_title, text
-from .seasons import SCRIPT, SEASONS, Season, check_folder, load_seasons, season_dirs
+from .seasons import SEASONS, Season, check_folder, load_seasons, season_dirs
 
 BOARD_FORMAT = LEADERBOARD_FORMAT
 TEMPLATES = templates.TEMPLATES / "leaderboard"
@@ -56,7 +57,7 @@ TIER_STYLE = {  # badge background and text colour, one per tier of Table S8
     "Master": ("#8340b0", "#fff"),
     "Grandmaster": ("#b8322a", "#fff"),
 }
-__all__ = ["SCRIPT", "SEASONS", "Season", "pages", "nav", "season_dirs", "season_title"]
+__all__ = ["SEASONS", "Season", "pages", "nav", "season_dirs", "season_title"]
 
 
 # ---- cells the templates place -----------------------------------------------------------------
@@ -128,7 +129,7 @@ def leaderboard_page(season: Season, seasons: list[Season] | None = None) -> str
         zero_rows=[r for r in b.table if zero_width(r)],
         zero_maps=sum(zero_width(r) for r in b.per_map.ratings),
         test_maps=_test_maps(b.per_map.maps),
-        script=SCRIPT,
+        script=EXPORT_SCRIPT,
         **CELLS,
     )
 
@@ -169,7 +170,7 @@ def submit_page(season: Season) -> str:
         entrants_file=_entrants_file(prov),
         types=TYPES,
         registered=list(BUILDERS),
-        script=SCRIPT,
+        script=EXPORT_SCRIPT,
         command=_command(prov),
         name_pattern=NAME_PATTERN.pattern,
     )

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import classes as C
+from ..core import classes
 from ..core import state as arena_constants
 from ..core.position import starting_position
 from ..core.sight import compute_sight
@@ -38,7 +38,7 @@ from .scenes import (
 )
 
 TEMPLATE = "rules/how-a-match-works.md.j2"
-CL = {c.name: c for c in C.CLASSES}
+CL = {c.name: c for c in classes.CLASSES}
 Section = dict[str, Any]  # what one section's words need: its numbers and its film
 
 
@@ -245,17 +245,33 @@ def respawn() -> Section:
 def resting() -> Section:
     pos = position(
         [
-            agent("mage", 3, 7, health=40, out_of_combat=C.CLASSES[C.MAGE].out_of_combat_delay),
-            agent("rogue", 3, 5, health=50, out_of_combat=C.CLASSES[C.ROGUE].out_of_combat_delay),
             agent(
-                "warrior", 3, 3, health=100, out_of_combat=C.CLASSES[C.ROGUE].out_of_combat_delay
+                "mage",
+                3,
+                7,
+                health=40,
+                out_of_combat=classes.CLASSES[classes.MAGE].out_of_combat_delay,
+            ),
+            agent(
+                "rogue",
+                3,
+                5,
+                health=50,
+                out_of_combat=classes.CLASSES[classes.ROGUE].out_of_combat_delay,
+            ),
+            agent(
+                "warrior",
+                3,
+                3,
+                health=100,
+                out_of_combat=classes.CLASSES[classes.ROGUE].out_of_combat_delay,
             ),
         ],
         [agent("hunter", 17, 5)],
     )
     scene = Scene("rest", pos, [{}], view=(0.5, 1.5, 7, 8.5), width_px=260)
     _, film = show(scene, "Out-of-combat healing")
-    delays = {c.title: c.out_of_combat_delay for c in C.CLASSES}
+    delays = {c.title: c.out_of_combat_delay for c in classes.CLASSES}
     slower = [t for t, d in delays.items() if d != delays["Mage"]]
     return {"slower": slower, "slower_delay": delays[slower[0]], "film": film}
 
@@ -286,4 +302,4 @@ SECTIONS: tuple[Callable[[], Section], ...] = (
 def rules_page() -> str:
     """The whole page as Markdown."""
     sections = {section.__name__: section() for section in SECTIONS}
-    return templates.render(TEMPLATE, CL=CL, C=C, A=arena_constants, **sections)
+    return templates.render(TEMPLATE, CL=CL, C=classes, A=arena_constants, **sections)

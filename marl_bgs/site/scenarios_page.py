@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ..core import classes as C
+from ..core import classes
 from ..core.state import ARENA_HEIGHT, ARENA_WIDTH, TEAM_SIZE
 from ..game import Game
 from ..replay import Replay
@@ -83,18 +83,18 @@ def _words():
     return templates.module(WORDS, **CONTEXT)
 
 
-def agents(position: dict) -> dict[str, C.ClassSpec]:
+def agents(position: dict) -> dict[str, classes.ClassSpec]:
     """Every agent of the start position by name ('a0', 'b3'), with its class."""
     out = {}
     for team, side in enumerate(position["teams"]):
         for k, a in enumerate(side["agents"]):
-            out[f"{'ab'[team]}{k}"] = C.CLASSES[class_index(a["class"])]
+            out[f"{'ab'[team]}{k}"] = classes.CLASSES[class_index(a["class"])]
     return out
 
 
-def letters(classes: list) -> str:
-    """Classes as the initials M W H R P ("W P", joined by no-break spaces)."""
-    return NBSP.join(C.CLASSES[class_index(c)].title[0] for c in classes)
+def letters(names: list) -> str:
+    """Class names as the initials M W H R P ("W P", joined by no-break spaces)."""
+    return NBSP.join(classes.CLASSES[class_index(c)].title[0] for c in names)
 
 
 def teams_text(entry: dict) -> str:
@@ -218,14 +218,14 @@ def agent_rows(position: dict) -> list[dict]:
         row = {
             "name": f"{'ab'[team]}{slot % TEAM_SIZE}",
             "team": "AB"[team],
-            "spec": C.CLASSES[int(s.cls[slot])],
+            "spec": classes.CLASSES[int(s.cls[slot])],
             "dead": not s.alive[slot],
             "wave": int(s.wave_clock[team]),
             "health": int(s.health[slot]) / 1000,
             "cooldown": int(s.ultimate_cooldown[slot]),
             "effects": [
                 (PALETTE["effects"][e]["word"], int(s.effects[slot, k]))
-                for k, e in enumerate(C.EFFECT_NAMES)
+                for k, e in enumerate(classes.EFFECT_NAMES)
                 if s.effects[slot, k] > 0
             ],
             "shield": int(s.shield[slot]),

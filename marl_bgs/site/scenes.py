@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import classes as C
+from ..core import classes
 from ..core.events import tick_events
 from ..core.geometry import sight_blocked
 from ..core.position import POSITION_FORMAT, POSITION_VERSION
@@ -117,14 +117,14 @@ def hidden_cells(
     state: State, slot: int, map_arrays: Any, cell: float = 0.2
 ) -> list[tuple[float, float]]:
     """Centres of grid cells inside `slot`'s sight radius whose sight line is blocked."""
-    r = float(C.SIGHT[int(state.cls[slot])])
+    r = float(classes.SIGHT[int(state.cls[slot])])
     eye = np.asarray(state.pos[slot], np.int64)
     xs = np.arange(cell / 2, ARENA_WIDTH, cell)
     ys = np.arange(cell / 2, ARENA_HEIGHT, cell)
     gx, gy = np.meshgrid(xs, ys)
     pts = np.stack([gx.ravel(), gy.ravel()], -1)
     milli = np.round(pts * MILLI).astype(np.int32)
-    inside = ((milli - eye) ** 2).sum(-1) <= int(C.SIGHT_SQ[int(state.cls[slot])])
+    inside = ((milli - eye) ** 2).sum(-1) <= int(classes.SIGHT_SQ[int(state.cls[slot])])
     inside &= np.hypot(*(pts - eye / MILLI).T) <= r
     cand = milli[inside]
     blocked = sight_blocked(np, np.broadcast_to(eye.astype(np.int32), cand.shape), cand, map_arrays)
@@ -190,7 +190,7 @@ def film(played: Played) -> str:
 
 def _who(state: State, name: str) -> str:
     slot = _slot(name)
-    return f"{name} ({C.CLASSES[int(state.cls[slot])].title})"
+    return f"{name} ({classes.CLASSES[int(state.cls[slot])].title})"
 
 
 def _num(v: float) -> str:

@@ -23,7 +23,6 @@ from ..tournament.season_reader import (
 from ..tournament.season_records import Leaderboard, Provenance, Timing
 from .formatting import season_title, text
 
-SCRIPT = EXPORT_SCRIPT
 SEASONS = "exports/seasons"
 
 
@@ -89,7 +88,7 @@ def load_season(folder: Path, root: Path) -> Season:
         if name not in names:
             raise FileNotFoundError(
                 f"{rel}/{name}: named by {rel}/leaderboard.json.files.{key} but missing; "
-                f"run `python {SCRIPT}`"
+                f"run `python {EXPORT_SCRIPT}`"
             )
     return Season(folder.name, board, provenance, timing, files)
 

@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core import classes as C
+from ..core import classes
 from . import templates
 from .clips import show
 from .draw import PALETTE, SYMBOLS, TEAM_COLOURS, TEAM_LABELS
@@ -259,6 +259,6 @@ def visual_key_page(root: Path) -> str:
         effects=PALETTE["effects"],
         viewer=viewer,
         teams=list(zip(TEAM_COLOURS, TEAM_LABELS, strict=True)),
-        classes=C.CLASSES,
+        classes=classes.CLASSES,
         still=SYMBOLS,
     )

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import classes as C
+from ..core import classes
 from ..core.state import TEAM_SIZE
 from . import percept
 from .base import System, TeamInputs
@@ -52,7 +52,7 @@ def beta_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     p = percept.read(xp, inputs)
     cls = p.cls
     ranged = is_ranged(cls) & p.alive
-    priest = (cls == C.PRIEST) & p.alive
+    priest = (cls == classes.PRIEST) & p.alive
     big = F32(1e3)
     # Enemy distance to the nearest living Priest and to the nearest living ranged agent.
     to_priest = xp.min(xp.where(priest[:, None], p.dist, big), axis=0)  # (5 enemies,)
@@ -64,7 +64,7 @@ def beta_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     ) + 0.5 * (1.0 - p.enemy_hp)
     threat, threat_xy, has_target = pick_enemy(xp, p, threat_score, memory.target)
     is_threat = xp.arange(5) == threat  # (5 enemies,)
-    melee_enemy = (p.enemy_cls == C.WARRIOR) | (p.enemy_cls == C.ROGUE)
+    melee_enemy = (p.enemy_cls == classes.WARRIOR) | (p.enemy_cls == classes.ROGUE)
     seen = xp.broadcast_to(p.enemy_seen[None, :], (TEAM_SIZE, 5))
 
     # ---- abilities ------------------------------------------------------------------------
@@ -72,7 +72,7 @@ def beta_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     wounded = 1.0 - p.enemy_hp
     enemy_score = xp.where(seen, 1.0 + 3.0 * is_threat + wounded, 0.0)
     ally_need = 1.0 - p.my_hp
-    is_priest = (cls == C.PRIEST)[:, None]
+    is_priest = (cls == classes.PRIEST)[:, None]
     heal = xp.broadcast_to(xp.where(ally_need > 0.05, 1.0 + 3.0 * ally_need, 0.0), (TEAM_SIZE, 5))
     basic_row = xp.where(
         is_priest, percept.own_codes(xp, heal), percept.enemy_codes(xp, enemy_score)
@@ -82,9 +82,11 @@ def beta_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     trap = xp.where(diving, 5.0, 0.0)
     on_threat = xp.where(is_threat & p.enemy_seen, 5.0, 0.0)
     ult_enemy = xp.where(
-        (cls == C.HUNTER)[:, None],
+        (cls == classes.HUNTER)[:, None],
         trap[None, :],
-        xp.where(((cls == C.WARRIOR) | (cls == C.ROGUE))[:, None], on_threat[None, :], 0.0),
+        xp.where(
+            ((cls == classes.WARRIOR) | (cls == classes.ROGUE))[:, None], on_threat[None, :], 0.0
+        ),
     )
     enemy_near_ally = xp.min(xp.where(seen, p.dist, big), axis=1) < 3.0  # by own slot
     save = xp.where((p.my_hp < 0.4) & enemy_near_ally & p.alive, 8.0, 0.0)
@@ -93,7 +95,7 @@ def beta_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
         is_priest, percept.own_codes(xp, salvation), percept.enemy_codes(xp, ult_enemy)
     )
     threat_in_reach = xp.any(pair_ok[:, 6:, 0] & is_threat[None, :], axis=1)
-    burst = xp.where((cls == C.MAGE) & threat_in_reach, 6.0, 0.0)
+    burst = xp.where((cls == classes.MAGE) & threat_in_reach, 6.0, 0.0)
     ult_row = xp.concatenate([burst[:, None], ult_row[:, 1:]], axis=1)
     pair = best_pair(xp, basic_row, ult_row, pair_ok)
 
@@ -123,7 +125,7 @@ def beta_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     mates = p.alive[None, :] & ~xp.asarray(np.eye(TEAM_SIZE, dtype=bool))
     mate = xp.argmin(xp.where(mates, p.ally_dist, big), axis=1)
     mate_gap = xp.take_along_axis(p.ally_gap, mate[:, None, None], axis=1)[:, 0, :]
-    lonely = (cls == C.PRIEST) & (xp.min(xp.where(mates, p.ally_dist, big), axis=1) > 3.0)
+    lonely = (cls == classes.PRIEST) & (xp.min(xp.where(mates, p.ally_dist, big), axis=1) > 3.0)
     lonely = lonely & xp.any(p.enemy_seen) & ~chased
     direction = xp.where(lonely[:, None], mate_gap, direction)
     hold = hold & ~lonely

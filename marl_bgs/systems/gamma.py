@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import classes as C
+from ..core import classes
 from ..core.state import TEAM_SIZE
 from . import percept
 from .base import System, TeamInputs
@@ -51,7 +51,7 @@ def gamma_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     p = percept.read(xp, inputs)
     cls = p.cls
     big = F32(1e3)
-    hp_points = p.enemy_hp * xp.asarray(C.MAX_HEALTH)[p.enemy_cls]
+    hp_points = p.enemy_hp * xp.asarray(classes.MAX_HEALTH)[p.enemy_cls]
     to_team = xp.min(xp.where(p.alive[:, None], p.dist, big), axis=0)
     focus, focus_xy, has_target = pick_enemy(
         xp, p, -hp_points / 40.0 - 0.2 * to_team, memory.target
@@ -63,7 +63,7 @@ def gamma_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     pair_ok = legal_pairs(inputs.avail)
     enemy_score = xp.where(seen, 1.0 + 4.0 * is_focus + (1.0 - p.enemy_hp), 0.0)
     ally_need = 1.0 - p.my_hp
-    is_priest = (cls == C.PRIEST)[:, None]
+    is_priest = (cls == classes.PRIEST)[:, None]
     heal = xp.broadcast_to(xp.where(ally_need > 0.05, 1.0 + 3.0 * ally_need, 0.0), (TEAM_SIZE, 5))
     basic_row = xp.where(
         is_priest, percept.own_codes(xp, heal), percept.enemy_codes(xp, enemy_score)
@@ -73,9 +73,9 @@ def gamma_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     hunter = xp.where(trap_now, 6.0, 0.0)
     press = xp.where(is_focus & p.enemy_seen, 5.0, 0.0)
     ult_enemy = xp.where(
-        (cls == C.HUNTER)[:, None],
+        (cls == classes.HUNTER)[:, None],
         hunter[None, :],
-        xp.where(((cls == C.WARRIOR) | (cls == C.ROGUE))[:, None], press[None, :], 0.0),
+        xp.where(((cls == classes.WARRIOR) | (cls == classes.ROGUE))[:, None], press[None, :], 0.0),
     )
     salvation = xp.broadcast_to(
         xp.where((p.my_hp < 0.25) & p.alive, 8.0, 0.0)[None, :], (TEAM_SIZE, 5)
@@ -86,7 +86,7 @@ def gamma_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     reach = pair_ok[:, 6:, 0]  # (5, 5) enemies each agent may hit with its Basic
     combo = xp.any(reach & (is_focus & p.enemy_trapped)[None, :], axis=1)
     crowd = xp.sum(reach, axis=1) >= 2
-    burst = xp.where((cls == C.MAGE) & (combo | crowd), 6.0, 0.0)
+    burst = xp.where((cls == classes.MAGE) & (combo | crowd), 6.0, 0.0)
     ult_row = xp.concatenate([burst[:, None], ult_row[:, 1:]], axis=1)
     pair = best_pair(xp, basic_row, ult_row, pair_ok)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..core import classes as C
+from ..core import classes
 from ..core.state import TEAM_SIZE
 from .base import System, TeamInputs
 
@@ -40,12 +40,12 @@ def team(
         )
     by_class = dict(by_class or {})
     for cls in by_class:
-        if cls not in C.CLASS_INDEX:
+        if cls not in classes.CLASS_INDEX:
             raise ValueError(f"team: by_class has unknown class {cls!r}")
     members = list(slots) + list(by_class.values())
     if any(m.on_host for m in members):
         raise ValueError("team: mix host Systems per game with evaluate, not inside team()")
-    class_ids = [C.CLASS_INDEX[c] for c in by_class]
+    class_ids = [classes.CLASS_INDEX[c] for c in by_class]
 
     def init(key):
         import jax

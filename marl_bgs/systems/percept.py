@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..core import classes as C
+from ..core import classes
 from ..core.movement import MOVE_DIRECTIONS
 from ..core.observation import (
     BOX_SLICES,
@@ -90,15 +90,15 @@ def read(xp: Any, inputs: TeamInputs) -> Percept:
         my_hp=unit_field(obs, 0, "health_share"),
         my_ready=unit_field(obs, 0, "ultimate_ready") > 0,
         my_shielded=unit_field(obs, 0, "shield") > 0,
-        my_held=(unit_field(obs, 0, "effects")[:, C.STUN] > 0)
-        | (unit_field(obs, 0, "effects")[:, C.TRAP] > 0),
+        my_held=(unit_field(obs, 0, "effects")[:, classes.STUN] > 0)
+        | (unit_field(obs, 0, "effects")[:, classes.TRAP] > 0),
         alive=inputs.alive & inputs.present,
         cls=inputs.classes,
         enemy_xy=enemy_xy,
         enemy_seen=enemy_seen,
         enemy_hp=ef("health_share"),
         enemy_cls=xp.argmax(ef("class"), axis=-1),
-        enemy_trapped=effects[:, C.TRAP] > 0,
+        enemy_trapped=effects[:, classes.TRAP] > 0,
         enemy_ready=ef("ultimate_ready") > 0,
         gap=gap,
         dist=xp.sqrt(xp.sum(gap * gap, axis=-1)),

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import classes as C
+from ..core import classes
 from ..core.state import TEAM_SIZE
 from . import percept
 from .base import System, TeamInputs
@@ -59,7 +59,7 @@ def alpha_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     focus = xp.argmax(xp.where(seen, wounded + 1e-3 * (5 - xp.arange(5)), -1.0), axis=1)
     enemy_score = xp.where(seen, 1.0 + 2.0 * wounded, 0.0)
     ally_need = 1.0 - p.my_hp  # by own slot
-    is_priest = (cls == C.PRIEST)[:, None]
+    is_priest = (cls == classes.PRIEST)[:, None]
     heal = xp.broadcast_to(xp.where(ally_need > 0.05, 1.0 + 3.0 * ally_need, 0.0), (TEAM_SIZE, 5))
     basic_row = xp.where(
         is_priest, percept.own_codes(xp, heal), percept.enemy_codes(xp, enemy_score)
@@ -70,15 +70,17 @@ def alpha_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     )
     enemy_idx = xp.arange(5)[None, :]
     ult_enemy = xp.where(
-        (cls == C.WARRIOR)[:, None] | (cls == C.ROGUE)[:, None],
+        (cls == classes.WARRIOR)[:, None] | (cls == classes.ROGUE)[:, None],
         3.0 + enemy_score,
-        xp.where((cls == C.HUNTER)[:, None], xp.where(enemy_idx == second[:, None], 2.5, 0.5), 0.0),
+        xp.where(
+            (cls == classes.HUNTER)[:, None], xp.where(enemy_idx == second[:, None], 2.5, 0.5), 0.0
+        ),
     )
     salvation = xp.broadcast_to(xp.where(p.my_hp < 0.34, 6.0, 0.0), (TEAM_SIZE, 5))
     ult_row = xp.where(
         is_priest, percept.own_codes(xp, salvation), percept.enemy_codes(xp, ult_enemy)
     )
-    burst = xp.where((cls == C.MAGE) & in_reach, 4.0, 0.0)
+    burst = xp.where((cls == classes.MAGE) & in_reach, 4.0, 0.0)
     ult_row = xp.concatenate([burst[:, None], ult_row[:, 1:]], axis=1)
     pair = best_pair(xp, basic_row, ult_row, pair_ok)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import classes as C
+from ..core import classes
 from ..core.actions import NUM_MOVES, NUM_PAIRS, NUM_TARGETS, NUM_ULTIMATE, encode_pair
 from ..core.state import TEAM_SIZE
 from .percept import Percept
@@ -48,15 +48,15 @@ def flat_action(xp: Any, move: Any, pair: Any) -> Any:
 
 def speeds(xp: Any, cls: Any) -> Any:
     """Each agent's base speed per tick (slows are ignored: pathing only needs a step)."""
-    return xp.asarray(C.SPEED)[cls]
+    return xp.asarray(classes.SPEED)[cls]
 
 
 def is_ranged(cls: Any) -> Any:
-    return (cls == C.MAGE) | (cls == C.HUNTER) | (cls == C.PRIEST)
+    return (cls == classes.MAGE) | (cls == classes.HUNTER) | (cls == classes.PRIEST)
 
 
 def basic_range(xp: Any, cls: Any) -> Any:
-    return xp.asarray(C.BASIC_RANGE)[cls]
+    return xp.asarray(classes.BASIC_RANGE)[cls]
 
 
 def team_point(xp: Any, p: Percept) -> Any:

@@ -177,7 +177,7 @@ def play_shard(
     """
     from tqdm.auto import tqdm
 
-    from ..sharding import device_count
+    from ..game_sharding import device_count
 
     whole(seed, "seed", 0, 2**31 - 1)
     whole(shards, "shards", 1, 10_000)
@@ -228,7 +228,7 @@ def run_season(
     """
     from tqdm.auto import tqdm
 
-    from ..sharding import device_count
+    from ..game_sharding import device_count
 
     whole(seed, "seed", 0, 2**31 - 1)
     device_count(devices)  # a bad value fails before any game, even when all are resumed

@@ -1,5 +1,5 @@
 // The NumPy engine in the browser (and in Node): Pyodide, Pyodide's NumPy, and our engine
-// wheel, behind a small API of JSON values. Python does the work (marl_bgs/browser.py);
+// wheel, behind a small API of JSON values. Python does the work (marl_bgs/browser_api.py);
 // this module only loads it and passes JSON across, so no rule lives here.
 //
 //   const engine = await loadEngine();              // base: the exports/browser/ folder
@@ -83,7 +83,7 @@ export async function loadEngine(options = {}) {
     if (sha && url.protocol.startsWith("http")) url.search = `v=${sha.slice(0, 16)}`;
     const wheel = await readBytes(url);
     pyodide.unpackArchive(wheel, "wheel"); // wants a Uint8Array, not a Node Buffer
-    pyodide.runPython("import marl_bgs.browser");
+    pyodide.runPython("import marl_bgs.browser_api");
   } catch (err) {
     throw new EngineError("The game engine could not be installed into Python.", err);
   }
@@ -95,7 +95,7 @@ export class Engine {
     this.pyodide = pyodide;
     this.manifest = manifest;
     this.loadMs = loadMs;
-    this.bridge = pyodide.pyimport("marl_bgs.browser");
+    this.bridge = pyodide.pyimport("marl_bgs.browser_api");
   }
 
   /** Call a bridge function with plain arguments; Python errors become EngineErrors. */

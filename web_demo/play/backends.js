@@ -1,6 +1,6 @@
-// The BattleClient's two engines behind one interface. Both run marl_bgs/battle.py, the same
+// The BattleClient's two engines behind one interface. Both run marl_bgs/battle_games.py, the same
 // Python: in the browser through Pyodide (web_demo/engine/engine.js loads it), or on this
-// machine behind `marl-bgs client`'s JSON API on 127.0.0.1 (marl_bgs/client.py), which can
+// machine behind `marl-bgs client`'s JSON API on 127.0.0.1 (marl_bgs/client_server.py), which can
 // also play JAX Systems and trained runs.
 //
 //   const backend = await browserBackend({ onStatus });   // or await localBackend()
@@ -35,7 +35,7 @@ export async function browserBackend(options = {}) {
   const engine = await loadEngine(options);
   let py;
   try {
-    py = engine.pyodide.pyimport("marl_bgs.battle");
+    py = engine.pyodide.pyimport("marl_bgs.battle_games");
   } catch (err) {
     throw new PlayError(`the engine has no BattleClient (${lastLine(err)}); rebuild exports/browser/`, err);
   }

@@ -25,7 +25,7 @@ def web_root() -> Path:
     raise FileNotFoundError("the replay viewer's files (web_demo/viewer/) were not found")
 
 
-class _Handler(http.server.SimpleHTTPRequestHandler):
+class ViewerHandler(http.server.SimpleHTTPRequestHandler):
     replay_path: Path = Path()
     # The replay as it was checked at start-up, served as is; None: no replay here (the
     # battle client's server), so the route answers 404 like any path outside web_demo/.
@@ -79,7 +79,7 @@ def start_server(
     changes later."""
     data = replay.read_bytes() if data is None else data
     fields = {"replay_path": replay.resolve(), "replay_bytes": data}
-    handler = type("ReplayHandler", (_Handler,), fields)
+    handler = type("ReplayHandler", (ViewerHandler,), fields)
     server = http.server.ThreadingHTTPServer(
         ("127.0.0.1", port), functools.partial(handler, directory=str(web_root()))
     )

@@ -7,7 +7,7 @@ same program: XLA partitions it from the shardings of its inputs (GSPMD), adding
 gradient all-reduce itself, so 1 device and many give the same update up to float
 rounding. No `pmap` (in maintenance mode in current JAX).
 
-The mesh and placement helpers live in `marl_bgs.sharding` (evaluate and seasons use the
+The mesh and placement helpers live in `marl_bgs.game_sharding` (evaluate and seasons use the
 same ones, without the `train` extra); this module adds the learner state's layout.
 
 Many hosts: call `jax.distributed.initialize()` on every host before anything else;
@@ -18,14 +18,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..sharding import AXIS, game_mesh, replicate, split_games
-from ..sharding import check_divides as _check_divides
+from .. import game_sharding
+from ..game_sharding import AXIS, game_mesh, replicate, split_games
 
 __all__ = ["AXIS", "game_mesh", "check_divides", "shard_state"]
 
 
 def check_divides(num_envs: int, mesh: Any) -> None:
-    _check_divides(num_envs, mesh, "config.num_envs")
+    game_sharding.check_divides(num_envs, mesh, "config.num_envs")
 
 
 def shard_state(state: Any, mesh: Any, num_envs: int) -> Any:

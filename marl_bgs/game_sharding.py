@@ -5,7 +5,7 @@ with `NamedSharding(mesh, PartitionSpec("games"))`, everything else (parameters,
 replicated, and the compiled program is the same one a single device runs: XLA partitions
 it from the shardings of its inputs (GSPMD). No `pmap` (in maintenance mode in current JAX).
 
-Used by the trainer (`marl_bgs.learn.sharding`, `devices=` in the config) and by
+Used by the trainer (`marl_bgs.learn.learner_sharding`, `devices=` in the config) and by
 `marl_bgs.evaluate` / seasons (`devices=`). This module needs only JAX (imported on first
 use, like the rest of the package), not the `train` extra.
 

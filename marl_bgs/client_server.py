@@ -3,7 +3,7 @@
     marl-bgs client --map 47 --human a0,a1 --vs tdm-beta
 
 The page is the browser's own (`web_demo/play/`, opened with `?engine=local`); instead of
-Pyodide it talks to this server's small JSON API, which runs the same `marl_bgs.battle`
+Pyodide it talks to this server's small JSON API, which runs the same `marl_bgs.battle_games`
 sessions on CPython, so any System plays beside or against the humans: the registered ones
 (on NumPy, deciding exactly as compiled), a trained run folder or a policy `.npz` (JAX),
 or a System object passed to `start_client`. Finished games are saved as replays.
@@ -13,7 +13,7 @@ any path that leaves `web_demo/` (`..`, links), is answered 404.
 
 API (JSON in and out; errors are `{"error": message}` with status 400):
     GET  /api/config                  catalog (maps, classes, who may play) and defaults
-    POST /api/new        {spec}       -> {"id": n}   (spec as marl_bgs.battle.Session)
+    POST /api/new        {spec}       -> {"id": n}   (spec as marl_bgs.battle_games.Session)
     GET  /api/view?id=n&who=a         the last tick as team a saw it, with its legal actions
     POST /api/step?id=n&who=a  {"a0": [move, target, ultimate], ...}  -> the next view
     GET  /api/replay?id=n             the game as a marl-bgs/replay file
@@ -33,10 +33,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 
-from .battle import HUMAN, Battles, Decider, numpy_decider, numpy_labels
+from .battle_games import HUMAN, Battles, Decider, numpy_decider, numpy_labels
 from .core.state import AGENT_NAMES
 from .game import Game
-from .serve import _Handler, web_root
+from .viewer_server import ViewerHandler, web_root
 
 PLAY_PAGE = "/web_demo/play/index.html?engine=local"
 MAX_BODY = 2_000_000
@@ -139,7 +139,7 @@ def default_spec(
     return out
 
 
-class ClientHandler(_Handler):
+class ClientHandler(ViewerHandler):
     """Serves web_demo/ (as `marl-bgs view` does) and the JSON API under /api/."""
 
     battles: Battles

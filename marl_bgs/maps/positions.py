@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .core import position as core_position
-from .core.checks import fields
-from .core.position import Position
-from .maps import check_obstacles, load_map
+from ..core import position as core_position
+from ..core.checks import fields
+from ..core.position import Position
+from .load import load_map
+from .obstacles import check_obstacles
 
 __all__ = ["parse_position", "resolve_map"]
 

@@ -1,7 +1,7 @@
 """The BattleClient's games: humans beside or against Systems, one tick at a time, recorded.
 
 One module, two transports: the play page (`web_demo/play/`) calls these functions inside
-Pyodide through `web_demo/play/backends.js`, and `marl-bgs client` (`marl_bgs/client.py`)
+Pyodide through `web_demo/play/backends.js`, and `marl-bgs client` (`marl_bgs/client_server.py`)
 calls the very same ones behind a small JSON API on 127.0.0.1. Everything crosses as JSON
 text. Nothing here imports JAX: Systems are built by a factory, by default the NumPy twins
 of the registered Systems and the learned entrants through their `.npz` NumPy forward
@@ -29,9 +29,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .browser import SPEC_KEYS as GAME_KEYS
-from .browser import _position_of
-from .core import classes as C
+from .browser_api import SPEC_KEYS as GAME_KEYS
+from .browser_api import position_of
+from .core import classes
 from .core.actions import HEAD_LIMITS, MIRROR_FLAT, decode, encode
 from .core.checks import whole
 from .core.movement import planned_strides
@@ -40,7 +40,7 @@ from .core.state import AGENT_NAMES, LEFT, NUM_SLOTS, SPAWN_END_NAMES, TEAM_SIZE
 from .core.tick import TickInfo
 from .game import Game
 from .maps import MAP_IDS, load_map, split_of
-from .replay.record import _empty_infos, map_file_of, package_versions, replay_from_arrays
+from .replay.record import empty_infos, map_file_of, package_versions, replay_from_arrays
 from .replay.schema import Replay
 
 HUMAN = "human"
@@ -143,7 +143,7 @@ def catalog(labels: list[str] | None = None) -> dict:
     """What a page may offer: maps, classes, who can play a slot, the default settings."""
     return {
         "maps": map_list(),
-        "classes": [{"name": c.name, "title": c.title} for c in C.CLASSES],
+        "classes": [{"name": c.name, "title": c.title} for c in classes.CLASSES],
         "systems": [HUMAN, *(labels if labels is not None else numpy_labels())],
         "limits": {"horizon": MAX_HORIZON, "winning_score": MAX_WINNING_SCORE},
     }
@@ -156,7 +156,7 @@ def _whole(spec: dict, key: str, default: int, lo: int, hi: int) -> int:
 def _position(spec: dict) -> dict:
     """The starting position: the engine bridge's reading of the game fields."""
     game = {k: v for k, v in spec.items() if k in GAME_KEYS | {"position"} and k != "seed"}
-    return _position_of(game)
+    return position_of(game)
 
 
 def _who(who: Any) -> str:
@@ -229,7 +229,7 @@ class Session:
                 *(np.stack([np.asarray(i[k]) for i in infos]) for k in range(len(TickInfo._fields)))
             )
         else:
-            info = _empty_infos(self.game)
+            info = empty_infos(self.game)
         systems = [c if c is not None else HUMAN for c in self.controllers]
         return replay_from_arrays(
             map_file_of(self.game.map_ref, self.game.obstacles),
@@ -268,9 +268,9 @@ class Session:
             humans.append(
                 {
                     "slot": AGENT_NAMES[s],
-                    "class": C.CLASSES[cls].name,
+                    "class": classes.CLASSES[cls].name,
                     "alive": bool(state.alive[s]),
-                    "speed": round(float(C.SPEED[cls]) * 1000),
+                    "speed": round(float(classes.SPEED[cls]) * 1000),
                     "strides": strides[s].tolist(),
                     "legal": np.flatnonzero(legal[team, k]).tolist(),
                 }

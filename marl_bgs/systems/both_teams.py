@@ -7,7 +7,8 @@ from typing import Any
 import jax
 
 from ..core.state import AGENT_NAMES, TEAM_SIZE
-from ..env import EnvState, TeamDeathmatch
+from ..env import TeamDeathmatch
+from ..env_state import EnvState
 from .base import System, check_jax_actions
 
 

@@ -35,7 +35,7 @@ def _spec(text: str) -> dict:
     return spec
 
 
-def _position_of(spec: dict) -> dict:
+def position_of(spec: dict) -> dict:
     if "position" in spec:
         extra = set(spec) - {"position", "seed"}
         if extra:
@@ -71,7 +71,7 @@ def new_game(spec_json: str) -> int:
     returns its id. Bad fields raise ValueError naming the field."""
     spec = _spec(spec_json)
     seed = whole(spec.get("seed", 0), "seed", 0)
-    game = Game(_position_of(spec))
+    game = Game(position_of(spec))
     _next_id[0] += 1
     _games[_next_id[0]] = {"game": game, "rng": np.random.default_rng(seed), "memory": {}}
     return _next_id[0]
