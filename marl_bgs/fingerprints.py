@@ -6,9 +6,9 @@ the rules, and how the scripted teams decide. Each has a fingerprint that its ow
 holds equal to games played now:
 
 - `RULES`: the hash of the golden random games on the NumPy engine
-  (`benchmarks/golden_fingerprint.json`, `numpy_engine`; tests/test_fingerprints.py).
+  (`benchmarks/golden_fingerprint.json`, `numpy_engine`; tests/tournament/test_fingerprints.py).
 - `SCRIPTED`: the hash of two scripted games' decisions and states
-  (tests/test_engine_wheel.py).
+  (tests/browser_engine/test_wheel.py).
 
 Change a rule or the scripted play, and those tests fail until these are updated with the
 golden files; every saved season fixture then no longer matches its key, so `--resume` and

@@ -14,7 +14,7 @@ def random_actions(game: Game, rng: np.random.Generator) -> list[list[tuple[int,
     Each agent's draw is `rng.choice(np.flatnonzero(its legal row))`, team a's agents first:
     that choice is the nth legal action for n = `rng.integers(0, count)`, and one
     `integers` call over all the counts draws the same numbers in the same order (one array
-    call instead of three per agent; tests/test_numpy_fast_paths.py holds the two alike).
+    call instead of three per agent; tests/core/test_numpy_fast_paths.py holds the two alike).
     """
     legal = game.legal_actions()
     rows = np.concatenate([legal[t, : game.sizes[t]] for t in range(2)])

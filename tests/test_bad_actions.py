@@ -165,7 +165,7 @@ def test_training_refuses_an_opponent_with_out_of_range_actions(tmp_path, monkey
     from marl_bgs.learn.config_files import load_config
     from marl_bgs.learn.trainer import train
     from marl_bgs.systems.registry import BUILDERS
-    from tests.test_learn_trainer import TINY
+    from tests.learn.test_trainer import TINY
 
     bad = jax_system(_out_of_range, name="overflow")
     monkeypatch.setitem(BUILDERS, "overflow", lambda: bad)

@@ -12,9 +12,9 @@ import pytest
 from marl_bgs import Game, battle_games
 from marl_bgs.core.position import starting_position
 from marl_bgs.replay import load_replay, replay_game
+from tests.browser_engine.test_wheel import PLAY as WHEEL_PLAY
 
 from .engine_files import run_from_wheel
-from .test_engine_wheel import PLAY as WHEEL_PLAY
 
 # The wheel test's interpreter that refuses JAX and friends, then a BattleClient game.
 HEADER = WHEEL_PLAY[: WHEEL_PLAY.index("import numpy as np")]

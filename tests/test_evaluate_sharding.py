@@ -1,7 +1,7 @@
 """evaluate(devices=4): the games split over 4 (CPU) devices are exactly those of one device.
 
 Seasons play every fixture through `evaluate` with their `devices` passed on
-(tests/test_tournament.py checks the passing), so this covers them too.
+(tests/tournament/test_tournament.py checks the passing), so this covers them too.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ in the files depends on the time, the run's folder or how long a cell took.
 
 The MkDocs hook builds the Tutorials section from those files (`pages`, `nav`; the overview's
 words are site_src/_templates/tutorials/); it never runs a notebook, so `mkdocs serve` stays
-fast. tests/test_tutorials.py executes every notebook and
+fast. tests/site/test_tutorials.py executes every notebook and
 compares its rendering with the export.
 
 Outputs of cells tagged `cpu-float` (training numbers and curves) depend on the float32

@@ -2,7 +2,7 @@
 
 A `NumpySystem` is the NumPy twin of a registered System. The scripted opponents run the
 very `*_act(xp, inputs, memory)` functions that their JAX Systems compile, with `xp = numpy`,
-so they decide exactly as they do compiled (tests/test_scripted.py checks the act functions
+so they decide exactly as they do compiled (tests/systems/test_scripted.py checks the act functions
 on both backends). `random` draws uniformly from the legal actions with a NumPy generator
 (its draws are not the JAX System's). Nothing here imports JAX, pandas, pyarrow or tqdm.
 """
