@@ -20,9 +20,11 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
+import numpy as np
+
 DASH = "–"  # a missing number
 NBSP = "\u00a0"
-SAFE_CHARS = re.compile(r"[A-Za-z0-9 .,:;()'/=%?!+-]")
+SAFE_CHARS = re.compile(r"[A-Za-z0-9 .,:;()/=%?!+-]")
 # Backslash escapes Python-Markdown knows (with the tables extension's "|").
 MD_SPECIAL = set("\\`*_{}[]()#+!|")
 
@@ -56,13 +58,20 @@ def url(value: Any) -> str:
 
 # ---- numbers ---------------------------------------------------------------------------------
 def g(v: float) -> str:
-    """A number from the class table or the engine, as short as it is exact ('2.5', '3')."""
-    return f"{v:g}"
+    """A number from the class table or the engine, as short as it is exact ('2.5', '3',
+    '1234567'): `:g` where its six significant digits hold the value (in the value's own
+    precision, so a float32 0.1 is '0.1'), else the shortest positional form."""
+    short = f"{v:g}"
+    same = type(v)(short) == v if isinstance(v, (float, np.floating)) else float(short) == v
+    return short if same else np.format_float_positional(v, trim="-")
 
 
 def trimmed(v: float, digits: int = 3) -> str:
     """v with at most `digits` decimals, trailing zeros dropped (2.50 -> '2.5', 3.0 -> '3')."""
-    return f"{v:.{digits}f}".rstrip("0").rstrip(".")
+    out = f"{v:.{digits}f}"
+    if "." in out:
+        out = out.rstrip("0").rstrip(".")
+    return "0" if out == "-0" else out
 
 
 def num(n: float, digits: int | None = None) -> str:

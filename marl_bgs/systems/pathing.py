@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..core.array_ops import stack
-from ..core.backend import is_numpy
+from ..core.backend import clip, is_numpy, pad_last2
 from .percept import MOVE_STEPS, Obstacles
 
 F32 = np.float32
@@ -83,14 +83,6 @@ def _bytes(*arrays: Any) -> tuple:
     return tuple((a.dtype.str, a.shape, a.tobytes()) for a in map(np.asarray, arrays))
 
 
-def _clip(xp: Any, a: Any, lo: Any, hi: Any) -> Any:
-    """`xp.clip(a, lo, hi)`: on NumPy the two plain operations it is (without `np.clip`'s
-    wrapper, several times dearer on small arrays, and more so in Pyodide)."""
-    if is_numpy(xp):
-        return np.minimum(np.maximum(a, lo), hi)
-    return xp.clip(a, lo, hi)
-
-
 def draw(xp: Any, ob: Obstacles, part: Any) -> Any:
     """Fine points (39, 79) within INFLATE of the obstacles of share `part` (0..BUILD_TICKS-1)."""
     if is_numpy(xp):
@@ -100,8 +92,8 @@ def draw(xp: Any, ob: Obstacles, part: Any) -> Any:
 
 def _draw(xp: Any, ob: Obstacles, part: Any) -> Any:
     nb, nw = ob.box_valid.shape[0], ob.wall_valid.shape[0]
-    bi = _clip(xp, part * _BOX_CHUNK + xp.arange(_BOX_CHUNK), 0, nb - 1)
-    wi = _clip(xp, part * _WALL_CHUNK + xp.arange(_WALL_CHUNK), 0, nw - 1)
+    bi = clip(xp, part * _BOX_CHUNK + xp.arange(_BOX_CHUNK), 0, nb - 1)
+    wi = clip(xp, part * _WALL_CHUNK + xp.arange(_WALL_CHUNK), 0, nw - 1)
     lo, hi = xp.take(ob.box_lo, bi, axis=0), xp.take(ob.box_hi, bi, axis=0)
     reach = xp.take(ob.box_radius, bi) + INFLATE
     fx, fy = xp.asarray(FINE_X), xp.asarray(FINE_Y)
@@ -149,7 +141,7 @@ def grid(xp: Any, blocked_fine: Any) -> Grid:
 
 
 def _grid(xp: Any, blocked_fine: Any) -> Grid:
-    ff = _pad(xp, ~blocked_fine, 2, False)
+    ff = pad_last2(xp, ~blocked_fine, 2, False)
     free = _fine_at(ff, 0, 0)
     near = ~free
     for sx in (-1, 0, 1):
@@ -169,22 +161,9 @@ def _grid(xp: Any, blocked_fine: Any) -> Grid:
     return Grid(free, stack(xp, costs, 0))
 
 
-def _pad(xp: Any, a: Any, width: int, fill: Any) -> Any:
-    """`a` with `width` cells of `fill` around its last two axes: `xp.pad`, which NumPy
-    runs as a Python function dearer than the copy (on NumPy: a filled array, `a` written
-    into its middle; the same values and dtype)."""
-    if is_numpy(xp):
-        out = np.full(a.shape[:-2] + (a.shape[-2] + 2 * width, a.shape[-1] + 2 * width), fill,
-                      dtype=a.dtype)  # fmt: skip
-        out[..., width:-width, width:-width] = a
-        return out
-    pad = [(0, 0)] * (a.ndim - 2) + [(width, width), (width, width)]
-    return xp.pad(a, pad, constant_values=fill)
-
-
 def _padded(xp: Any, a: Any, fill: Any) -> Any:
     """`a` with one cell of `fill` around the coarse grid (its last two axes)."""
-    return _pad(xp, a, 1, fill)
+    return pad_last2(xp, a, 1, fill)
 
 
 def _window(padded: Any, dx: int, dy: int) -> Any:
@@ -303,8 +282,8 @@ def update_paths(
 
 
 def _cell(xp: Any, xy: Any) -> tuple[Any, Any]:
-    ix = _clip(xp, xp.floor(xy[..., 0] / CELL), 0, GRID_W - 1).astype(xp.int32)
-    iy = _clip(xp, xp.floor(xy[..., 1] / CELL), 0, GRID_H - 1).astype(xp.int32)
+    ix = clip(xp, xp.floor(xy[..., 0] / CELL), 0, GRID_W - 1).astype(xp.int32)
+    iy = clip(xp, xp.floor(xy[..., 1] / CELL), 0, GRID_H - 1).astype(xp.int32)
     return iy, ix
 
 
@@ -337,7 +316,7 @@ _STEP_Y = np.asarray([s[1] for s in STEPS], np.int32)
 def _through(xp: Any, field: Any, iy: Any, ix: Any, dx: Any, dy: Any, length: Any) -> Any:
     """The field at the neighbour (iy + dy, ix + dx), clamped to the grid, plus the step's
     length (`STEP_LEN`'s value for it)."""
-    return field[_clip(xp, iy + dy, 0, GRID_H - 1), _clip(xp, ix + dx, 0, GRID_W - 1)] + length
+    return field[clip(xp, iy + dy, 0, GRID_H - 1), clip(xp, ix + dx, 0, GRID_W - 1)] + length
 
 
 def heading(xp: Any, field: Any, g: Grid, xy: Any, goal_xy: Any) -> tuple[Any, Any]:
@@ -361,12 +340,12 @@ def heading(xp: Any, field: Any, g: Grid, xy: Any, goal_xy: Any) -> tuple[Any, A
     first = xp.argmin(near, axis=-1)
     use_own = (g.free[iy, ix] & (through[iy, ix] < BIG)) | (field[iy, ix] <= 0)
     d1 = xp.where(use_own, step[iy, ix], first)
-    y1 = _clip(xp, iy + sy[d1], 0, GRID_H - 1)
-    x1 = _clip(xp, ix + sx[d1], 0, GRID_W - 1)
+    y1 = clip(xp, iy + sy[d1], 0, GRID_H - 1)
+    x1 = clip(xp, ix + sx[d1], 0, GRID_W - 1)
     d2 = step[y1, x1]
     go2 = (through[y1, x1] < BIG) & (field[y1, x1] > 0)
-    y2 = xp.where(go2, _clip(xp, y1 + sy[d2], 0, GRID_H - 1), y1)
-    x2 = xp.where(go2, _clip(xp, x1 + sx[d2], 0, GRID_W - 1), x1)
+    y2 = xp.where(go2, clip(xp, y1 + sy[d2], 0, GRID_H - 1), y1)
+    x2 = xp.where(go2, clip(xp, x1 + sx[d2], 0, GRID_W - 1), x1)
     point = stack(xp, [xp.asarray(CELL_X)[x2], xp.asarray(CELL_Y)[y2]], -1)
     at_goal = field[iy, ix] <= 0
     reached = (xp.min(near, axis=-1) < BIG) | at_goal
@@ -422,8 +401,8 @@ def remember_move(xp: Any, paths: Paths, xy: Any, move: Any, speed: Any, alone: 
     along = xp.sum((xy - paths.last_xy) * step, axis=-1)  # progress the way it stepped
     short = (paths.last_move > 0) & (along < 0.3 * speed) & alone & (paths.tick > 1)
     aim = paths.last_xy + step * F32(0.6)
-    fx = _clip(xp, xp.round(aim[:, 0] / FINE) - 1, 0, FINE_W - 1).astype(xp.int32)
-    fy = _clip(xp, xp.round(aim[:, 1] / FINE) - 1, 0, FINE_H - 1).astype(xp.int32)
+    fx = clip(xp, xp.round(aim[:, 0] / FINE) - 1, 0, FINE_W - 1).astype(xp.int32)
+    fy = clip(xp, xp.round(aim[:, 1] / FINE) - 1, 0, FINE_H - 1).astype(xp.int32)
     hit = (
         xp.abs(xp.arange(FINE_H)[None, :, None] - fy[:, None, None])
         + xp.abs(xp.arange(FINE_W)[None, None, :] - fx[:, None, None])

@@ -86,6 +86,8 @@ def challenge(
     check_games_per_map(games_per_map)
     if challenger in field:
         raise ValueError(f"challenger: {challenger!r} already holds a seat in the field")
+    if not maps:
+        raise ValueError("maps: the schedule needs at least one map")
     games = games_per_map * len(maps)
     return [
         Fixture(

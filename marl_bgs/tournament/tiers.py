@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 TIER_NAMES = ("Iron", "Bronze", "Silver", "Gold", "Platinum", "Diamond", "Master", "Grandmaster")
 TIER_WIDTH = 200
 GOLD_FLOOR = 1200
@@ -43,8 +45,12 @@ def win_chance(elo: float, against: float = GOLD_FLOOR) -> float:
 
 def tier_of(elo: float) -> Tier:
     """The tier and division of a rating."""
-    if not isinstance(elo, (int, float)) or math.isnan(elo):
+    if isinstance(elo, (bool, np.bool_)) or not isinstance(
+        elo, (int, float, np.integer, np.floating)
+    ):
         raise ValueError(f"elo: expected a number, got {elo!r}")
+    if not math.isfinite(elo):
+        raise ValueError(f"elo: expected a finite number, got {elo!r}")
     r = math.floor(elo + 0.5)  # the printed whole Elo
     if r >= GRANDMASTER_FLOOR:
         return Tier("Grandmaster", None, GRANDMASTER_FLOOR, None)

@@ -90,8 +90,8 @@ def test_text_by_hand():
     assert text("a|b_c*d`e[f]") == "a&#124;b&#95;c&#42;d&#96;e&#91;f&#93;"
     assert text("line\nbreak") == "line&#10;break"
     assert text("é") == "&#233;"  # not in the safe set: a reference the browser shows as é
-    assert text("Alpha-2 (v1.0): 50% ok? yes! a/b=c, d+e; it's") == (
-        "Alpha-2 (v1.0): 50% ok? yes! a/b=c, d+e; it's"
+    assert text("Alpha-2 (v1.0): 50% ok? yes! a/b=c, d+e") == (
+        "Alpha-2 (v1.0): 50% ok? yes! a/b=c, d+e"
     )  # letters, digits, spaces and harmless punctuation stay
     assert text(1200.5) == "1200.5" and text(None) == "None"  # anything, as str()
 
@@ -323,19 +323,24 @@ def test_every_filter_is_the_function_of_its_name():
     assert {"text", "md", "html", "url", "elo", "pct", "inline_code"} <= set(FILTERS)
 
 
-# ---- known gaps (strict xfail: each turns into a failure once the module is fixed) ---------
-@pytest.mark.xfail(strict=True, reason="trimmed(100, 0) strips the zeros of the integer: '1'")
+# ---- gaps found by these tests, now mended ---------------------------------------------
 def test_trimmed_without_decimals_keeps_whole_numbers():
-    assert trimmed(100, 0) == "100"  # today: '1' ('100'.rstrip('0'))
+    assert trimmed(100, 0) == "100"  # was '1' ('100'.rstrip('0'))
 
 
-@pytest.mark.xfail(strict=True, reason="text() keeps ' raw though its docstring lists quotes")
 def test_text_turns_a_single_quote_into_a_reference():
     # the docstring: every other character ('<', '&', ..., quotes, newlines) becomes a
     # reference, 'attributes included'; an attribute in single quotes would end at it
     assert text("it's") == "it&#39;s"
 
 
-@pytest.mark.xfail(strict=True, reason="g() uses :g (6 significant digits), not 'exact'")
 def test_g_is_exact():
-    assert float(g(1234567.0)) == 1234567.0  # today: '1.23457e+06'
+    assert float(g(1234567.0)) == 1234567.0  # was '1.23457e+06'
+
+
+def test_g_keeps_a_float32_short_and_trimmed_never_prints_minus_zero():
+    import numpy as np
+
+    assert g(np.float32(0.1)) == "0.1"  # the class table's float32 values print as written
+    assert g(np.float32(0.85)) == "0.85"
+    assert trimmed(-0.0001) == "0"  # '-0.000' trimmed would read '-0'

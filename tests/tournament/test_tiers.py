@@ -200,18 +200,19 @@ def test_tier_table_and_tier_of_agree_on_every_division():
                     assert tier_of(r).label == f"{row['tier']} {d['division']}", r
 
 
-# ---- known gaps (strict xfail: each turns into a failure once the module is fixed) ---------
-@pytest.mark.xfail(strict=True, raises=OverflowError, reason="tier_of(inf): math.floor overflows")
+# ---- gaps found by these tests, now mended ---------------------------------------------
 def test_an_infinite_rating_is_refused_like_nan():
     with pytest.raises(ValueError, match="elo"):
         tier_of(float("inf"))
 
 
-@pytest.mark.xfail(
-    strict=True, raises=ValueError, reason="tier_of refuses NumPy scalars (np.int64, np.float32)"
-)
 @pytest.mark.parametrize("kind", ["int64", "float32"])
 def test_a_numpy_rating_is_placed_like_a_python_number(kind):
     import numpy as np
 
     assert tier_of(np.dtype(kind).type(1300)).label == "Gold 3"
+
+
+def test_a_boolean_is_not_a_rating():
+    with pytest.raises(ValueError, match="elo: expected a number"):
+        tier_of(True)  # bool is an int to Python, but no rating
