@@ -47,8 +47,8 @@ def number(value: Any, where: str, lo: float | None = None, hi: float | None = N
     are rejected."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
         raise FieldTypeError(f"{where}: expected a number, got {_name(value)}")
-    if isinstance(value, int) and abs(value) > 2**53:
-        raise ValueError(f"{where}: {_name(value)} is too large")
+    if isinstance(value, (int, np.integer)) and abs(int(value)) > 2**53:
+        raise ValueError(f"{where}: {_name(int(value))} is too large")
     value = float(value)
     if not math.isfinite(value):
         raise ValueError(f"{where}: must be finite, got {value!r}")

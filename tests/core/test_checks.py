@@ -315,3 +315,12 @@ def test_strict_json_raises_the_error_type_asked_for():
 
     with pytest.raises(ReplayError, match=re.escape("r: the key 'k' appears twice")):
         checks.strict_json('{"k": 1, "k": 1}', "r", error=ReplayError)
+
+
+def test_a_numpy_integer_past_two_to_the_53_is_refused_like_a_python_one():
+    # float64 holds every integer up to 2^53 exactly; 2^53 + 1 would be rounded silently
+    with pytest.raises(ValueError, match="x: 9007199254740993 is too large"):
+        checks.number(np.int64(2**53 + 1), "x")
+    with pytest.raises(ValueError, match="too large"):
+        checks.number(np.uint64(2**64 - 1), "x")
+    assert checks.number(np.int64(2**53), "x") == 2.0**53  # the last exact one passes
