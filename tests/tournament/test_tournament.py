@@ -370,7 +370,7 @@ def test_a_fixture_without_a_decisive_game_is_saved_and_resumed(tmp_path):
 
 def test_season_devices_reach_evaluate_and_bad_ones_are_refused(tmp_path):
     """Seasons play through evaluate, so `devices` is passed on to every fixture's call
-    (tests/test_evaluate_sharding.py shows evaluate's games are those of one device)."""
+    (tests/test_game_sharding.py shows evaluate's games are those of one device)."""
     spec = parse_entrants(_spec())
     seen = []
 
@@ -576,7 +576,7 @@ def test_a_fixture_played_again_identically_is_not_rewritten(tmp_path):
 
 @pytest.mark.slow
 def test_real_games_export_identically_twice(tmp_path):
-    """Real evaluate: two Random entrants, 2 games a test map (it shares test_evaluate's
+    """Real evaluate: two Random entrants, 2 games a test map (it shares test_evaluation's
     compiled random-vs-random loop at 4 games a batch), exported twice: identical files."""
     entrants = tmp_path / "tiny.json"
     random = {"type": "scripted", "load": {"system": "random"}}

@@ -51,7 +51,7 @@ SCRIPT = textwrap.dedent("""
                               .astype(np.int32), name="first-legal")
     host_kw = dict(maps=[47], games=4, seed=1, batch_size=4, horizon=40, progress=False)
     host = [marl_bgs.evaluate(first_legal, "random", record=range(4), devices=d, **host_kw)
-            for d in (1, 4)]  # as test_evaluate's host test (its one-device loop is cached)
+            for d in (1, 4)]  # as test_evaluation's host test (its one-device loop is cached)
 
     def same(a, b):
         pd.testing.assert_frame_equal(a.games, b.games)
