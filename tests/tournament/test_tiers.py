@@ -155,16 +155,9 @@ def test_tier_table_rows_by_hand():
     rows = tier_table()
     assert [r["tier"] for r in rows] == list(reversed(NAMES))  # highest first
     spans = {r["tier"]: (r["elo_low"], r["elo_high"]) for r in rows}
-    assert spans == {
-        "Grandmaster": (2000, None),
-        "Master": (1800, 1999),
-        "Diamond": (1600, 1799),
-        "Platinum": (1400, 1599),
-        "Gold": (1200, 1399),
-        "Silver": (1000, 1199),
-        "Bronze": (800, 999),
-        "Iron": (None, 799),
-    }
+    assert spans == {"Grandmaster": (2000, None), "Master": (1800, 1999), "Diamond": (1600, 1799),
+                     "Platinum": (1400, 1599), "Gold": (1200, 1399), "Silver": (1000, 1199),
+                     "Bronze": (800, 999), "Iron": (None, 799)}  # fmt: skip
     by = {r["tier"]: r for r in rows}
     # win chance at the tier's floor and at the exclusive top, to 4 decimals:
     # 1600: 10/11 = 0.909090..., 1800: 1/(1+10^-1.5) = 0.969347..., 1000: 1/(1+10^0.5) = 0.240253
