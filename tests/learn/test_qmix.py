@@ -117,9 +117,9 @@ def test_qmix_loss_gradient_flows_through_the_online_q_tot_only():
 
 # ---- the mixer -----------------------------------------------------------------------------
 def hand_mixer_params():
-    """Two agents, embed 1, every kernel 0 but b2's world path, so with world w:
-        W1 = |(-2, 3)| = (2, 3), b1 = -1, W2 = |-0.5| = 0.5, b2 = 4 relu(w_0) + 0.25
-        Q_tot = 0.5 * elu(2 q1 + 3 q2 - 1) + 4 relu(w_0) + 0.25."""
+    """Two agents, embed 1, every kernel 0 but b2's path from the world state w, so that
+    W1 = |(-2, 3)| = (2, 3), b1 = -1, W2 = |-0.5| = 0.5, b2 = 4 relu(w_0) + 0.25, and
+    Q_tot = 0.5 * elu(2 q1 + 3 q2 - 1) + 4 relu(w_0) + 0.25."""
     mixer = QMixer(embed=1, hyper_hidden=1)
     params = mixer.init(jax.random.PRNGKey(0), jnp.zeros(2), jnp.zeros(3))
     p = jax.tree.map(lambda x: np.zeros(x.shape, np.float32), params)["params"]
@@ -166,7 +166,8 @@ START = np.arange(N * 5 * HIDDEN, dtype=np.float32).reshape(N, 5, HIDDEN) / 100
 
 class CountingRollout:
     """Stands in for `QRollout`: the k-th run (k = 0, 1, ...; counted in the live games'
-    episode_return) returns the same random trajectory with every reward + 10 k."""
+    episode_return) returns the same random trajectory with every reward + 10 k, and leaves
+    the Q-network's memory 1 higher than it found it (START + k before the k-th run)."""
 
     def __init__(self):
         rng = np.random.default_rng(0)
@@ -194,7 +195,8 @@ class CountingRollout:
         k = live.episode_return[0]
         traj = jax.tree.map(jnp.asarray, self.traj)
         traj = traj._replace(reward=traj.reward + 10.0 * k)
-        live = live._replace(episode_return=live.episode_return + 1.0)
+        memory = Memory(live.memory.actor + 1.0, live.memory.critic)  # as if played on
+        live = live._replace(memory=memory, episode_return=live.episode_return + 1.0)
         return live, traj, None, jnp.zeros(8), jnp.zeros((3, 1))
 
 
@@ -226,13 +228,13 @@ def same(a, b) -> bool:
 def test_each_game_is_stored_whole_with_its_team_reward(updates):
     """After update 3 the ring of 4 rollouts holds update 3's games in slots 0-1 (over
     update 1's) and update 2's in slots 2-3, each game's ticks in order, with the memory
-    it started from, the mean reward of the learner's slots and the game-level done."""
+    its rollout started from (not the one it ended with), the mean reward of the learner's slots and the game-level done."""
     _, rollout, states, metrics = updates
     assert [m["replay_rollouts"] for m in metrics] == [2.0, 4.0, 4.0, 4.0]
     items = jax.tree.map(lambda x: np.asarray(x)[0], states[3].buffer.experience)  # one row
     traj = rollout.traj
     for slot, (game, k) in enumerate([(0, 2), (1, 2), (0, 1), (1, 1)]):
-        np.testing.assert_array_equal(items.start[slot], START[game])
+        np.testing.assert_allclose(items.start[slot], START[game] + k, rtol=1e-6)
         np.testing.assert_array_equal(items.x[slot], traj.x[:, game])
         np.testing.assert_array_equal(items.world[slot], traj.world[:, game])
         np.testing.assert_array_equal(items.avail[slot], traj.avail[:, game])
