@@ -43,6 +43,7 @@ MODULES = (
     "systems/beta.py",
     "systems/gamma.py",
     "systems/mix.py",
+    "systems/navigator.py",
     "systems/numpy_play.py",
     "systems/pathing.py",
     "systems/percept.py",

@@ -9,7 +9,7 @@ walks, along the team's target field, to the enemy the team has picked (the most
 one it sees, the nearer on ties), or, seeing nobody, along the advance field to the enemy's
 end, each agent abreast in the lane of its spawn pad.
 
-Walking uses `pathing.py`: distance fields over the observed obstacles, kept in memory and
+Walking uses `navigator.alpha_heading` over `pathing.py`: distance fields over the observed obstacles, kept in memory and
 grown a few cells a tick, followed downhill. It reads only its team's inputs (observations
 and masks) and runs unchanged on NumPy and under JAX.
 """
@@ -24,20 +24,17 @@ from ..core import classes
 from ..core.state import TEAM_SIZE
 from . import percept
 from .base import System, TeamInputs
+from .navigator import alpha_heading
 from .pathing import (
     Paths,
     paths_memory,
-    update_paths,
-    waypoints,
 )
 from .tactics import (
     best_pair,
     is_ranged,
     legal_pairs,
     move_and_remember,
-    pick_enemy,
     scripted_system,
-    team_point,
 )
 
 F32 = np.float32
@@ -85,16 +82,7 @@ def alpha_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     pair = best_pair(xp, basic_row, ult_row, pair_ok)
 
     # ---- movement: the team's pick, or the enemy's end ------------------------------------
-    centre = team_point(xp, p)
-    from_centre = xp.sqrt(xp.sum((p.enemy_xy - centre) ** 2, axis=-1))
-    _, target_xy, has_target = pick_enemy(
-        xp, p, 2.0 * (1.0 - p.enemy_hp) - 0.1 * from_centre, memory.target
-    )
-    grid, paths = update_paths(
-        xp, percept.obstacles(xp, inputs.obs[0]), memory, inputs.new_game, target_xy, has_target
-    )
-    use_target = xp.broadcast_to(has_target, (TEAM_SIZE,))
-    way = waypoints(xp, grid, paths, p.my_xy, use_target)
+    way, _, _, paths = alpha_heading(xp, inputs, p, memory)
     hold = is_ranged(cls) & in_reach  # ranged agents with a target in reach stand and shoot
     still = xp.where(hold, 2.0, 0.0)
     return move_and_remember(xp, p, inputs.avail, cls, way - p.my_xy, still, paths, pair)
