@@ -8,7 +8,11 @@ only), how often Alpha's chosen move is the one each candidate input would pick:
 - `alpha_memory`: the same from Alpha's own memory (which also holds the walls it learned by
   bumping into them), to see what the navigator's separate memory loses;
 - `steer`: `pathing.steer` on the navigator's way, which also marks moves into a teammate's
-  body (but keeps no memory of moves that failed).
+  body (but keeps no memory of moves that failed);
+- `steering`: the best of `navigator.nav_steering`'s nine scores (stay left out), with the
+  memory of failed moves and giving way kept by `nav_moved` from the moves Alpha took;
+  `steering_all_decisions`: the best of all nine, stay included, over all decisions (Alpha's
+  ranged agents stand and shoot, a choice these scores leave to the policy).
 
 Counted over decisions where the agent is alive, has a move besides "stay", and Alpha moved
 (`moving`); `stays` is the share of all such decisions where Alpha stood still.
@@ -34,7 +38,13 @@ from marl_bgs.core.actions import decode  # noqa: E402
 from marl_bgs.core.position import starting_position  # noqa: E402
 from marl_bgs.maps import load_map, split_of  # noqa: E402
 from marl_bgs.systems import percept  # noqa: E402
-from marl_bgs.systems.navigator import alpha_heading, nav_inputs, nav_memory  # noqa: E402
+from marl_bgs.systems.navigator import (  # noqa: E402
+    alpha_heading,
+    nav_inputs,
+    nav_memory,
+    nav_moved,
+    nav_steering,
+)
 from marl_bgs.systems.numpy_play import numpy_system  # noqa: E402
 from marl_bgs.systems.pathing import steer  # noqa: E402
 from marl_bgs.systems.percept import MOVE_STEPS  # noqa: E402
@@ -49,20 +59,22 @@ def best_move(direction: np.ndarray, ok: np.ndarray) -> np.ndarray:
 
 
 def measure(maps: list[int], ticks: int) -> dict:
-    counts = dict(decisions=0, moving=0, stays=0, toward=0, alpha_memory=0, steer=0)
+    counts = dict(decisions=0, moving=0, stays=0, toward=0, alpha_memory=0, steer=0, steering=0,
+                  steering_all=0)  # fmt: skip
     rng = np.random.default_rng(0)
     alpha = numpy_system("tdm-alpha")
     for map_id in maps:
         for opponent in ("tdm-beta", "tdm-gamma"):
             game = Game(starting_position({"obstacles": load_map(map_id)["obstacles"]}))
             other = numpy_system(opponent)
-            memories, nav = [alpha.init(), other.init()], nav_memory()
+            memories, nav, steering = [alpha.init(), other.init()], nav_memory(), nav_memory()
             for _ in range(ticks):
                 inputs = game.team_inputs(0)
                 seen = percept.read(np, inputs)
                 way, _, _, nav_after = alpha_heading(np, inputs, seen, nav)
                 own_way, _, _, _ = alpha_heading(np, inputs, seen, memories[0])
                 toward, _ = nav_inputs(np, inputs, nav)
+                moves, steering = nav_steering(np, inputs, steering)
                 nav = nav_after
                 acts, memories[0] = alpha.act(inputs, memories[0], rng)
                 acts_b, memories[1] = other.act(game.team_inputs(1), memories[1], rng)
@@ -81,6 +93,12 @@ def measure(maps: list[int], ticks: int) -> dict:
                     ((best_move(own_way - seen.my_xy, ok) == move) & moved).sum()
                 )
                 counts["steer"] += int(((scores.argmax(1) == move) & moved).sum())
+                no_stay = np.where(ok, moves, -9.0)
+                no_stay[:, 0] = -9.0
+                counts["steering"] += int(((no_stay.argmax(1) == move) & moved).sum())
+                best = np.where(ok, moves, -9.0).argmax(1)
+                counts["steering_all"] += int(((best == move) & live).sum())
+                steering = nav_moved(np, inputs, steering, move)
                 game.step_slots(game.slots_from_flat(np.int32(acts), np.int32(acts_b)))
                 if game.done:
                     break
@@ -108,10 +126,14 @@ def main(argv: list[str] | None = None) -> int:
         "toward_agreement": counts["toward"] / moving,
         "alpha_memory_agreement": counts["alpha_memory"] / moving,
         "steer_agreement": counts["steer"] / moving,
+        "steering_agreement": counts["steering"] / moving,
+        "steering_all_decisions": counts["steering_all"] / max(counts["decisions"], 1),
         "wall_s": time.perf_counter() - start,
         "cpu_s": time.process_time() - cpu,
     }
-    for key in ("stay_share", "toward_agreement", "alpha_memory_agreement", "steer_agreement"):
+    keys = ("stay_share", "toward_agreement", "alpha_memory_agreement", "steer_agreement",
+            "steering_agreement", "steering_all_decisions")  # fmt: skip
+    for key in keys:
         print(f"{key:24s} {figures[key]:.3f}")
     print(f"{counts['moving']} moving decisions of {counts['decisions']}; "
           f"{figures['wall_s']:.0f} s wall, {figures['cpu_s']:.0f} s CPU")  # fmt: skip

@@ -21,9 +21,19 @@ import numpy as np
 
 from . import percept
 from .base import TeamInputs
-from .pathing import Grid, Paths, paths_memory, update_paths, waypoints
+from .pathing import (
+    Grid,
+    Paths,
+    alone,
+    give_way,
+    paths_memory,
+    remember_move,
+    steer,
+    update_paths,
+    waypoints,
+)
 from .percept import Percept
-from .tactics import pick_enemy, team_point
+from .tactics import legal_moves, pick_enemy, speeds, team_point
 
 F32 = np.float32
 NAV_WIDTH = 3  # per agent: the way to its waypoint (x, y; own frame), team has a target
@@ -77,4 +87,44 @@ def nav_inputs(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     return xp.where(p.alive[:, None], features, F32(0.0)), paths
 
 
-__all__ = ["NAV_NAMES", "NAV_WIDTH", "alpha_heading", "nav_inputs", "nav_memory"]
+def nav_steering(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
+    """TDM-Alpha's score for each of the nine moves (5, 9) float32, before it chooses, and
+    the memory to hand `nav_moved` once the move is chosen.
+
+    A move scores its cosine to the way toward the waypoint (the opposite way while the
+    agent gives way to a jammed teammate), 1.5 less if it steps into a teammate's body and
+    3 less if it already failed where the agent stands; "stay" scores 0, or -2 after a
+    failed move. Alpha takes the best legal one, except that its ranged agents with an
+    enemy in reach stand still: that choice is the policy's. Illegal moves score -4, and
+    dead agents and empty slots have rows of zeros.
+    """
+    p = percept.read(xp, inputs)
+    way, _, _, paths = alpha_heading(xp, inputs, p, memory)
+    back_off, paths = give_way(xp, paths, p.my_xy, p.alive, p.enemy_xy, p.enemy_seen)
+    direction = xp.where(back_off[:, None], p.my_xy - way, way - p.my_xy)
+    still = xp.zeros(p.my_xy.shape[0], F32)
+    scores = steer(
+        xp, direction, legal_moves(inputs.avail), still, p.my_xy, speeds(xp, p.cls), paths
+    )
+    scores = xp.clip(scores / F32(1000.0), F32(-4.0), F32(1.0)).astype(F32)
+    return xp.where(p.alive[:, None], scores, F32(0.0)), paths
+
+
+def nav_moved(xp: Any, inputs: TeamInputs, memory: Paths, move: Any) -> Paths:
+    """The memory after the agents took `move` (5,) (0 stay ... 8, own frame) from the tick
+    `inputs` describe: which moves failed where each agent stands, and walls it learned by
+    bumping into them (`pathing.remember_move`), as TDM-Alpha keeps them."""
+    p = percept.read(xp, inputs)
+    free = alone(xp, p.my_xy, p.alive, p.enemy_xy, p.enemy_seen) & p.alive & ~p.my_held
+    return remember_move(xp, memory, p.my_xy, move, speeds(xp, p.cls), free)
+
+
+__all__ = [
+    "NAV_NAMES",
+    "NAV_WIDTH",
+    "alpha_heading",
+    "nav_inputs",
+    "nav_memory",
+    "nav_moved",
+    "nav_steering",
+]

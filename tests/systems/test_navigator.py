@@ -9,7 +9,19 @@ import jax.numpy as jnp
 import numpy as np
 
 from marl_bgs import Game
-from marl_bgs.systems.navigator import NAV_NAMES, NAV_WIDTH, nav_inputs, nav_memory
+from marl_bgs.core.actions import decode
+from marl_bgs.core.position import starting_position
+from marl_bgs.maps import load_map
+from marl_bgs.systems.navigator import (
+    NAV_NAMES,
+    NAV_WIDTH,
+    nav_inputs,
+    nav_memory,
+    nav_moved,
+    nav_steering,
+)
+from marl_bgs.systems.numpy_play import numpy_system
+from marl_bgs.systems.tactics import legal_moves
 from tests.helpers import STAY, agent, position, wall
 
 SETTLE = 12  # ticks: 4 to draw the map, then the fields grow 4 units a tick over 20 units
@@ -104,3 +116,50 @@ def test_a_dead_agent_has_no_heading():
         [agent("warrior", 18.0, 8.0)],
     ))  # fmt: skip
     assert f[0, 0] >= 0.375 - 1e-6 and not f[1].any()
+
+
+def test_the_steering_scores_are_alphas_moves():
+    # TDM-Alpha against TDM-Beta on training map 11 (walls and pillars), 40 ticks: wherever
+    # Alpha moves, its move is the best legal one of the nine scores (stay left out), with
+    # the memory of failed moves kept from Alpha's own moves. Where it stands, it is either
+    # a ranged agent holding (the policy's choice) or the best score is "stay" itself.
+    game = Game(starting_position({"obstacles": load_map(11)["obstacles"]}))
+    alpha, beta = numpy_system("tdm-alpha"), numpy_system("tdm-beta")
+    memories, steering = [alpha.init(), beta.init()], nav_memory()
+    rng = np.random.default_rng(0)
+    moving = 0
+    for _ in range(40):
+        inputs = game.team_inputs(0)
+        scores, steering = nav_steering(np, inputs, steering)
+        assert scores.shape == (5, 9) and scores.dtype == np.float32
+        assert np.all((scores >= -4.0) & (scores <= 1.0))
+        acts, memories[0] = alpha.act(inputs, memories[0], rng)
+        acts_b, memories[1] = beta.act(game.team_inputs(1), memories[1], rng)
+        move = np.asarray(decode(np.asarray(acts))[0])
+        ok = np.asarray(legal_moves(inputs.avail))
+        best = np.where(ok, scores, -9.0)
+        best[:, 0] = -9.0
+        moved = inputs.alive & (move != 0)
+        assert np.array_equal(best.argmax(1)[moved], move[moved])
+        moving += int(moved.sum())
+        steering = nav_moved(np, inputs, steering, move)
+        game.step_slots(game.slots_from_flat(np.int32(acts), np.int32(acts_b)))
+    assert moving > 100  # the check above was made on many decisions
+
+
+def test_steering_marks_illegal_moves_and_leaves_the_dead_out():
+    f, _ = nav_steering(np, Game(position(
+        [agent("warrior", 4.0, 3.0), agent("mage", 4.0, 6.0, alive=False)],
+        [agent("warrior", 18.0, 8.0)],
+    )).team_inputs(0), nav_memory())  # fmt: skip
+    # In the open with nothing near, every move is legal: east (move 3) scores cos 0 = 1
+    # nearly (the waypoint is a cell or so east), west (4) about -1, stay 0.
+    assert f[0, 3] > 0.9 and f[0, 4] < -0.9 and f[0, 0] == 0.0
+    assert not f[1].any() and not f[2:].any()  # dead and empty slots
+    trapped = Game(position(
+        [agent("warrior", 4.0, 3.0, effects={"trap": 2})], [agent("warrior", 18.0, 8.0)]
+    )).team_inputs(0)  # fmt: skip
+    g, _ = nav_steering(np, trapped, nav_memory())
+    # A trapped agent may only stay: every move is illegal and scores -4.
+    assert np.array_equal(np.asarray(legal_moves(trapped.avail))[0], [True] + [False] * 8)
+    assert np.all(g[0, 1:] == -4.0) and g[0, 0] == 0.0
