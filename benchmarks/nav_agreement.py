@@ -24,31 +24,27 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from marl_bgs import Game  # noqa: E402
-from marl_bgs.core.actions import decode  # noqa: E402
-from marl_bgs.core.position import starting_position  # noqa: E402
-from marl_bgs.maps import load_map, split_of  # noqa: E402
-from marl_bgs.systems import percept  # noqa: E402
-from marl_bgs.systems.navigator import (  # noqa: E402
+from marl_bgs import Game
+from marl_bgs.core.actions import decode
+from marl_bgs.core.position import starting_position
+from marl_bgs.maps import load_map, split_of
+from marl_bgs.systems import percept
+from marl_bgs.systems.navigator import (
     alpha_heading,
     nav_inputs,
     nav_memory,
     nav_moved,
     nav_steering,
 )
-from marl_bgs.systems.numpy_play import numpy_system  # noqa: E402
-from marl_bgs.systems.pathing import steer  # noqa: E402
-from marl_bgs.systems.percept import MOVE_STEPS  # noqa: E402
-from marl_bgs.systems.tactics import legal_moves, speeds  # noqa: E402
+from marl_bgs.systems.numpy_play import numpy_system
+from marl_bgs.systems.pathing import steer
+from marl_bgs.systems.percept import MOVE_STEPS
+from marl_bgs.systems.tactics import legal_moves, speeds
 
 
 def best_move(direction: np.ndarray, ok: np.ndarray) -> np.ndarray:
