@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import math
 
-from ..tournament.figures import _pyplot
+from ..tournament.figures import headless_pyplot
 
 AVERAGE_ELO = 1200.0  # the ratings' centre, drawn as a dashed line
 
@@ -24,7 +24,7 @@ def _rho_text(rho: float | None) -> str:
 def draw_team_measures(doc: dict, stem: str) -> dict[str, bytes]:
     """SVG and PNG bytes of the figure for a `measures_document`; byte-identical across runs
     (fixed SVG hash salt, no dates)."""
-    plt = _pyplot()
+    plt = headless_pyplot()
     keys = doc["figure"]
     tests = {m["measure"]: m for m in doc["measures"]}
     cols = 3

@@ -266,7 +266,7 @@ def sample_wins(ex: Expander, depth: int, samples: int, seed: int,
         flat_a = np.where(living, draw, 0).astype(np.int32)
         lines[open_, t] = flat_a
         kids, kid_mem, kid_b, kid_avail = ex.expand(states, memory, open_, flat_b, flat_a)
-        states, memory = jax.tree.map(lambda full, new, o=open_: _put(full, new, o),
+        states, memory = jax.tree.map(lambda full, new, o=open_: put_rows(full, new, o),
                                       (states, memory), (kids, kid_mem))  # fmt: skip
         flat_b[open_], avail[open_] = kid_b, kid_avail
         result[open_] = np.asarray(kids.game.result)
@@ -279,7 +279,8 @@ def sample_wins(ex: Expander, depth: int, samples: int, seed: int,
     return [lines[g, :n].tolist() for g, n in zip(won, ends, strict=True)]
 
 
-def _put(full: np.ndarray, new: np.ndarray, rows: np.ndarray) -> np.ndarray:
+def put_rows(full: np.ndarray, new: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """A copy of `full` with `rows` replaced by `new` (the searched games' states put back)."""
     out = np.array(full, copy=True)
     out[rows] = new
     return out

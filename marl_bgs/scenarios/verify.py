@@ -60,7 +60,7 @@ class JaxLines:
         ignores the rest of its line."""
         import jax
 
-        from .search import _put
+        from .search import put_rows
 
         ex = self.expander
         states, memory, flat_b, _ = ex.root
@@ -74,7 +74,7 @@ class JaxLines:
             if not len(open_):
                 break
             kids, kid_mem, kid_b, _ = ex.expand(states, memory, open_, flat_b, flat_lines[open_, t])
-            states, memory = jax.tree.map(lambda full, new, o=open_: _put(full, new, o),
+            states, memory = jax.tree.map(lambda full, new, o=open_: put_rows(full, new, o),
                                           (states, memory), (kids, kid_mem))  # fmt: skip
             flat_b = flat_b.copy()
             flat_b[open_] = kid_b

@@ -24,7 +24,8 @@ def _save(fig, out: Path, stem: str) -> list[str]:
     return names
 
 
-def _pyplot():
+def headless_pyplot():
+    """matplotlib's pyplot on the Agg backend: figures are files, never windows."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -38,7 +39,7 @@ def matchup_heatmap(board: dict, out: Path) -> list[str]:
     """Row entrant's score share ((W + D/2) / games) against each column entrant."""
     import numpy as np
 
-    plt = _pyplot()
+    plt = headless_pyplot()
     names = board["matchups"]["entrants"]
     n = len(names)
     score = np.full((n, n), np.nan)
@@ -80,7 +81,7 @@ def per_map_wdl(board: dict, out: Path) -> list[str]:
 
     import numpy as np
 
-    plt = _pyplot()
+    plt = headless_pyplot()
     names = board["matchups"]["entrants"]
     maps = board["per_map"]["maps"]
     results = {(r["entrant"], r["map_id"]): r for r in board["per_map"]["results"]}
@@ -130,7 +131,7 @@ def per_map_wdl(board: dict, out: Path) -> list[str]:
 
 def per_map_forest(board: dict, out: Path) -> list[str]:
     """Each entrant's Elo on each map with its interval, under its joint rating."""
-    plt = _pyplot()
+    plt = headless_pyplot()
     names = board["matchups"]["entrants"]
     maps = board["per_map"]["maps"]
     joint = {r["name"]: r for r in board["table"]}
@@ -208,7 +209,7 @@ def heterogeneity(board: dict, out: Path) -> list[str]:
     """Between-map spread (tau) against sampling spread, with I^2, per entrant and pairing."""
     import numpy as np
 
-    plt = _pyplot()
+    plt = headless_pyplot()
     groups = [
         ("Entrants", board["heterogeneity"]["entrants"], lambda r: r["entrant"]),
         (
