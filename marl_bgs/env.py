@@ -318,11 +318,7 @@ class TeamDeathmatch(EnvViews):
     def _authored(self, game: State, m: MapArrays, map_id) -> EnvState:
         """One game's env state from a parsed position (compiled: eagerly, its sight test
         dispatched hundreds of small operations)."""
-        sight = compute_sight(jnp, game, m)
-        started = jnp.asarray(1, jnp.int32)
-        return EnvState(
-            game, m, map_id, sight, jnp.asarray(True), started, self._fresh_metrics(game)
-        )
+        return self._wrap(game, m, map_id, compute_sight(jnp, game, m), jnp.asarray(0, jnp.int32))
 
     # ---- step ---------------------------------------------------------------------------
     def _slots_from(self, actions) -> Any:

@@ -130,7 +130,7 @@ def beta_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     direction = xp.where(lonely[:, None], mate_gap, direction)
     hold = hold & ~lonely
     still = xp.where(hold, 2.0, 0.0)
-    return move_and_remember(xp, p, inputs.avail, cls, direction, still, paths, pair)
+    return move_and_remember(xp, p, inputs.avail, direction, still, paths, pair)
 
 
 def tdm_beta() -> System:

@@ -107,7 +107,7 @@ def gamma_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     hold = ranged & (focus_dist <= basic_range(xp, cls) * (2.0 / 3.0)) & has_target
     hold = hold | (ranged & ~has_target & xp.any(reach, axis=1))
     still = xp.where(hold, 2.0, -0.5)
-    return move_and_remember(xp, p, inputs.avail, cls, direction, still, paths, pair)
+    return move_and_remember(xp, p, inputs.avail, direction, still, paths, pair)
 
 
 def tdm_gamma() -> System:

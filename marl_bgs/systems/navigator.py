@@ -19,21 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from ..core.backend import clip
 from . import percept
 from .base import TeamInputs
-from .pathing import (
-    Grid,
-    Paths,
-    alone,
-    give_way,
-    paths_memory,
-    remember_move,
-    steer,
-    update_paths,
-    waypoints,
-)
+from .pathing import Grid, Paths, paths_memory, update_paths, waypoints
 from .percept import Percept
-from .tactics import legal_moves, pick_enemy, speeds, team_point
+from .tactics import move_scores, pick_enemy, remember_moves, team_point
 
 F32 = np.float32
 NAV_WIDTH = 3  # per agent: the way to its waypoint (x, y; own frame), team has a target
@@ -81,7 +72,7 @@ def nav_inputs(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     """
     p = percept.read(xp, inputs)
     way, has_target, _, paths = alpha_heading(xp, inputs, p, memory)
-    toward = xp.clip(way - p.my_xy, -REACH, REACH) / F32(REACH)
+    toward = clip(xp, way - p.my_xy, F32(-REACH), F32(REACH)) / F32(REACH)
     flag = xp.broadcast_to(xp.asarray(has_target, F32), (p.my_xy.shape[0], 1))
     features = xp.concatenate([toward.astype(F32), flag], axis=-1)
     return xp.where(p.alive[:, None], features, F32(0.0)), paths
@@ -100,23 +91,17 @@ def nav_steering(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths
     """
     p = percept.read(xp, inputs)
     way, _, _, paths = alpha_heading(xp, inputs, p, memory)
-    back_off, paths = give_way(xp, paths, p.my_xy, p.alive, p.enemy_xy, p.enemy_seen)
-    direction = xp.where(back_off[:, None], p.my_xy - way, way - p.my_xy)
     still = xp.zeros(p.my_xy.shape[0], F32)
-    scores = steer(
-        xp, direction, legal_moves(inputs.avail), still, p.my_xy, speeds(xp, p.cls), paths
-    )
-    scores = xp.clip(scores / F32(1000.0), F32(-4.0), F32(1.0)).astype(F32)
+    scores, paths = move_scores(xp, p, inputs.avail, way - p.my_xy, still, paths)
+    scores = clip(xp, scores / F32(1000.0), F32(-4.0), F32(1.0)).astype(F32)
     return xp.where(p.alive[:, None], scores, F32(0.0)), paths
 
 
 def nav_moved(xp: Any, inputs: TeamInputs, memory: Paths, move: Any) -> Paths:
     """The memory after the agents took `move` (5,) (0 stay ... 8, own frame) from the tick
     `inputs` describe: which moves failed where each agent stands, and walls it learned by
-    bumping into them (`pathing.remember_move`), as TDM-Alpha keeps them."""
-    p = percept.read(xp, inputs)
-    free = alone(xp, p.my_xy, p.alive, p.enemy_xy, p.enemy_seen) & p.alive & ~p.my_held
-    return remember_move(xp, memory, p.my_xy, move, speeds(xp, p.cls), free)
+    bumping into them, as TDM-Alpha keeps them (`tactics.remember_moves`)."""
+    return remember_moves(xp, percept.read(xp, inputs), move, memory)
 
 
 __all__ = [

@@ -85,7 +85,7 @@ def alpha_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     way, _, _, paths = alpha_heading(xp, inputs, p, memory)
     hold = is_ranged(cls) & in_reach  # ranged agents with a target in reach stand and shoot
     still = xp.where(hold, 2.0, 0.0)
-    return move_and_remember(xp, p, inputs.avail, cls, way - p.my_xy, still, paths, pair)
+    return move_and_remember(xp, p, inputs.avail, way - p.my_xy, still, paths, pair)
 
 
 def tdm_alpha() -> System:

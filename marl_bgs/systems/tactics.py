@@ -77,21 +77,37 @@ def pick_enemy(xp: Any, p: Percept, score: Any, last: Any) -> tuple[Any, Any, An
     return best, p.enemy_xy[best], xp.any(p.enemy_seen)
 
 
-def move_and_remember(
-    xp: Any, p: Any, avail: Any, cls: Any, direction: Any, still: Any, paths: Any, pair: Any
+def move_scores(
+    xp: Any, p: Any, avail: Any, direction: Any, still: Any, paths: Any
 ) -> tuple[Any, Any]:
-    """Steer each agent along `direction`, remember moves that met a wall, and return the
-    flat actions with the updated path memory: the last step all three opponents share.
-    An agent giving way to a jammed teammate (`pathing.give_way`) heads the other way."""
-    from .pathing import alone, give_way, remember_move, steer
+    """Each agent's score for the nine moves (5, 9) along `direction` (`pathing.steer`;
+    illegal moves -1e9) and the memory after giving way: an agent giving way to a jammed
+    teammate (`pathing.give_way`) heads the other way."""
+    from .pathing import give_way, steer
 
-    speed = speeds(xp, cls)
     back_off, paths = give_way(xp, paths, p.my_xy, p.alive, p.enemy_xy, p.enemy_seen)
     direction = xp.where(back_off[:, None], -direction, direction)
-    move = xp.argmax(steer(xp, direction, legal_moves(avail), still, p.my_xy, speed, paths), axis=1)
+    speed = speeds(xp, p.cls)
+    return steer(xp, direction, legal_moves(avail), still, p.my_xy, speed, paths), paths
+
+
+def remember_moves(xp: Any, p: Any, move: Any, paths: Any) -> Any:
+    """The memory after the agents took `move` (5,): moves that went nowhere where each
+    agent stands, and walls learned by bumping into them (`pathing.remember_move`)."""
+    from .pathing import alone, remember_move
+
     free = alone(xp, p.my_xy, p.alive, p.enemy_xy, p.enemy_seen) & p.alive & ~p.my_held
-    paths = remember_move(xp, paths, p.my_xy, move, speed, free)
-    return flat_action(xp, move, pair), paths
+    return remember_move(xp, paths, p.my_xy, move, speeds(xp, p.cls), free)
+
+
+def move_and_remember(
+    xp: Any, p: Any, avail: Any, direction: Any, still: Any, paths: Any, pair: Any
+) -> tuple[Any, Any]:
+    """Steer each agent along `direction`, remember moves that met a wall, and return the
+    flat actions with the updated path memory: the last step all three opponents share."""
+    scores, paths = move_scores(xp, p, avail, direction, still, paths)
+    move = xp.argmax(scores, axis=1)
+    return flat_action(xp, move, pair), remember_moves(xp, p, move, paths)
 
 
 def scripted_system(name: str, act_fn: Any, memory_fn: Any) -> Any:

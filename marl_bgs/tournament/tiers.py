@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
+from ..core.checks import number
 
 TIER_NAMES = ("Iron", "Bronze", "Silver", "Gold", "Platinum", "Diamond", "Master", "Grandmaster")
 TIER_WIDTH = 200
@@ -45,12 +45,7 @@ def win_chance(elo: float, against: float = GOLD_FLOOR) -> float:
 
 def tier_of(elo: float) -> Tier:
     """The tier and division of a rating."""
-    if isinstance(elo, (bool, np.bool_)) or not isinstance(
-        elo, (int, float, np.integer, np.floating)
-    ):
-        raise ValueError(f"elo: expected a number, got {elo!r}")
-    if not math.isfinite(elo):
-        raise ValueError(f"elo: expected a finite number, got {elo!r}")
+    elo = number(elo, "elo")  # finite; NumPy numbers too, booleans refused
     r = math.floor(elo + 0.5)  # the printed whole Elo
     if r >= GRANDMASTER_FLOOR:
         return Tier("Grandmaster", None, GRANDMASTER_FLOOR, None)
