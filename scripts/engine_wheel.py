@@ -52,6 +52,7 @@ MODULES = (
     "systems/tactics.py",
     # The learned entrant's NumPy forward pass (no JAX on import) and what its package needs.
     "learn/__init__.py",
+    "learn/actor_view.py",
     "learn/config.py",
     "learn/config_checks.py",
     "learn/config_files.py",

@@ -232,6 +232,9 @@ class PPOConfig(TrainConfig):
     # encoded `embed` wide; learn/unit_net.py).
     network: str = "mlp"
     embed: int = 64
+    # The actor (and a local critic) also reads TDM-Alpha's score for each of its nine moves,
+    # the walking plan a small network does not learn from obstacle boxes (actor_view.py).
+    nav_inputs: bool = False
     # PPO (section S6.4: no PPO change passed the search, so these stayed).
     gae_lambda: float = 0.95
     clip_eps: float = 0.2

@@ -47,10 +47,13 @@ def _check_epochs(cfg: TrainConfig) -> None:
 
 
 def _check_ppo(cfg: PPOConfig) -> None:
-    for name in ("value_norm", "normalize_advantages"):
+    for name in ("value_norm", "normalize_advantages", "nav_inputs"):
         boolean(getattr(cfg, name), f"config.{name}")
     choice(cfg.critic, "config.critic", tuple(CRITICS), "critic")
     choice(cfg.network, "config.network", NETWORKS, "network")
+    if cfg.nav_inputs and cfg.network != "mlp":
+        refuse("nav_inputs", f"the steering scores feed the flat network only, not "
+               f"network = {cfg.network!r}")  # fmt: skip
     _whole(cfg, "embed", 1, 65536)
     _check_epochs(cfg)
     _real(cfg, "gae_lambda", 0.0, 1.0)

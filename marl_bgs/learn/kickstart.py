@@ -43,6 +43,7 @@ class KickLive(NamedTuple):
     opponents: Any
     episode_return: Any
     partners: Any
+    nav: Any  # Team A's steering memory (None without `nav_inputs`)
     teacher: Any  # the teacher's memory, batched over games (a dummy without a teacher)
     teacher_game: Any  # (N,) bool: the teacher plays Team A in this game
 

@@ -135,6 +135,7 @@ class Networks(NamedTuple):
     critic: Critic
     memory_width: int  # hidden for recurrent networks, 1 (a dummy) for feedforward
     critic_width: int  # input width of the critic
+    actor_width: int = ACTOR_WIDTH  # input width of the actor (more with `nav_inputs`)
 
 
 def make_actor(hidden: int, recurrent: bool, norm: bool = False, arch: str = "mlp",
@@ -148,10 +149,16 @@ def make_actor(hidden: int, recurrent: bool, norm: bool = False, arch: str = "ml
 
 
 def make_networks(hidden: int, recurrent: bool, critic: str, arch: str = "mlp",
-                  embed: int = 0) -> Networks:  # fmt: skip
-    width = ACTOR_WIDTH if critic == "local" else WORLD_WIDTH
+                  embed: int = 0, nav: bool = False) -> Networks:  # fmt: skip
+    """The PPO actor and critic; `nav`: the actor (and a local critic) also reads TDM-Alpha's
+    steering scores (`actor_view.py`)."""
+    from .actor_view import actor_width
+
+    a_width = actor_width(nav)
+    width = a_width if critic == "local" else WORLD_WIDTH
     return Networks(make_actor(hidden, recurrent, arch=arch, embed=embed),
-                    Critic(hidden, recurrent), hidden if recurrent else 1, width)  # fmt: skip
+                    Critic(hidden, recurrent), hidden if recurrent else 1, width,
+                    a_width)  # fmt: skip
 
 
 def make_q_network(hidden: int, recurrent: bool, norm: bool) -> Networks:
@@ -164,7 +171,7 @@ def init_actor(nets: Networks, key: Any) -> Any:
     mem = jnp.zeros((TEAM_SIZE, nets.memory_width))
     reset = jnp.ones(TEAM_SIZE, bool)
     avail = jnp.ones((TEAM_SIZE, NUM_JOINT), bool)
-    return nets.actor.init(key, mem, jnp.zeros((TEAM_SIZE, ACTOR_WIDTH)), avail, reset)
+    return nets.actor.init(key, mem, jnp.zeros((TEAM_SIZE, nets.actor_width)), avail, reset)
 
 
 def init_params(nets: Networks, key: Any) -> tuple[Any, Any]:
@@ -173,6 +180,6 @@ def init_params(nets: Networks, key: Any) -> tuple[Any, Any]:
     mem = jnp.zeros((TEAM_SIZE, nets.memory_width))
     reset = jnp.ones(TEAM_SIZE, bool)
     avail = jnp.ones((TEAM_SIZE, NUM_JOINT), bool)
-    actor = nets.actor.init(k_a, mem, jnp.zeros((TEAM_SIZE, ACTOR_WIDTH)), avail, reset)
+    actor = nets.actor.init(k_a, mem, jnp.zeros((TEAM_SIZE, nets.actor_width)), avail, reset)
     critic = nets.critic.init(k_c, mem, jnp.zeros((TEAM_SIZE, nets.critic_width)), reset)
     return actor, critic

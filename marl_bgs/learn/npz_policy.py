@@ -23,17 +23,21 @@ from ..core.backend import is_numpy
 from ..core.classes import NUM_CLASSES
 from ..core.observation import OBS_WIDTH
 from ..core.state import TEAM_SIZE
+from .actor_view import BASE_WIDTH, ActorView, actor_width, numpy_memory, numpy_moved, numpy_read
 from .logits import NEG
 from .unit_net import ARCHS, unit_forward, unit_weight_shapes
 
 NPZ_FORMAT = "marl-bgs/policy-npz"
-# 2 added layer_norm and q_values, 3 arch and embed (the per-unit actor, `unit_net.py`);
-# older files (without them) still load.
-NPZ_VERSION = 3
+# 2 added layer_norm and q_values, 3 arch and embed (the per-unit actor, `unit_net.py`), 4
+# nav_inputs (the actor also reads TDM-Alpha's steering scores, `actor_view.py`); older files
+# (without them) still load. A file is written with the oldest version that can hold it, so
+# exports of actors without the steering scores are unchanged, byte for byte.
+NPZ_VERSION = 4
 META_FIELDS = ("format", "version", "hidden", "recurrent", "obs_width", "num_classes",
                "num_actions")  # fmt: skip
 META_FIELDS_V2 = ("layer_norm", "q_values")
 META_FIELDS_V3 = ("arch", "embed")
+META_FIELDS_V4 = ("nav_inputs",)
 
 
 # ---- the forward pass, written once over `xp` -----------------------------------------------
@@ -110,17 +114,20 @@ def _layer_norm(xp: Any, x: Any, scale: Any, bias: Any) -> Any:
 
 
 def actor_forward(xp: Any, w: dict, recurrent: bool, memory: Any, obs: Any, classes: Any,
-                  avail: Any, reset: Any, norm: bool = False,
-                  arch: str = "mlp") -> tuple[Any, Any]:  # fmt: skip
+                  avail: Any, reset: Any, norm: bool = False, arch: str = "mlp",
+                  extra: Any = None) -> tuple[Any, Any]:  # fmt: skip
     """Masked logits (…, 198) and the new memory, as `networks.Actor` computes them
     (Q-values for a Q-learner's network; `norm`: its LayerNorms; `arch` "units": the
     per-unit actor, whose agent axis must be the second to last).
 
     `obs` (…, OBS_WIDTH) float32, `classes` (…,) ints, `avail` (…, 198) bools, `reset`
     (…,) bools (the agent's new-game flag: memory zeroed before the step), `memory`
-    (…, hidden) for a recurrent actor (ignored and returned as given otherwise).
+    (…, hidden) for a recurrent actor (ignored and returned as given otherwise); `extra`
+    (…, 9): TDM-Alpha's steering scores for an actor that reads them.
     """
     x = xp.concatenate([obs, one_hot_classes(xp, classes, obs.dtype)], axis=-1)
+    if extra is not None:
+        x = xp.concatenate([x, xp.asarray(extra, x.dtype)], axis=-1)
     if arch == "units":
         return unit_forward(xp, w, recurrent, memory, x, avail, reset, NEG)
 
@@ -200,15 +207,19 @@ def system_from_weights_spec(spec: Any, where: str):
 
 def save_weights_npz(path: str | Path, weights: dict, hidden: int, recurrent: bool,
                      source: str = "", norm: bool = False, q_values: bool = False,
-                     arch: str = "mlp", embed: int = 0) -> Path:  # fmt: skip
+                     arch: str = "mlp", embed: int = 0, nav: bool = False) -> Path:  # fmt: skip
     """The `.npz` file format: weights by name plus metadata, no pickled objects.
 
     `norm`: the network has LayerNorms (their weights are among `weights`); `q_values`: it
     scores Q-values, so every reader plays its best legal action; `arch`, `embed`: which
-    actor (`unit_net.ARCHS`) and its row width."""
+    actor (`unit_net.ARCHS`) and its row width; `nav`: it also reads TDM-Alpha's steering
+    scores (version 4; the other files are written as version 3)."""
     if arch not in ARCHS:
         raise ValueError(f"arch: expected one of {', '.join(ARCHS)}, got {arch!r}")
-    expected = weight_shapes(hidden, recurrent, norm=norm, arch=arch, embed=embed)
+    if nav and arch != "mlp":
+        raise ValueError(f"nav: the steering scores feed the flat network only, not {arch!r}")
+    expected = weight_shapes(hidden, recurrent, actor_width(nav), norm=norm, arch=arch,
+                             embed=embed)  # fmt: skip
     if set(weights) != set(expected):
         raise ValueError(f"weights: expected {sorted(expected)}, got {sorted(weights)}")
     arrays = {k: np.asarray(v, np.float32) for k, v in weights.items()}
@@ -216,7 +227,7 @@ def save_weights_npz(path: str | Path, weights: dict, hidden: int, recurrent: bo
         if arrays[k].shape != shape:
             raise ValueError(f"weights.{k}: expected shape {shape}, got {arrays[k].shape}")
     meta = {
-        "format": np.asarray(NPZ_FORMAT), "version": np.asarray(NPZ_VERSION, np.int64),
+        "format": np.asarray(NPZ_FORMAT), "version": np.asarray(4 if nav else 3, np.int64),
         "hidden": np.asarray(hidden, np.int64), "recurrent": np.asarray(bool(recurrent)),
         "obs_width": np.asarray(OBS_WIDTH, np.int64),
         "num_classes": np.asarray(NUM_CLASSES, np.int64),
@@ -224,6 +235,8 @@ def save_weights_npz(path: str | Path, weights: dict, hidden: int, recurrent: bo
         "layer_norm": np.asarray(bool(norm)), "q_values": np.asarray(bool(q_values)),
         "arch": np.asarray(arch), "embed": np.asarray(int(embed), np.int64),
     }  # fmt: skip
+    if nav:
+        meta["nav_inputs"] = np.asarray(True)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as f:  # a file object keeps np.savez from appending ".npz"
@@ -243,8 +256,9 @@ class NumpyPolicy:
 
     def __init__(self, weights: dict, hidden: int, recurrent: bool, source: str = "",
                  norm: bool = False, q_values: bool = False, arch: str = "mlp",
-                 embed: int = 0) -> None:  # fmt: skip
+                 embed: int = 0, nav: bool = False) -> None:  # fmt: skip
         self.weights = weights
+        self.nav = nav  # reads TDM-Alpha's steering scores: memory is (network's, steering)
         self.arch, self.embed = arch, embed
         self.hidden = hidden
         self.recurrent = recurrent
@@ -291,7 +305,8 @@ class NumpyPolicy:
                              f"{NPZ_VERSION})")  # fmt: skip
         hidden = _meta_int(data, "hidden", 1)
         flags = {}
-        for name in ("recurrent", *(META_FIELDS_V2 if version >= 2 else ())):
+        for name in ("recurrent", *(META_FIELDS_V2 if version >= 2 else ()),
+                     *(META_FIELDS_V4 if version >= 4 else ())):  # fmt: skip
             if name not in data:
                 raise ValueError(f"{name}: missing from {path}")
             v = data[name]
@@ -299,6 +314,7 @@ class NumpyPolicy:
                 raise ValueError(f"{name}: expected true or false, got {v!r}")
             flags[name] = bool(v)
         norm, q_values = flags.get("layer_norm", False), flags.get("q_values", False)
+        nav = flags.get("nav_inputs", False)
         arch, embed = "mlp", 0
         if version >= 3:
             for name in META_FIELDS_V3:
@@ -310,6 +326,9 @@ class NumpyPolicy:
             arch, embed = str(a), _meta_int(data, "embed", 0)
             if arch == "units" and embed < 1:
                 raise ValueError(f"embed: the per-unit actor needs a width >= 1, got {embed}")
+            if nav and arch != "mlp":
+                raise ValueError(f"nav_inputs: the steering scores feed the flat network "
+                                 f"only, not arch {arch!r}")  # fmt: skip
         for name, want in (("obs_width", OBS_WIDTH), ("num_classes", NUM_CLASSES),
                            ("num_actions", NUM_JOINT)):  # fmt: skip
             if _meta_int(data, name, 1) != want:
@@ -318,10 +337,12 @@ class NumpyPolicy:
         source = (
             str(data["source"]) if "source" in data and data["source"].dtype.kind == "U" else ""
         )
-        expected = weight_shapes(hidden, recurrent, norm=norm, arch=arch, embed=embed)
+        expected = weight_shapes(hidden, recurrent, actor_width(nav), norm=norm, arch=arch,
+                                 embed=embed)  # fmt: skip
         known = set(expected) | set(META_FIELDS) | {"source"}
         known |= set(META_FIELDS_V2) if version >= 2 else set()
         known |= set(META_FIELDS_V3) if version >= 3 else set()
+        known |= set(META_FIELDS_V4) if version >= 4 else set()
         extra = sorted(set(data) - known)
         if extra:
             raise ValueError(f"{extra[0]}: unknown field in a policy .npz")
@@ -337,15 +358,25 @@ class NumpyPolicy:
             if not np.isfinite(arr).all():
                 raise ValueError(f"{name}: holds non-finite values")
             weights[name] = arr
-        return cls(weights, hidden, recurrent, source, norm, q_values, arch, embed)
+        return cls(weights, hidden, recurrent, source, norm, q_values, arch, embed, nav)
 
-    def init_memory(self, *lead: int) -> np.ndarray:
-        """Zero memory for a team (lead = (5,)) or a batch of teams ((games, 5))."""
-        return np.zeros((*(lead or (TEAM_SIZE,)), self.hidden if self.recurrent else 1),
-                        np.float32)  # fmt: skip
+    def init_memory(self, *lead: int) -> Any:
+        """Zero memory for a team (lead = (5,)) or a batch of teams ((games, 5)); with
+        `nav`, that array and the steering memory (one team's, or a list per game)."""
+        lead = lead or (TEAM_SIZE,)
+        memory = np.zeros((*lead, self.hidden if self.recurrent else 1), np.float32)
+        if not self.nav:
+            return memory
+        return memory, numpy_memory(lead[0] if len(lead) > 1 else None)
 
     def logits(self, inputs: Any, memory: Any, xp: Any = np) -> tuple[Any, Any]:
-        """New memory and masked logits for `TeamInputs` (one game or a batch of games)."""
+        """New memory and masked logits for `TeamInputs` (one game or a batch of games).
+        With `nav`, the steering memory returned has not yet seen this tick's moves (`act`
+        adds them); the steering scores are computed on NumPy whatever `xp` is."""
+        extra = None
+        if self.nav:
+            memory, nav = memory
+            extra, nav = numpy_read(inputs, nav)
         obs = xp.asarray(inputs.obs, dtype=xp.float32)
         new_game = xp.asarray(inputs.new_game)
         reset = xp.broadcast_to(new_game[..., None], obs.shape[:-1])
@@ -354,9 +385,12 @@ class NumpyPolicy:
             if not is_numpy(xp)
             else self.weights
         )
-        return actor_forward(xp, w, self.recurrent, xp.asarray(memory, dtype=xp.float32), obs,
-                             xp.asarray(inputs.classes), xp.asarray(inputs.avail), reset,
-                             self.norm, self.arch)  # fmt: skip
+        memory, logits = actor_forward(
+            xp, w, self.recurrent, xp.asarray(memory, dtype=xp.float32), obs,
+            xp.asarray(inputs.classes), xp.asarray(inputs.avail), reset, self.norm, self.arch,
+            None if extra is None else xp.asarray(extra),
+        )  # fmt: skip
+        return ((memory, nav) if self.nav else memory), logits
 
     def act(self, inputs: Any, memory: Any, greedy: bool = True,
             rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
@@ -369,7 +403,10 @@ class NumpyPolicy:
             u = rng.random(logits.shape, dtype=np.float64)
             gumbel = -np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
             logits = np.where(np.asarray(inputs.avail), logits + gumbel, -np.inf)
-        return np.argmax(logits, axis=-1).astype(np.int32), memory
+        actions = np.argmax(logits, axis=-1).astype(np.int32)
+        if self.nav:
+            memory = (memory[0], numpy_moved(inputs, memory[1], actions))
+        return actions, memory
 
     def jax_system(self, greedy: bool = False, name: str | None = None):
         """This policy as a JAX System (runs inside compiled games, as `learned_system`):
@@ -382,22 +419,32 @@ class NumpyPolicy:
         weights = {k: jnp.asarray(v) for k, v in self.weights.items()}
         width = self.hidden if self.recurrent else 1
         greedy = greedy or self.q_values
+        view = ActorView(self.nav)
 
         def init(key: Any) -> Any:
             del key
-            return jnp.zeros((TEAM_SIZE, width), jnp.float32)
+            memory = jnp.zeros((TEAM_SIZE, width), jnp.float32)
+            return (memory, view.init()) if self.nav else memory
 
         def act(key: Any, inputs: Any, memory: Any) -> tuple[Any, Any]:
+            memory, nav = memory if self.nav else (memory, None)
+            extra = None
+            if self.nav:
+                x, nav = view.read(inputs, nav)
+                extra = x[..., BASE_WIDTH:]  # the steering scores alone
             reset = jnp.broadcast_to(inputs.new_game, inputs.present.shape)
             memory, logits = actor_forward(
                 jnp, weights, self.recurrent, memory, jnp.asarray(inputs.obs, jnp.float32),
-                inputs.classes, inputs.avail, reset, self.norm, self.arch,
+                inputs.classes, inputs.avail, reset, self.norm, self.arch, extra,
             )  # fmt: skip
             if greedy:
                 actions = jnp.argmax(logits, axis=-1)
             else:
                 actions = jax.random.categorical(key, logits, axis=-1)
-            return actions.astype(jnp.int32), memory
+            actions = actions.astype(jnp.int32)
+            if self.nav:
+                return actions, (memory, view.moved(inputs, nav, actions))
+            return actions, memory
 
         label = name or f"npz:{self.source or 'policy'}" + (":greedy" if greedy else "")
         return System(label, act, init)
@@ -409,7 +456,10 @@ class NumpyPolicy:
         rng = np.random.default_rng(seed)
 
         def fn(inputs, memory):
-            if memory is None or memory.shape[:-1] != np.shape(inputs.present):
+            fresh = memory is None or (memory[0] if self.nav else memory).shape[:-1] != np.shape(
+                inputs.present
+            )
+            if fresh:
                 memory = self.init_memory(*np.shape(inputs.present))
             return self.act(inputs, memory, greedy=greedy, rng=rng)
 

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..core.state import TEAM_SIZE
+from .actor_view import ActorView
 from .npz_policy import flax_to_weights, save_weights_npz
 from .registry import acts_greedily
 
@@ -79,32 +80,43 @@ class LearnedPolicy(NamedTuple):
     q_values: bool = False  # a Q-learner's network: always plays its best legal action
     arch: str = "mlp"  # or "units": the per-unit actor (`unit_net.py`)
     embed: int = 0  # the per-unit actor's row width
+    nav: bool = False  # also reads TDM-Alpha's steering scores (`actor_view.py`)
 
     @property
     def memory_width(self) -> int:
         return self.hidden if self.recurrent else 1
 
+    @property
+    def view(self) -> ActorView:
+        return ActorView(self.nav)
+
     def init(self, key: Any) -> Any:
-        """Memory at a game's start: (5, hidden) zeros when recurrent, a dummy otherwise."""
+        """Memory at a game's start: (5, hidden) zeros when recurrent, a dummy otherwise;
+        with `nav`, that and the steering memory as a pair."""
         import jax.numpy as jnp
 
         del key
         if self.recurrent:
-            return jnp.zeros((TEAM_SIZE, self.hidden), jnp.float32)
-        return jnp.zeros((), jnp.int32)
+            memory = jnp.zeros((TEAM_SIZE, self.hidden), jnp.float32)
+        else:
+            memory = jnp.zeros((), jnp.int32)
+        return (memory, self.view.init()) if self.nav else memory
 
     def logits(self, params: Any, inputs: Any, memory: Any) -> tuple[Any, Any]:
-        """New memory and masked logits (5, 198) for one game's `TeamInputs`."""
+        """New memory and masked logits (5, 198) for one game's `TeamInputs` (with `nav`,
+        the steering memory in it has not yet seen this tick's moves: `apply` adds them)."""
         import jax.numpy as jnp
 
-        from .networks import actor_inputs, make_actor
+        from .networks import make_actor
 
+        memory, nav = memory if self.nav else (memory, None)
         reset = jnp.broadcast_to(inputs.new_game, inputs.present.shape)
-        x = actor_inputs(jnp.asarray(inputs.obs, jnp.float32), inputs.classes)
+        x, nav = self.view.read(inputs, nav)
         mem = memory if self.recurrent else jnp.zeros((*reset.shape, 1), jnp.float32)
         actor = make_actor(self.hidden, self.recurrent, self.norm, self.arch, self.embed)
         new, logits = actor.apply(params, mem, x, inputs.avail, reset)
-        return (new if self.recurrent else memory), logits
+        new = new if self.recurrent else memory
+        return ((new, nav) if self.nav else new), logits
 
     def apply(self, params: Any, key: Any, inputs: Any, memory: Any) -> tuple[Any, Any]:
         """One decision: actions (5,) int32 and the new memory (pure; runs under jit/vmap)."""
@@ -116,7 +128,10 @@ class LearnedPolicy(NamedTuple):
             actions = jnp.argmax(logits, axis=-1)
         else:
             actions = jax.random.categorical(key, logits, axis=-1)
-        return actions.astype(jnp.int32), memory
+        actions = actions.astype(jnp.int32)
+        if self.nav:
+            memory = (memory[0], self.view.moved(inputs, memory[1], actions))
+        return actions, memory
 
     def act(self, key: Any, inputs: Any, memory: Any) -> tuple[Any, Any]:
         return self.apply(self.params, key, inputs, memory)
@@ -197,7 +212,8 @@ def load_policy(checkpoint_dir: str | Path, step: int | None = None,
         label = f"learned:{folder.name}@{'best' if best else ''}{step}"
         base = LearnedPolicy(label, folder, step, cfg.hidden, cfg.recurrent, params, False,
                              getattr(cfg, "layer_norm", False), acts_greedily(cfg.algo),
-                             getattr(cfg, "network", "mlp"), getattr(cfg, "embed", 0))  # fmt: skip
+                             getattr(cfg, "network", "mlp"), getattr(cfg, "embed", 0),
+                             getattr(cfg, "nav_inputs", False))  # fmt: skip
         _POLICIES[key] = base
     if greedy:
         return base._replace(name=base.name + ":greedy", greedy=True)
@@ -260,4 +276,4 @@ def export_npz(checkpoint_dir: str | Path, path: str | Path, step: int | None = 
     return save_weights_npz(path, policy.weights(), policy.hidden, policy.recurrent,
                             source=policy.name.removeprefix("learned:"), norm=policy.norm,
                             q_values=policy.q_values, arch=policy.arch,
-                            embed=policy.embed)  # fmt: skip
+                            embed=policy.embed, nav=policy.nav)  # fmt: skip

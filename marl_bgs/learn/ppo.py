@@ -49,7 +49,7 @@ class PPOLearner:
         self.cfg = cfg
         self.env = make("tdm", num_envs=cfg.num_envs, **cfg.game_settings())
         self.nets: Networks = make_networks(cfg.hidden, cfg.recurrent, cfg.critic, cfg.network,
-                                            cfg.embed)  # fmt: skip
+                                            cfg.embed, cfg.nav_inputs)  # fmt: skip
         self.actor_tx = optax.chain(
             optax.clip_by_global_norm(cfg.max_grad_norm), optax.adam(cfg.actor_lr, eps=1e-5)
         )

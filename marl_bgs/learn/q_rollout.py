@@ -88,10 +88,12 @@ class QRollout(Rollout):
         return epsilon_greedy(key, scores, avail, eps)
 
     def learner_step(self, actor_params: QPolicy, critic_params: Any, vnorm: Any,
-                     memory: Memory, state: EnvState, inputs: Any, key: Any):  # fmt: skip
+                     memory: Memory, state: EnvState, inputs: Any, key: Any,
+                     x: Any = None):  # fmt: skip
         """Team A's epsilon-greedy actions and best legal Q-values for one tick
-        (`critic_params` and `vnorm` are unused: the signature is the PPO rollout's)."""
-        del critic_params, vnorm
+        (`critic_params`, `vnorm` and `x` are unused: the signature is the PPO rollout's;
+        the Q configs have no `nav_inputs`)."""
+        del critic_params, vnorm, x
         reset = jnp.broadcast_to(state.new_game[:, None], inputs.present.shape)
         x = actor_inputs(inputs.obs, inputs.classes)
         mem, q = self.nets.actor.apply(actor_params.params, memory.actor, x, inputs.avail, reset)

@@ -25,6 +25,7 @@ from ..core.state import RESULT_A, RESULT_B, RESULT_DRAW, TEAM_SIZE
 from ..env import TeamDeathmatch
 from ..env_state import EnvState
 from ..systems.base import System, check_jax_actions
+from .actor_view import ActorView
 from .config import PPOConfig, TrainConfig
 from .losses import ValueNorm
 from .networks import Networks, actor_inputs, world_inputs
@@ -45,6 +46,7 @@ class Opponents(NamedTuple):
     slot: Any  # (N,) int32: the pool slot played where the pick is the pool
     memory: Any  # (N, 5, width) actor memory of the current weights or the pool copy
     scripted: tuple  # each System's memory (fixed policies, then scripted), batched
+    nav: Any = None  # Team B's steering memory for the learner's copies (`nav_inputs`)
 
 
 class Live(NamedTuple):
@@ -55,12 +57,13 @@ class Live(NamedTuple):
     opponents: Opponents
     episode_return: Any  # (N,) shaped return so far, mean over the learner's agents
     partners: Any  # the partner team's memory, batched over games (a dummy without one)
+    nav: Any = None  # Team A's steering memory per game with `nav_inputs` (actor_view.py)
 
 
 class Transition(NamedTuple):
     """One tick of Team A's decisions (each leaf (N, 5, ...) or (N, ...))."""
 
-    x: Any  # actor inputs (N, 5, ACTOR_WIDTH)
+    x: Any  # actor inputs (N, 5, actor width)
     world: Any  # (N, OBS_WIDTH) Team A's world state ((N, 1) zeros for a local critic)
     classes: Any  # (N, 5)
     avail: Any  # (N, 5, 198)
@@ -126,6 +129,9 @@ class Rollout:
         self.opp_logits = (jnp.log(filled / filled.sum()), jnp.log(empty / empty.sum()))
         self.num_opponents = len(cfg.opponent_names())
         assert self.num_opponents == self.first_system + len(self.scripted)
+        self.view = ActorView(getattr(cfg, "nav_inputs", False))
+        # Team B needs steering scores only where the learner's own weights play it
+        self.opp_view = ActorView(self.view.nav and (cfg.opponent_self > 0 or cfg.uses_pool))
 
     # ---- starting --------------------------------------------------------------------
     def init_live(self, key: Any) -> Live:
@@ -135,10 +141,11 @@ class Rollout:
         zeros = jnp.zeros((n, TEAM_SIZE, width))
         none = jnp.zeros(n, jnp.int32)
         opponents = self._draw_opponents(k_opp, Opponents(
-            none, none, zeros, self._scripted_init(k_opp)
+            none, none, zeros, self._scripted_init(k_opp), self.opp_view.init(n)
         ), jnp.ones(n, bool), self.opp_logits[1], jnp.zeros((), jnp.int32))  # fmt: skip
         partners = self._partners_init(k_opp)
-        return Live(state, Memory(zeros, zeros), opponents, jnp.zeros(n), partners)
+        return Live(state, Memory(zeros, zeros), opponents, jnp.zeros(n), partners,
+                    self.view.init(n))  # fmt: skip
 
     def _partners_init(self, key: Any) -> Any:
         if self.partners is None:
@@ -175,16 +182,18 @@ class Rollout:
             return jnp.where(m, a, b)
 
         scripted = jax.tree.map(keep, fresh, opp.scripted)
-        return Opponents(pick, slot, memory, scripted)
+        return opp._replace(pick=pick, slot=slot, memory=memory, scripted=scripted)
 
     # ---- acting ----------------------------------------------------------------------
     def learner_step(self, actor_params: Params, critic_params: Params, vnorm: ValueNorm,
-                     memory: Memory, state: EnvState, inputs: Any, key: Any):  # fmt: skip
+                     memory: Memory, state: EnvState, inputs: Any, key: Any,
+                     x: Any = None):  # fmt: skip
         """Team A's sampled actions, log-probabilities and values for one tick, from its
-        `inputs` (`env.teams_inputs(state)[0]`)."""
+        `inputs` (`env.teams_inputs(state)[0]`; `x`: the actor's inputs when the view adds
+        to the observation)."""
         env, nets, cfg = self.env, self.nets, self.cfg
         reset = jnp.broadcast_to(state.new_game[:, None], inputs.present.shape)
-        x = actor_inputs(inputs.obs, inputs.classes)
+        x = actor_inputs(inputs.obs, inputs.classes) if x is None else x
         if cfg.critic == "world":
             world = env.world_state(state)[:, 0]
         else:
@@ -213,7 +222,12 @@ class Rollout:
         """Team B's actions: the drawn opponent's, per game (`inputs`: Team B's)."""
         k_self, k_scripted = jax.random.split(key)
         reset = jnp.broadcast_to(state.new_game[:, None], inputs.present.shape)
-        x = actor_inputs(inputs.obs, inputs.classes)
+        if self.opp_view.nav:
+            x, nav = self.opp_view.read(inputs, opp.nav)
+        else:
+            x, nav = actor_inputs(inputs.obs, inputs.classes), opp.nav
+            if self.view.nav:  # the learner's copies never play Team B: a shaped stand-in
+                x = jnp.pad(x, ((0, 0), (0, 0), (0, self.nets.actor_width - x.shape[-1])))
 
         def actor(params):
             return self.nets.actor.apply(params, opp.memory, x, inputs.avail, reset)
@@ -238,7 +252,8 @@ class Rollout:
             acts = check_jax_actions(acts, self.cfg.num_envs, system, "opponent")
             actions = jnp.where((opp.pick == self.first_system + i)[:, None], acts, actions)
             mems.append(mem)
-        return Opponents(opp.pick, opp.slot, memory, tuple(mems)), actions
+        nav = self.opp_view.moved(inputs, nav, actions)
+        return opp._replace(memory=memory, scripted=tuple(mems), nav=nav), actions
 
     def partner_step(self, live: Live, state: EnvState, inputs: Any, actions: Any, mask: Any,
                      key: Any):  # fmt: skip
@@ -274,13 +289,15 @@ class Rollout:
         opp = self._draw_opponents(k_opp, live.opponents, state.new_game,
                                    self.opponent_logits(params), pool.count)  # fmt: skip
         inputs_a, inputs_b = self.env.teams_inputs(state)  # computed once for both teams
+        x_a, nav = self.view.read(inputs_a, live.nav) if self.view.nav else (None, None)
         memory, part = self.learner_step(
-            actor_params, critic_params, vnorm, live.memory, state, inputs_a, k_act
+            actor_params, critic_params, vnorm, live.memory, state, inputs_a, k_act, x_a
         )
         live, part = self.team_a_extra(params, live, state, inputs_a, part, key)
         a_actions, part["mask"], partners = self.partner_step(
             live, state, inputs_a, part["action"], part["mask"], k_partner
         )
+        nav = self.view.moved(inputs_a, nav, a_actions)  # the moves actually taken
         opp, b_actions = self.opponent_step(actor_params, pool, opp, state, inputs_b, k_team_b)
         actions = jnp.concatenate([a_actions, b_actions], axis=1)
         _, after, _, done, info = self.env.step_env(None, state, actions)
@@ -311,7 +328,7 @@ class Rollout:
         trans = self.transition_type(reward=reward, done=done5, **part)
         live = live._replace(env=restarted, memory=memory, opponents=opp,
                              episode_return=jnp.where(ended, 0.0, ep_return),
-                             partners=partners)  # fmt: skip
+                             partners=partners, nav=nav)  # fmt: skip
         return live, (trans, stats, by_opp)
 
     def run(self, params: tuple, live: Live, key: Any):
@@ -324,8 +341,10 @@ class Rollout:
         )
         actor_params, critic_params, vnorm, _ = params[:4]
         state = live.env
+        inputs = self.env.team_inputs(state, 0)
+        x = self.view.read(inputs, live.nav)[0] if self.view.nav else None
         _, part = self.learner_step(
-            actor_params, critic_params, vnorm, live.memory, state,
-            self.env.team_inputs(state, 0), jax.random.PRNGKey(0),
+            actor_params, critic_params, vnorm, live.memory, state, inputs,
+            jax.random.PRNGKey(0), x,
         )  # fmt: skip
         return live, traj, part["value"], stats.sum(0), by_opp.sum(0)

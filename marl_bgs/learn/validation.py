@@ -35,8 +35,9 @@ from ..runner import BatchRunner, get_runner
 from ..schedule import Schedule
 from ..systems.base import System
 from ..systems.registry import by_name
+from .actor_view import ActorView
 from .config import TrainConfig
-from .networks import Networks, actor_inputs
+from .networks import Networks
 from .registry import acts_greedily
 
 VALIDATION_COLUMNS = (
@@ -64,28 +65,34 @@ class _Params:
     value: Any = None
 
 
-def actor_system(
-    nets: Networks, params: Any, name: str = "learner", greedy: bool = False
-) -> System:
+def actor_system(nets: Networks, params: Any, name: str = "learner", greedy: bool = False,
+                 view: ActorView | None = None) -> System:  # fmt: skip
     """A JAX System sampling the actor's actions (`greedy`: the best legal one, as a
     Q-network plays); `params` is a pytree or a `_Params` holder read at trace time
-    (`PanelRunner` fills it with the loop's argument)."""
+    (`PanelRunner` fills it with the loop's argument). With a steering `view` the memory
+    is the pair (recurrent memory, steering memory)."""
     import jax
     import jax.numpy as jnp
 
+    view = view or ActorView()
+
     def init(key):
         del key
-        return jnp.zeros((TEAM_SIZE, nets.memory_width), jnp.float32)
+        memory = jnp.zeros((TEAM_SIZE, nets.memory_width), jnp.float32)
+        return (memory, view.init()) if view.nav else memory
 
     def act(key, inputs, memory):
         p = params.value if isinstance(params, _Params) else params
-        x = actor_inputs(inputs.obs, inputs.classes)
+        memory, nav = memory if view.nav else (memory, None)
+        x, nav = view.read(inputs, nav)
         reset = jnp.broadcast_to(inputs.new_game, inputs.present.shape)
         memory, logits = nets.actor.apply(p, memory, x, inputs.avail, reset)
         if greedy:
             actions = jnp.argmax(logits, axis=-1).astype(jnp.int32)
         else:
             actions = jax.random.categorical(key, logits, axis=-1).astype(jnp.int32)
+        if view.nav:
+            return actions, (memory, view.moved(inputs, nav, actions))
         return actions, memory
 
     return System(name, act, init)
@@ -166,7 +173,9 @@ class Validator:
         self.cfg = cfg
         self.holder = _Params()
         greedy = acts_greedily(cfg.algo)  # a Q-network acts greedily over legal actions
-        self.system = actor_system(nets, self.holder, name=f"{cfg.algo}", greedy=greedy)
+        view = ActorView(getattr(cfg, "nav_inputs", False))
+        self.system = actor_system(nets, self.holder, name=f"{cfg.algo}", greedy=greedy,
+                                   view=view)  # fmt: skip
         self.opponents = [by_name(n) for n in cfg.validation_opponents]
         settings = cfg.game_settings()
         self.rosters = settings["rosters"][0]
