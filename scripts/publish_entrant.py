@@ -195,6 +195,28 @@ def actions_of(cfg: dict) -> str:
     return "greedy (best legal Q-value)" if acts_greedily(cfg["algo"]) else "sampled"
 
 
+def inputs_lines(cfg: dict) -> list[str]:
+    """What the actor reads and learned from, when that is more than its own observation:
+    a reader comparing entrants must know that one walks by a scripted team's plan."""
+    lines = []
+    if cfg.get("nav_inputs"):
+        lines.append(
+            "Inputs: each agent's observation and class, and TDM-Alpha's score for each of "
+            "its nine moves (`nav_inputs`, `marl_bgs/learn/actor_view.py`): the scripted "
+            "team's walking plan, computed from the team's own observations. The policy "
+            "chooses its move (or to stand), its target and its Ultimate itself."
+        )
+    if cfg.get("teacher") and not cfg.get("init_from"):
+        lines.append(
+            f"Teacher: {cfg['teacher']} (imitation weight {cfg['kick_weight']:g}, PPO term "
+            f"x{cfg['ppo_weight']:g}; the teacher plays {cfg['teacher_plays']:.0%} of Team "
+            f"A's games, falling to {cfg['teacher_plays_floor']:.0%} by "
+            f"{cfg['teacher_plays_until']:.0%} of the run, and labels every decision of the "
+            "rest)."
+        )
+    return [line for text in lines for line in (text, "")]
+
+
 def model_card(name: str, facts: dict, rows: list, cfg: dict) -> str:
     """A short README for the entrant folder, every number read from the files beside it."""
     sel = facts["selected"]
@@ -228,6 +250,7 @@ def model_card(name: str, facts: dict, rows: list, cfg: dict) -> str:
         ),
         "Learning curves: `plots/`; every update: `updates.csv`; every check: `validation.csv`.",
         "",
+        *inputs_lines(cfg),
         f"## On the test maps 47-51 ({actions_of(cfg)} actions, spawn-swapped pairs)",
         "",
         "| opponent | games | W-D-L | decisive wins (95% CI) | mean margin (95% CI) |",

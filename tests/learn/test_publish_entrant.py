@@ -95,3 +95,18 @@ def test_a_stage_line_says_what_the_teacher_did():
         "median 900 steps/s; teacher tdm-alpha (weight 1 to 0.05 by 50% of the stage; it "
         "plays 100% of Team A's games, falling to 0% by 60%; PPO term x0)."
     )
+
+
+def test_the_card_says_when_the_actor_reads_the_scripted_teams_steering():
+    script = _script()
+    assert script.inputs_lines({"algo": "rec-ippo"}) == []
+    bc = {"nav_inputs": True, "teacher": "tdm-alpha", "kick_weight": 1.0, "ppo_weight": 0.0,
+          "teacher_plays": 1.0, "teacher_plays_floor": 0.0, "teacher_plays_until": 0.6,
+          "init_from": ""}  # fmt: skip
+    text = " ".join(script.inputs_lines(bc))
+    assert "TDM-Alpha's score for each of its nine moves" in text
+    assert "Teacher: tdm-alpha (imitation weight 1, PPO term x0;" in text
+    assert "100% of Team A's games, falling to 0% by 60% of the run" in text
+    # a later stage's card lists its teacher per stage instead
+    later = " ".join(script.inputs_lines({**bc, "init_from": "runs/bc"}))
+    assert "Teacher:" not in later and "nine moves" in later
