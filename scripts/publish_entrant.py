@@ -122,10 +122,16 @@ def check_stages(runs: list[Path]) -> list[str]:
     for before, run in zip(runs, runs[1:], strict=False):
         cfg = json.loads((run / "config.json").read_text())
         start = cfg.get("init_from") or ""
-        if not start or Path(start).expanduser().resolve() != before.resolve():
+        if not start or start_run(start).resolve() != before.resolve():
             problems.append(f"{run.name}'s init_from is {start!r}, not the run before it "
                             f"({before})")  # fmt: skip
     return problems
+
+
+def start_run(init_from: str | Path) -> Path:
+    """The run folder an `init_from` names (its `best/` folder means the run itself)."""
+    path = Path(init_from).expanduser()
+    return path.parent if path.name == "best" else path
 
 
 TEACHER_FIELDS = (
@@ -371,7 +377,10 @@ def main(argv: list[str] | None = None) -> None:
             cfg = json.loads((stage / "config.json").read_text())
             teaching = {k: cfg[k] for k in TEACHER_FIELDS if k in cfg}
             if teaching.get("init_from"):
-                teaching["init_from"] = Path(teaching["init_from"]).name
+                start = Path(teaching["init_from"])
+                teaching["init_from"] = start_run(start).name + (
+                    "/best" if start.name == "best" else ""
+                )
             stages.append({"run": stage.name, "folder": into.relative_to(out).as_posix(),
                            "teaching": teaching, **budget(stage, {})})  # fmt: skip
         facts["stages"] = stages

@@ -317,7 +317,8 @@ class KickstartConfig(PPOConfig):
     ppo_weight: float = 1.0  # scales PPO's clipped actor loss (0: imitation and value only)
     critic_warmup: int = 0  # first updates train the critic alone (the actor is frozen)
     # A run folder whose newest checkpoint gives the starting actor, critic and value
-    # statistics (a behaviour-cloning run); its network settings must match. "" for none.
+    # statistics (a behaviour-cloning run), or its `best/` folder for the validation's best
+    # check; its network settings must match. "" for none.
     init_from: str = ""
     # Prioritised scripted opponents: the scripted share is split by
     # max((1 - r)^p, priority_floor), r the learner's recent decisive win rate against each

@@ -255,13 +255,17 @@ class KickstartLearner(PPOLearner):
 
 
 def load_start(spec: str, template: KickState) -> Any:
-    """The newest learner state of the run folder `spec` (`config.init_from`), checked to
-    have the actor and critic shapes of `template`."""
+    """The newest learner state of the run folder `spec` (`config.init_from`), or its
+    validation's best check where `spec` names the run's `best/` folder, checked to have
+    the actor and critic shapes of `template`."""
     from .policy import pick_step, restore_state, run_folder
 
+    path, sub = Path(spec).expanduser(), "checkpoints"
+    if path.name == "best" and (path.parent / "config.json").is_file():
+        path, sub = path.parent, "best"
     try:
-        folder = run_folder(spec)
-        _, state = restore_state(folder, pick_step(folder, None))
+        folder = run_folder(path)
+        _, state = restore_state(folder, pick_step(folder, None, sub), sub)
     except ValueError as err:
         raise ValueError(f"config.init_from: {spec!r}: {err}") from None
     for name in ("actor_params", "critic_params", "value_norm"):

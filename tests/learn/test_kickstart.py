@@ -104,7 +104,7 @@ def bc_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("bc")
     cfg = load_config(None, SMALL + [
         "num_envs=16", "rollout_len=16", "epochs=2", "actor_lr=3e-3", "critic_lr=1e-3",
-        "total_steps=10240", "critic_warmup=1", "opponent_priority=2",
+        "total_steps=10240", "critic_warmup=1", "opponent_priority=2", "checkpoint_every=10",
         'scripted_opponents=["tdm-beta", "random"]', f"out={out / 'run'}",
     ], algo="bc")  # fmt: skip
     learner = learner_for(cfg)
@@ -264,3 +264,25 @@ def test_the_published_recipes_load_and_train_on_training_maps_only():
     for path in recipes:
         cfg = load_config(path)
         assert max(cfg.maps) < 42 and cfg.teacher == "tdm-alpha", path.name
+
+
+def test_init_from_a_runs_best_folder_starts_from_that_check(kick, bc_run):
+    """`init_from = RUN/best` restores the validation's kept check, not the newest one (here
+    an older checkpoint copied in as the kept check)."""
+    import shutil
+
+    from marl_bgs.learn.policy import restore_state, saved_steps
+
+    _, _, _, result = bc_run
+    learner, start, _, _ = kick
+    run = result.run_dir
+    older = saved_steps(run)[0]
+    assert older < saved_steps(run)[-1]
+    shutil.copytree(run / "checkpoints" / str(older), run / "best" / str(older))
+    try:
+        _, kept = restore_state(run, older)
+        begun = learner_for(learner.cfg.replace(init_from=str(run / "best"))).fresh(start)
+        assert same(begun.actor_params, kept.actor_params)
+        assert not same(begun.actor_params, result.state.actor_params)
+    finally:
+        shutil.rmtree(run / "best")
