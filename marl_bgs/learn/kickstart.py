@@ -2,8 +2,8 @@
 
 One mechanism serves both (`KickstartConfig`, `BCConfig`). The teacher (any System: a
 scripted team, a saved policy) runs beside Team A inside the compiled rollout, with its own
-memory started at each new game and advanced along the games actually played, and labels
-each of the learner's decisions with its own choice on the same inputs. A share of new games
+memory started at each new game and advanced along the games actually played (by the moves
+actually made, `System.follow`), and labels each of the learner's decisions with its own choice on the same inputs. A share of new games
 is played by the teacher itself (the behaviour-cloning data); the rest by the learner, whose
 own states the teacher labels (DAgger: the student learns what to do where its own mistakes
 lead). The loss adds the masked cross-entropy to the teacher's choice to PPO's, each with its
@@ -146,6 +146,7 @@ class KickRollout(Rollout):
             lambda a, b: jnp.where(new_game.reshape((-1,) + (1,) * (a.ndim - 1)), a, b),
             fresh, live.teacher,
         )  # fmt: skip
+        before = memory
         labels, memory = jax.vmap(self.teacher.act)(jax.random.split(k_act, n), inputs, memory)
         labels = check_jax_actions(labels, n, self.teacher, "config.teacher").astype(jnp.int32)
         plays = jax.random.uniform(k_draw, (n,)) < params[4].teacher_share
@@ -153,7 +154,19 @@ class KickRollout(Rollout):
         part["action"] = jnp.where(teacher_game[:, None], labels, part["action"])
         part["teacher_action"] = labels
         part["on_policy"] = jnp.broadcast_to(~teacher_game[:, None], labels.shape)
+        if self.teacher.follow is not None:  # advanced in `team_a_taken`, from the moves made
+            memory = before
         return live._replace(teacher=memory, teacher_game=teacher_game), part
+
+    def team_a_taken(self, live: KickLive, inputs: Any, actions: Any) -> KickLive:
+        """The teacher's memory after the moves Team A actually made: in the learner's games
+        those are not the teacher's, and a teacher that remembered its own (a scripted team
+        marks a move as failed when its agent did not go where it chose) would label the
+        next ticks from a game that never happened."""
+        if self.teacher is None or self.teacher.follow is None:
+            return live
+        memory = jax.vmap(self.teacher.follow)(inputs, live.teacher, actions)
+        return live._replace(teacher=memory)
 
 
 KICK_LOSS_NAMES = LOSS_NAMES + ("teacher_loss", "teacher_agreement")

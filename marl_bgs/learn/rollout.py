@@ -282,6 +282,12 @@ class Rollout:
         del params, state, inputs, key
         return live, part
 
+    def team_a_taken(self, live: Live, inputs: Any, actions: Any) -> Live:
+        """What a subclass keeps once Team A's actions (N, 5) are final (`KickRollout`: the
+        teacher's memory, advanced by the moves actually made); here nothing."""
+        del inputs, actions
+        return live
+
     def tick(self, params: tuple, live: Live, key: Any):
         actor_params, critic_params, vnorm, pool = params[:4]
         k_opp, k_act, k_team_b, k_reset, k_partner = jax.random.split(key, 5)
@@ -298,6 +304,7 @@ class Rollout:
             live, state, inputs_a, part["action"], part["mask"], k_partner
         )
         nav = self.view.moved(inputs_a, nav, a_actions)  # the moves actually taken
+        live = self.team_a_taken(live, inputs_a, a_actions)
         opp, b_actions = self.opponent_step(actor_params, pool, opp, state, inputs_b, k_team_b)
         actions = jnp.concatenate([a_actions, b_actions], axis=1)
         _, after, _, done, info = self.env.step_env(None, state, actions)

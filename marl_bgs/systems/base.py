@@ -47,6 +47,11 @@ class System(NamedTuple):
     # Host Systems only, optional: from a batch's final memory, one list of row dicts per
     # game (an LLM System's request counts per agent); `evaluate` gathers them.
     report: Callable[[Any], list[list[dict]]] | None = None
+    # Optional: `follow(inputs, memory, actions) -> memory`, the memory after one decision
+    # from `memory` when the team's agents took `actions` (5,) rather than its own choice.
+    # A teacher labelling a student's games needs it when its memory depends on what it did
+    # (the scripted teams remember which of their moves failed); None: it does not.
+    follow: Callable[[Any, Any, Any], Any] | None = None
 
 
 def _no_memory(key: Any) -> Any:

@@ -47,7 +47,7 @@ def beta_memory(xp: Any = np) -> Paths:
     return paths_memory(xp)
 
 
-def beta_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
+def beta_act(xp: Any, inputs: TeamInputs, memory: Paths, taken: Any = None) -> tuple[Any, Paths]:
     """One decision for the team's five slots: flat actions (own frame) and new memory."""
     p = percept.read(xp, inputs)
     cls = p.cls
@@ -130,7 +130,7 @@ def beta_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     direction = xp.where(lonely[:, None], mate_gap, direction)
     hold = hold & ~lonely
     still = xp.where(hold, 2.0, 0.0)
-    return move_and_remember(xp, p, inputs.avail, direction, still, paths, pair)
+    return move_and_remember(xp, p, inputs.avail, direction, still, paths, pair, taken)
 
 
 def tdm_beta() -> System:

@@ -46,7 +46,7 @@ def gamma_memory(xp: Any = np) -> Paths:
     return paths_memory(xp)
 
 
-def gamma_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
+def gamma_act(xp: Any, inputs: TeamInputs, memory: Paths, taken: Any = None) -> tuple[Any, Paths]:
     """One decision for the team's five slots: flat actions (own frame) and new memory."""
     p = percept.read(xp, inputs)
     cls = p.cls
@@ -107,7 +107,7 @@ def gamma_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     hold = ranged & (focus_dist <= basic_range(xp, cls) * (2.0 / 3.0)) & has_target
     hold = hold | (ranged & ~has_target & xp.any(reach, axis=1))
     still = xp.where(hold, 2.0, -0.5)
-    return move_and_remember(xp, p, inputs.avail, direction, still, paths, pair)
+    return move_and_remember(xp, p, inputs.avail, direction, still, paths, pair, taken)
 
 
 def tdm_gamma() -> System:

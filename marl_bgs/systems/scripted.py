@@ -44,8 +44,9 @@ def alpha_memory(xp: Any = np) -> Paths:
     return paths_memory(xp)
 
 
-def alpha_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
-    """One decision for the team's five slots: flat actions (own frame) and new memory."""
+def alpha_act(xp: Any, inputs: TeamInputs, memory: Paths, taken: Any = None) -> tuple[Any, Paths]:
+    """One decision for the team's five slots: flat actions (own frame) and new memory
+    (`taken`: the moves its agents made instead, `tactics.move_and_remember`)."""
     p = percept.read(xp, inputs)
     cls = p.cls
     seen = xp.broadcast_to(p.enemy_seen[None, :], (TEAM_SIZE, 5))
@@ -85,7 +86,7 @@ def alpha_act(xp: Any, inputs: TeamInputs, memory: Paths) -> tuple[Any, Paths]:
     way, _, _, paths = alpha_heading(xp, inputs, p, memory)
     hold = is_ranged(cls) & in_reach  # ranged agents with a target in reach stand and shoot
     still = xp.where(hold, 2.0, 0.0)
-    return move_and_remember(xp, p, inputs.avail, way - p.my_xy, still, paths, pair)
+    return move_and_remember(xp, p, inputs.avail, way - p.my_xy, still, paths, pair, taken)
 
 
 def tdm_alpha() -> System:

@@ -101,23 +101,40 @@ def remember_moves(xp: Any, p: Any, move: Any, paths: Any) -> Any:
 
 
 def move_and_remember(
-    xp: Any, p: Any, avail: Any, direction: Any, still: Any, paths: Any, pair: Any
+    xp: Any,
+    p: Any,
+    avail: Any,
+    direction: Any,
+    still: Any,
+    paths: Any,
+    pair: Any,
+    taken: Any = None,
 ) -> tuple[Any, Any]:
     """Steer each agent along `direction`, remember moves that met a wall, and return the
-    flat actions with the updated path memory: the last step all three opponents share."""
+    flat actions with the updated path memory: the last step all three opponents share.
+
+    `taken` (5,) moves: remember those instead of the team's own choice (the memory of a
+    team whose agents were moved by someone else, as a teacher labelling a student's game
+    must keep it: `System.follow`)."""
     scores, paths = move_scores(xp, p, avail, direction, still, paths)
     move = xp.argmax(scores, axis=1)
-    return flat_action(xp, move, pair), remember_moves(xp, p, move, paths)
+    remembered = move if taken is None else taken
+    return flat_action(xp, move, pair), remember_moves(xp, p, remembered, paths)
 
 
 def scripted_system(name: str, act_fn: Any, memory_fn: Any) -> Any:
-    """A scripted opponent's `act_fn(xp, inputs, memory)` as a JAX System."""
+    """A scripted opponent's `act_fn(xp, inputs, memory, taken=None)` as a JAX System,
+    with `follow`: its memory when its agents took other actions than its own."""
     import jax.numpy as jnp
 
+    from ..core.actions import NUM_PAIRS
     from .base import System
 
     def act(key, inputs, memory):
         del key  # deterministic
         return act_fn(jnp, inputs, memory)
 
-    return System(name, act, lambda key: memory_fn(jnp))
+    def follow(inputs, memory, actions):
+        return act_fn(jnp, inputs, memory, taken=jnp.asarray(actions) // NUM_PAIRS)[1]
+
+    return System(name, act, lambda key: memory_fn(jnp), follow=follow)

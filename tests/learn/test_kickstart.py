@@ -77,11 +77,14 @@ def _ticks(learner, state, count):
 def test_dagger_labels_are_the_teachers_own_choices_memory_included(kick):
     """The teacher's labels on the learner's own games equal the teacher System played on
     its own, game by game, on the same inputs with its own memory (started at each new
-    game): TDM-Alpha keeps its distance fields and target from tick to tick."""
+    game) advanced by the moves the learner actually made (`System.follow`): TDM-Alpha
+    keeps its distance fields, its target and which moves failed from tick to tick."""
     learner, start, _, _ = kick
     teacher = learner.teacher
     rows = _ticks(learner, start, 24)
     act = jax.jit(teacher.act)
+    follow = jax.jit(teacher.follow)
+    differed = 0
     n = learner.cfg.num_envs
     memories = [None] * n
     assert rows[0][0].new_game.all()
@@ -92,8 +95,11 @@ def test_dagger_labels_are_the_teachers_own_choices_memory_included(kick):
             one = jax.tree.map(lambda x, g=g: x[g], inputs)
             if memories[g] is None or bool(one.new_game):
                 memories[g] = teacher.init(jax.random.PRNGKey(0))
-            labels, memories[g] = act(jax.random.PRNGKey(g), one, memories[g])
+            labels, own = act(jax.random.PRNGKey(g), one, memories[g])
             np.testing.assert_array_equal(trans.teacher_action[g], labels)
+            memories[g] = follow(one, memories[g], trans.action[g])
+            differed += int(not same(memories[g], own))
+    assert differed > 0  # the learner's moves were not the teacher's, and memory tells
 
 
 @pytest.fixture(scope="module")

@@ -209,3 +209,31 @@ def test_the_pathing_page_states_the_constants_the_code_uses():
     ]
     missing = [s for s in stated if s not in text]
     assert missing == [], missing
+
+
+@pytest.mark.parametrize("name", ["tdm-alpha", "tdm-beta", "tdm-gamma"])
+def test_following_the_teams_own_choice_is_its_own_memory(name):
+    """`System.follow` with the actions the team chose gives the memory `act` returned; with
+    other moves, the failed-move memory follows those (a teacher labelling a student's game)."""
+    from marl_bgs.game import Game
+    from marl_bgs.systems.numpy_play import numpy_system
+    from marl_bgs.systems.registry import by_name
+
+    system = by_name(name)
+    act, follow = jax.jit(system.act), jax.jit(system.follow)
+    other = numpy_system("tdm-beta")
+    game = Game(starting_position(11))
+    memory, other_memory = system.init(None), other.init()
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        inputs = game.team_inputs(0)
+        actions, after = act(jax.random.PRNGKey(0), inputs, memory)
+        same = follow(inputs, memory, actions)
+        for a, b in zip(jax.tree.leaves(after), jax.tree.leaves(same), strict=True):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        stay = np.asarray(actions) % 22  # same targets and Ultimates, nobody moves
+        stayed = follow(inputs, memory, stay)
+        np.testing.assert_array_equal(np.asarray(stayed.last_move), 0)
+        b_actions, other_memory = other.act(game.team_inputs(1), other_memory, rng)
+        game.step_slots(game.slots_from_flat(np.asarray(actions), np.asarray(b_actions)))
+        memory = after
