@@ -95,7 +95,8 @@ class _PolicyDecider:
 
 # Learned entrants by label: seasons/entrants/NAME/policy.npz in a checkout, or the copy
 # the engine wheel carries (scripts/engine_wheel.py reads this very list from this file).
-# The first published one, then Season 0's six.
+# The first published one, then Season 0's six, then the imitation of TDM-Alpha that reads
+# its steering scores (issue 43).
 ENTRANTS = (
     "ppo-rec-ippo-0",
     "rec-ippo-500k",
@@ -104,6 +105,7 @@ ENTRANTS = (
     "ff-mappo-500k",
     "qmix-500k",
     "pqn-vdn-500k",
+    "nav-dagger-0",
 )
 
 

@@ -214,7 +214,7 @@ BAD_NPZ = [
     ("wrong dtype", lambda d: d.update({"in.bias": np.zeros(8, np.float64)}), "in.bias"),
     ("format", lambda d: d.update(format=np.asarray("marl-bgs/other")), "format"),
     ("format as bytes", lambda d: d.update(format=np.asarray(b"marl-bgs/policy-npz")), "format"),
-    ("version", lambda d: d.update(version=np.asarray(4)), "version"),
+    ("version", lambda d: d.update(version=np.asarray(5)), "version"),
     ("q flag", lambda d: d.update(q_values=np.asarray(1)), "q_values"),
     ("missing layer_norm", lambda d: d.pop("layer_norm"), "layer_norm"),
     ("missing arch", lambda d: d.pop("arch"), "arch"),
