@@ -38,6 +38,9 @@ class System(NamedTuple):
         on_host: True for a host System (plain Python, run between compiled ticks).
         report: Host Systems only, optional: from a batch's final memory, one list of
             row dicts per game (an LLM System's request counts), gathered by `evaluate`.
+        follow: Optional: `follow(inputs, memory, actions) -> memory`, the memory after a
+            decision when the team's agents took `actions` rather than its own choice (a
+            teacher labelling a student's games; the scripted teams have it).
     """
 
     name: str

@@ -371,9 +371,7 @@ def steer(
     gap = land[:, :, None, :] - xy[None, None, :, :]  # (5, 9, 5 mates, 2)
     after = xp.sqrt(xp.sum(gap * gap, axis=-1))
     now = xp.sqrt(xp.sum((xy[:, None, :] - xy[None, :, :]) ** 2, axis=-1))[:, None, :]
-    # 0.999, not 1: spawn pads put a step exactly one unit from a teammate, where XLA's
-    # fused square root lands a bit below 1 and NumPy's on it (the engines must agree)
-    into = (after < F32(0.999)) & (after < now - F32(0.05))
+    into = (after < F32(1.0)) & (after < now - F32(0.05))
     other = ~xp.asarray(np.eye(5, dtype=bool))[:, None, :]
     score = score - 1.5 * xp.any(into & other, axis=-1)
     score = score - 3.0 * paths.failed
