@@ -130,8 +130,9 @@ def check_stages(runs: list[Path]) -> list[str]:
 
 def start_run(init_from: str | Path) -> Path:
     """The run folder an `init_from` names (its `best/` folder means the run itself)."""
-    path = Path(init_from).expanduser()
-    return path.parent if path.name == "best" else path
+    from marl_bgs.learn.kickstart import start_folder
+
+    return start_folder(init_from)[0]
 
 
 TEACHER_FIELDS = (

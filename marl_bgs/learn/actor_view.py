@@ -34,6 +34,14 @@ def actor_width(nav: bool) -> int:
     return BASE_WIDTH + (NAV_EXTRA if nav else 0)
 
 
+def base_inputs(xp: Any, obs: Any, classes: Any) -> Any:
+    """An agent's own observation and its class one-hot (…, BASE_WIDTH) on `xp` (NumPy or
+    `jax.numpy`): the part of the actor's input that every policy reads."""
+    obs = xp.asarray(obs, xp.float32)
+    one_hot = xp.asarray(classes)[..., None] == xp.arange(NUM_CLASSES)
+    return xp.concatenate([obs, one_hot.astype(obs.dtype)], axis=-1)
+
+
 def _over_batch(fn: Any, lead: int) -> Any:
     """`fn` written for one team, mapped over `lead` batch axes with `jax.vmap`."""
     import jax
@@ -69,18 +77,20 @@ class ActorView(NamedTuple):
     def read(self, inputs: Any, memory: Any) -> tuple[Any, Any]:
         """The actor's inputs (…, 5, width) for `TeamInputs` (one team or a batch of games),
         and the steering memory to hand `moved` once the actions are chosen."""
-        import jax
         import jax.numpy as jnp
 
-        obs = jnp.asarray(inputs.obs, jnp.float32)
-        x = jnp.concatenate([obs, jax.nn.one_hot(inputs.classes, NUM_CLASSES, dtype=obs.dtype)],
-                            -1)  # fmt: skip
+        x = base_inputs(jnp, inputs.obs, inputs.classes)
         if not self.nav:
             return x, memory
-        scores, memory = _over_batch(lambda i, m: nav_steering(jnp, i, m), _lead(inputs))(
-            inputs, memory
-        )
+        scores, memory = self.steering(inputs, memory)
         return jnp.concatenate([x, scores.astype(x.dtype)], -1), memory
+
+    def steering(self, inputs: Any, memory: Any) -> tuple[Any, Any]:
+        """TDM-Alpha's steering scores alone (…, 5, NAV_EXTRA) and the advanced memory
+        (a view with `nav`)."""
+        import jax.numpy as jnp
+
+        return _over_batch(lambda i, m: nav_steering(jnp, i, m), _lead(inputs))(inputs, memory)
 
     def moved(self, inputs: Any, memory: Any, actions: Any) -> Any:
         """The steering memory after the team took its flat own-frame `actions` (…, 5)."""
@@ -123,5 +133,5 @@ def _game(inputs: Any, g: int) -> Any:
     return type(inputs)(*(np.asarray(a)[g] for a in inputs))
 
 
-__all__ = ["ActorView", "BASE_WIDTH", "NAV_EXTRA", "actor_width", "numpy_memory",
+__all__ = ["ActorView", "BASE_WIDTH", "NAV_EXTRA", "actor_width", "base_inputs", "numpy_memory",
            "numpy_moved", "numpy_read"]  # fmt: skip

@@ -267,15 +267,22 @@ class KickstartLearner(PPOLearner):
         return KickState(*new, record), metrics
 
 
+def start_folder(spec: str | Path) -> tuple[Path, str]:
+    """The run folder an `init_from` names and which of its checkpoint folders to start
+    from: "best" where `spec` is a run's `best/` folder (`RUN/best`), else "checkpoints"."""
+    path = Path(spec).expanduser()
+    if path.name == "best" and (path.parent / "config.json").is_file():
+        return path.parent, "best"
+    return path, "checkpoints"
+
+
 def load_start(spec: str, template: KickState) -> Any:
     """The newest learner state of the run folder `spec` (`config.init_from`), or its
     validation's best check where `spec` names the run's `best/` folder, checked to have
     the actor and critic shapes of `template`."""
     from .policy import pick_step, restore_state, run_folder
 
-    path, sub = Path(spec).expanduser(), "checkpoints"
-    if path.name == "best" and (path.parent / "config.json").is_file():
-        path, sub = path.parent, "best"
+    path, sub = start_folder(spec)
     try:
         folder = run_folder(path)
         _, state = restore_state(folder, pick_step(folder, None, sub), sub)
@@ -293,4 +300,4 @@ def load_start(spec: str, template: KickState) -> Any:
 
 
 __all__ = ["KickstartLearner", "KickState", "KickRollout", "KickTransition", "linear_schedule",
-           "priority_weights", "load_start"]  # fmt: skip
+           "priority_weights", "load_start", "start_folder"]  # fmt: skip

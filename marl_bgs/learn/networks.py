@@ -22,6 +22,7 @@ from ..core.actions import NUM_JOINT
 from ..core.classes import NUM_CLASSES
 from ..core.observation import OBS_WIDTH
 from ..core.state import TEAM_SIZE
+from .actor_view import base_inputs
 from .logits import NEG
 
 # Illegal logits: the lowest float32, so exp() is exactly 0 and gumbel-argmax never picks
@@ -51,7 +52,7 @@ def action_log_prob(masked: Any, action: Any) -> Any:
 
 def actor_inputs(obs: Any, classes: Any) -> Any:
     """An agent's own observation and its class one-hot (…, OBS_WIDTH + 5)."""
-    return jnp.concatenate([obs, jax.nn.one_hot(classes, NUM_CLASSES, dtype=obs.dtype)], -1)
+    return base_inputs(jnp, obs, classes)
 
 
 def world_inputs(world: Any, classes: Any, per_agent: bool) -> Any:

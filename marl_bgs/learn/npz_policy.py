@@ -23,7 +23,14 @@ from ..core.backend import is_numpy
 from ..core.classes import NUM_CLASSES
 from ..core.observation import OBS_WIDTH
 from ..core.state import TEAM_SIZE
-from .actor_view import BASE_WIDTH, ActorView, actor_width, numpy_memory, numpy_moved, numpy_read
+from .actor_view import (
+    ActorView,
+    actor_width,
+    base_inputs,
+    numpy_memory,
+    numpy_moved,
+    numpy_read,
+)
 from .logits import NEG
 from .unit_net import ARCHS, unit_forward, unit_weight_shapes
 
@@ -33,6 +40,8 @@ NPZ_FORMAT = "marl-bgs/policy-npz"
 # (without them) still load. A file is written with the oldest version that can hold it, so
 # exports of actors without the steering scores are unchanged, byte for byte.
 NPZ_VERSION = 4
+NAV_VERSION = 4  # the first version with nav_inputs
+PLAIN_VERSION = NAV_VERSION - 1  # what a file without the steering scores is written as
 META_FIELDS = ("format", "version", "hidden", "recurrent", "obs_width", "num_classes",
                "num_actions")  # fmt: skip
 META_FIELDS_V2 = ("layer_norm", "q_values")
@@ -98,10 +107,6 @@ def flax_to_weights(actor_params: Any, recurrent: bool, norm: bool = False) -> d
     return w
 
 
-def one_hot_classes(xp: Any, classes: Any, dtype: Any = np.float32) -> Any:
-    return (classes[..., None] == xp.arange(NUM_CLASSES)).astype(dtype)
-
-
 def _sigmoid(xp: Any, x: Any) -> Any:
     return 0.5 * (xp.tanh(0.5 * x) + 1.0)  # no overflow for large |x|
 
@@ -125,7 +130,7 @@ def actor_forward(xp: Any, w: dict, recurrent: bool, memory: Any, obs: Any, clas
     (…, hidden) for a recurrent actor (ignored and returned as given otherwise); `extra`
     (…, 9): TDM-Alpha's steering scores for an actor that reads them.
     """
-    x = xp.concatenate([obs, one_hot_classes(xp, classes, obs.dtype)], axis=-1)
+    x = base_inputs(xp, obs, classes)
     if extra is not None:
         x = xp.concatenate([x, xp.asarray(extra, x.dtype)], axis=-1)
     if arch == "units":
@@ -227,7 +232,8 @@ def save_weights_npz(path: str | Path, weights: dict, hidden: int, recurrent: bo
         if arrays[k].shape != shape:
             raise ValueError(f"weights.{k}: expected shape {shape}, got {arrays[k].shape}")
     meta = {
-        "format": np.asarray(NPZ_FORMAT), "version": np.asarray(4 if nav else 3, np.int64),
+        "format": np.asarray(NPZ_FORMAT),
+        "version": np.asarray(NAV_VERSION if nav else PLAIN_VERSION, np.int64),
         "hidden": np.asarray(hidden, np.int64), "recurrent": np.asarray(bool(recurrent)),
         "obs_width": np.asarray(OBS_WIDTH, np.int64),
         "num_classes": np.asarray(NUM_CLASSES, np.int64),
@@ -306,7 +312,7 @@ class NumpyPolicy:
         hidden = _meta_int(data, "hidden", 1)
         flags = {}
         for name in ("recurrent", *(META_FIELDS_V2 if version >= 2 else ()),
-                     *(META_FIELDS_V4 if version >= 4 else ())):  # fmt: skip
+                     *(META_FIELDS_V4 if version >= NAV_VERSION else ())):  # fmt: skip
             if name not in data:
                 raise ValueError(f"{name}: missing from {path}")
             v = data[name]
@@ -342,7 +348,7 @@ class NumpyPolicy:
         known = set(expected) | set(META_FIELDS) | {"source"}
         known |= set(META_FIELDS_V2) if version >= 2 else set()
         known |= set(META_FIELDS_V3) if version >= 3 else set()
-        known |= set(META_FIELDS_V4) if version >= 4 else set()
+        known |= set(META_FIELDS_V4) if version >= NAV_VERSION else set()
         extra = sorted(set(data) - known)
         if extra:
             raise ValueError(f"{extra[0]}: unknown field in a policy .npz")
@@ -368,6 +374,14 @@ class NumpyPolicy:
         if not self.nav:
             return memory
         return memory, numpy_memory(lead[0] if len(lead) > 1 else None)
+
+    def fits(self, memory: Any, lead: tuple[int, ...]) -> bool:
+        """Whether `memory` (as `init_memory` gives it) is for teams of shape `lead`: a host
+        System starts afresh when the number of games changes."""
+        if memory is None:
+            return False
+        network = memory[0] if self.nav else memory
+        return tuple(network.shape[:-1]) == tuple(lead)
 
     def logits(self, inputs: Any, memory: Any, xp: Any = np) -> tuple[Any, Any]:
         """New memory and masked logits for `TeamInputs` (one game or a batch of games).
@@ -430,8 +444,7 @@ class NumpyPolicy:
             memory, nav = memory if self.nav else (memory, None)
             extra = None
             if self.nav:
-                x, nav = view.read(inputs, nav)
-                extra = x[..., BASE_WIDTH:]  # the steering scores alone
+                extra, nav = view.steering(inputs, nav)
             reset = jnp.broadcast_to(inputs.new_game, inputs.present.shape)
             memory, logits = actor_forward(
                 jnp, weights, self.recurrent, memory, jnp.asarray(inputs.obs, jnp.float32),
@@ -456,10 +469,7 @@ class NumpyPolicy:
         rng = np.random.default_rng(seed)
 
         def fn(inputs, memory):
-            fresh = memory is None or (memory[0] if self.nav else memory).shape[:-1] != np.shape(
-                inputs.present
-            )
-            if fresh:
+            if not self.fits(memory, np.shape(inputs.present)):
                 memory = self.init_memory(*np.shape(inputs.present))
             return self.act(inputs, memory, greedy=greedy, rng=rng)
 

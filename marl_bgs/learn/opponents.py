@@ -18,6 +18,13 @@ import jax.numpy as jnp
 from ..systems.base import System
 
 
+def learner_plays_team_b(cfg: Any) -> bool:
+    """Whether a training game can draw the learner's own weights (current or a pool copy)
+    for Team B: where none can, the rollout skips the learner's actor pass on Team B (every
+    game's Team B is a System then, so its games are the same without it)."""
+    return cfg.opponent_weights(False)[0] > 0 or cfg.uses_pool
+
+
 class Pool(NamedTuple):
     """The N newest saved copies of the actor (N = `pool_size`; empty slots hold zeros)."""
 

@@ -29,7 +29,7 @@ from .actor_view import ActorView
 from .config import PPOConfig, TrainConfig
 from .losses import ValueNorm
 from .networks import Networks, actor_inputs, world_inputs
-from .opponents import Pool
+from .opponents import Pool, learner_plays_team_b
 
 Params = Any
 
@@ -130,8 +130,10 @@ class Rollout:
         self.num_opponents = len(cfg.opponent_names())
         assert self.num_opponents == self.first_system + len(self.scripted)
         self.view = ActorView(getattr(cfg, "nav_inputs", False))
-        # Team B needs steering scores only where the learner's own weights play it
-        self.opp_view = ActorView(self.view.nav and (cfg.opponent_self > 0 or cfg.uses_pool))
+        # where no game can draw the learner's weights for Team B, their actor pass there is
+        # skipped and Team B needs no steering scores
+        self.learner_plays_b = learner_plays_team_b(cfg)
+        self.opp_view = ActorView(self.view.nav and self.learner_plays_b)
 
     # ---- starting --------------------------------------------------------------------
     def init_live(self, key: Any) -> Live:
@@ -221,13 +223,29 @@ class Rollout:
                       inputs: Any, key: Any):  # fmt: skip
         """Team B's actions: the drawn opponent's, per game (`inputs`: Team B's)."""
         k_self, k_scripted = jax.random.split(key)
+        if self.learner_plays_b:
+            memory, actions, nav = self.learner_copies_step(actor_params, pool, opp, state,
+                                                            inputs, k_self)  # fmt: skip
+        else:  # every game draws a System below
+            memory, nav = opp.memory, opp.nav
+            actions = jnp.zeros(inputs.present.shape, jnp.int32)
+        mems = []
+        keys = jax.random.split(k_scripted, len(self.scripted) or 1)
+        for i, (system, k) in enumerate(zip(self.scripted, keys, strict=False)):
+            game_keys = jax.random.split(k, self.cfg.num_envs)
+            acts, mem = jax.vmap(system.act)(game_keys, inputs, opp.scripted[i])
+            acts = check_jax_actions(acts, self.cfg.num_envs, system, "opponent")
+            actions = jnp.where((opp.pick == self.first_system + i)[:, None], acts, actions)
+            mems.append(mem)
+        nav = self.opp_view.moved(inputs, nav, actions)
+        return opp._replace(memory=memory, scripted=tuple(mems), nav=nav), actions
+
+    def learner_copies_step(self, actor_params: Params, pool: Pool, opp: Opponents,
+                            state: EnvState, inputs: Any, key: Any):  # fmt: skip
+        """Team B's actions where the current weights or a pool copy play it, with their
+        recurrent memory and the steering memory (not yet advanced by the moves)."""
         reset = jnp.broadcast_to(state.new_game[:, None], inputs.present.shape)
-        if self.opp_view.nav:
-            x, nav = self.opp_view.read(inputs, opp.nav)
-        else:
-            x, nav = actor_inputs(inputs.obs, inputs.classes), opp.nav
-            if self.view.nav:  # the learner's copies never play Team B: a shaped stand-in
-                x = jnp.pad(x, ((0, 0), (0, 0), (0, self.nets.actor_width - x.shape[-1])))
+        x, nav = self.opp_view.read(inputs, opp.nav)
 
         def actor(params):
             return self.nets.actor.apply(params, opp.memory, x, inputs.avail, reset)
@@ -243,17 +261,7 @@ class Rollout:
             logits = jnp.where(in_pool, all_logits[opp.slot, games], logits)
             if explore is not None:  # each copy plays with the exploration it was saved with
                 explore = jnp.where(opp.pick == 1, pool_explore[opp.slot], explore)
-        actions = self.choose(k_self, logits, inputs.avail, explore)
-        mems = []
-        keys = jax.random.split(k_scripted, len(self.scripted) or 1)
-        for i, (system, k) in enumerate(zip(self.scripted, keys, strict=False)):
-            game_keys = jax.random.split(k, self.cfg.num_envs)
-            acts, mem = jax.vmap(system.act)(game_keys, inputs, opp.scripted[i])
-            acts = check_jax_actions(acts, self.cfg.num_envs, system, "opponent")
-            actions = jnp.where((opp.pick == self.first_system + i)[:, None], acts, actions)
-            mems.append(mem)
-        nav = self.opp_view.moved(inputs, nav, actions)
-        return opp._replace(memory=memory, scripted=tuple(mems), nav=nav), actions
+        return memory, self.choose(key, logits, inputs.avail, explore), nav
 
     def partner_step(self, live: Live, state: EnvState, inputs: Any, actions: Any, mask: Any,
                      key: Any):  # fmt: skip

@@ -17,7 +17,12 @@ import jax.numpy as jnp  # noqa: E402
 from marl_bgs.learn.config_files import load_config  # noqa: E402
 from marl_bgs.learn.networks import init_params, make_networks  # noqa: E402
 from marl_bgs.learn.npz_policy import flax_to_weights, save_weights_npz  # noqa: E402
-from marl_bgs.learn.opponents import Pool, copies_due, policy_system  # noqa: E402
+from marl_bgs.learn.opponents import (  # noqa: E402
+    Pool,
+    copies_due,
+    learner_plays_team_b,
+    policy_system,
+)
 from marl_bgs.learn.registry import learner_for  # noqa: E402
 from marl_bgs.learn.trainer import train  # noqa: E402
 
@@ -128,3 +133,27 @@ def test_draws_give_the_empty_pool_share_to_the_current_weights(tmp_path, fixed_
     assert np.mean(slots[filled == 1] == 1) == pytest.approx(0.5, abs=0.03)
     kept = draw(jax.random.PRNGKey(2), ~new, 2)
     np.testing.assert_array_equal(np.asarray(kept.pick), np.asarray(opp.pick))
+
+
+@pytest.mark.parametrize(
+    ("shares", "plays"),
+    [
+        (["opponent_self=0", "opponent_pool=0", "opponent_fixed=0", "opponent_scripted=1"], False),
+        (
+            ["opponent_self=0.2", "opponent_pool=0", "opponent_fixed=0", "opponent_scripted=0.8"],
+            True,
+        ),
+        (
+            ["opponent_self=0", "opponent_pool=0.5", "opponent_fixed=0", "opponent_scripted=0.5"],
+            True,
+        ),
+        # a scripted share with no System named falls to the current weights
+        (
+            ["opponent_self=0", "opponent_pool=0", "opponent_fixed=0.5", "opponent_scripted=0.5"],
+            True,
+        ),
+    ],
+)
+def test_the_learner_plays_team_b_only_where_a_game_can_draw_it(shares, plays):
+    cfg = load_config(None, ['scripted_opponents=["tdm-beta"]', *shares])
+    assert learner_plays_team_b(cfg) is plays
