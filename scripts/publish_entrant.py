@@ -25,7 +25,8 @@ Writes into `--out` (next to the run's training config, which stays as it is):
 (a behaviour-cloning run, then kickstarted PPO started from it by `init_from`): each run's
 `init_from` must name the one before it. Their configs, logs and plots are copied under
 `stages/`, `training.json` gives each stage's budget and the totals, and the card lists the
-stages with their teacher and budget.
+stages with their teacher and budget. `--recipe FILE ...` (one per run, in the same order)
+copies the config file each run was started with beside its config as `train.toml`.
 
 The test maps are used here only to report; nothing in training or selection reads them.
 """
@@ -224,8 +225,9 @@ def inputs_lines(cfg: dict) -> list[str]:
     return [line for text in lines for line in (text, "")]
 
 
-def model_card(name: str, facts: dict, rows: list, cfg: dict) -> str:
-    """A short README for the entrant folder, every number read from the files beside it."""
+def model_card(name: str, facts: dict, rows: list, cfg: dict, recipe: bool = False) -> str:
+    """A short README for the entrant folder, every number read from the files beside it
+    (`recipe`: the folder holds the config file the run started with, `train.toml`)."""
     sel = facts["selected"]
     hours = facts["run_wall_s"] / 3600
     lines = [
@@ -245,7 +247,8 @@ def model_card(name: str, facts: dict, rows: list, cfg: dict) -> str:
         f"{cfg['num_envs']} games x {cfg['rollout_len']} ticks per update. Team B: the "
         f"current weights {cfg['opponent_self']:.0%} of games, "
         + ", ".join(f"{n}" for n in cfg["scripted_opponents"])
-        + f" {cfg['opponent_scripted']:.0%}. Full settings: `config.json` (and `train.toml`).",
+        + f" {cfg['opponent_scripted']:.0%}. Full settings: `config.json`"
+        + (" (and the recipe, `train.toml`)." if recipe else "."),
         "",
         f"Kept: {sel['kind']}"
         + (
@@ -323,6 +326,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--name", default=None, help="the entrant's display name (README title)")
     p.add_argument("--earlier", type=Path, nargs="+", default=[],
                    help="the runs of a staged recipe before --run, in order")  # fmt: skip
+    p.add_argument("--recipe", type=Path, nargs="+", default=[],
+                   help="the config file each run was started with, in the order of --earlier "
+                   "then --run; copied beside each stage's config as train.toml")  # fmt: skip
     p.add_argument(
         "--card-only",
         action="store_true",
@@ -347,6 +353,12 @@ def main(argv: list[str] | None = None) -> None:
     problems = check_stages([*args.earlier, run])
     if problems:
         p.error("--earlier: " + "; ".join(problems))
+    if args.recipe and len(args.recipe) != len(args.earlier) + 1:
+        p.error(f"--recipe: expected one file per run ({len(args.earlier) + 1}), got "
+                f"{len(args.recipe)}")  # fmt: skip
+    for k, recipe in enumerate(args.recipe):
+        if not recipe.is_file():
+            p.error(f"--recipe[{k}]: {recipe} is not a file")
     if args.games < 2 or args.games % 2:
         p.error(f"--games: expected an even number of at least 2, got {args.games}")
     from marl_bgs.systems.resolve import resolve_system
@@ -364,6 +376,8 @@ def main(argv: list[str] | None = None) -> None:
             shutil.copyfile(run / name, out / name)
     if (run / "plots").is_dir():
         shutil.copytree(run / "plots", out / "plots", dirs_exist_ok=True)
+    if args.recipe:
+        shutil.copyfile(args.recipe[-1], out / "train.toml")
     facts = budget(run, selected)
     if args.earlier:
         stages = []
@@ -375,6 +389,8 @@ def main(argv: list[str] | None = None) -> None:
                     shutil.copyfile(stage / name, into / name)
             if (stage / "plots").is_dir():
                 shutil.copytree(stage / "plots", into / "plots", dirs_exist_ok=True)
+            if args.recipe:
+                shutil.copyfile(args.recipe[k], into / "train.toml")
             cfg = json.loads((stage / "config.json").read_text())
             teaching = {k: cfg[k] for k in TEACHER_FIELDS if k in cfg}
             if teaching.get("init_from"):
@@ -401,7 +417,7 @@ def main(argv: list[str] | None = None) -> None:
     (out / "test_results.json").write_text(json.dumps(doc, indent=2) + "\n")
     flat = pd.DataFrame(rows).drop(columns=["decisive_win_share_95", "mean_margin_95"])
     flat.to_csv(out / "test_results.csv", index=False, lineterminator="\n")
-    card = model_card(args.name or out.name, facts, rows, cfg)
+    card = model_card(args.name or out.name, facts, rows, cfg, (out / "train.toml").is_file())
     (out / "README.md").write_text(card)
     print(f"wrote {out} ({policy.stat().st_size / 1024:.0f} KiB policy)")
 

@@ -7,6 +7,12 @@
     .venv/bin/python scripts/replay_season_full.py --season season0 --parts P --shard 1/2
     .venv/bin/python scripts/replay_season_full.py --season season0 --parts P
 
+    # a season that grew (a challenger added): replay only its new fixtures, taking the
+    # others' rows from the full metrics published before (each checked against the games)
+    cp exports/seasons/season0/full_metrics.parquet /tmp/before.parquet
+    .venv/bin/python scripts/export_season.py --season season0 --resume --force
+    .venv/bin/python scripts/replay_season_full.py --season season0 --reuse /tmp/before.parquet
+
 A season saves only each game's result and priority metrics. This replays all its fixtures
 from the saved schedule and seeds through `marl_bgs.evaluate(metrics="full")`, refuses to
 write anything unless every game repeats exactly (all columns of the saved games table), and
@@ -87,6 +93,37 @@ def _same_games(games: pd.DataFrame, saved: pd.DataFrame, fx: Fixture) -> None:
             )
 
 
+def _reusable(path: Path) -> pd.DataFrame:
+    """An earlier full-metrics table, read whole (its rows are checked fixture by fixture)."""
+    try:
+        table = pd.read_parquet(path)
+    except (OSError, ValueError) as err:
+        raise SystemExit(f"--reuse: {path}: not a readable Parquet table ({err})") from None
+    from marl_bgs.metrics.full import FULL_NAMES
+
+    if list(table.columns) != ["fixture", "game", *FULL_NAMES]:
+        raise SystemExit(
+            f"--reuse: {path}: its columns are not today's full metrics (fixture, game and "
+            f"the {len(FULL_NAMES):,} columns of marl_bgs.metrics.full); replay without it"
+        )
+    return table
+
+
+def _reused_fixture(earlier: pd.DataFrame, expected: pd.DataFrame, fx: Fixture):
+    """Fixture `fx`'s rows of `earlier` when they are its saved games (`expected`), else
+    None (it is replayed)."""
+    from marl_bgs.metrics.season import full_rows_differ
+
+    rows = earlier[earlier["fixture"] == fx.index].reset_index(drop=True)
+    if rows.empty:
+        return None
+    problem = full_rows_differ(rows, expected)
+    if problem:
+        print(f"--reuse: fixture {fx.index} replayed: {problem}", file=sys.stderr)
+        return None
+    return rows
+
+
 def replay(
     season: str,
     out: Path,
@@ -96,13 +133,19 @@ def replay(
     parts: Path | None = None,
     evaluate_fn=None,
     entrants: Path | None = None,
+    reuse: Path | None = None,
 ) -> dict | None:
     """Play the season's fixtures again with full metrics, one at a time, each checked
     against its saved games; write the table (or, for a shard, only its fixtures' parts).
 
     With `parts`, each fixture's full metrics are kept there as they finish, so a stopped
     replay resumes, and shards (`shard=(i, n)`: fixtures i, i + n, ...) fill one folder side
-    by side; the run without a shard reads every part it finds and plays the rest."""
+    by side; the run without a shard reads every part it finds and plays the rest.
+
+    With `reuse` (a full-metrics table written before, such as the published one before
+    the season grew), a fixture whose rows it holds is taken from it when every row is the
+    saved game's (fixture, game number, result, points, kills, deaths, Ultimates, red-zone
+    deaths, ticks) and the columns are today's; any other fixture is replayed."""
     from marl_bgs import evaluate
     from marl_bgs.provenance import cpu_model, versions
     from marl_bgs.runner import clear_runners
@@ -119,6 +162,7 @@ def replay(
         digest = hashlib.sha256((published / "games.parquet").read_bytes()).hexdigest()
         _parts_folder(parts, digest)
     systems: dict[str, object] = {}
+    earlier = _reusable(reuse) if reuse is not None else None
 
     last: dict = {}  # the newest fixture's evaluation, whose `full` table play_fixture drops
 
@@ -127,7 +171,7 @@ def replay(
         return last["run"]
 
     started, cpu0 = time.perf_counter(), time.process_time()
-    frames, replayed = [], 0
+    frames, replayed, reused = [], 0, 0
     for fx in mine:
         part = parts / f"{fx.index:03d}.parquet" if parts is not None else None
         if part is not None and part.exists():
@@ -136,6 +180,15 @@ def replay(
                 raise SystemExit(f"--parts: {part} is not fixture {fx.index}'s; delete it")
             frames.append(frame)
             continue
+        expected = saved[saved["fixture"] == fx.index].reset_index(drop=True)
+        if earlier is not None:
+            frame = _reused_fixture(earlier, expected, fx)
+            if frame is not None:
+                if part is not None:
+                    write_atomic(part, lambda t, f=frame: f.to_parquet(t, index=False))
+                frames.append(frame)
+                reused += 1
+                continue
         a, b = by_name[fx.entrant_a], by_name[fx.entrant_b]
         for e in (a, b):
             if e.name not in systems:
@@ -145,7 +198,6 @@ def replay(
             batch_size, progress,
         )  # fmt: skip
         clear_runners()  # no later fixture plays this pair; free its compiled code
-        expected = saved[saved["fixture"] == fx.index].reset_index(drop=True)
         _same_games(games.reset_index(drop=True), expected, fx)
         frame = last["run"].full.copy()
         frame.insert(0, "fixture", fx.index)
@@ -154,8 +206,8 @@ def replay(
         frames.append(frame)
         replayed += 1
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu0
-    timing = {"fixtures_replayed": replayed, "wall_seconds": round(wall, 1),
-              "cpu_seconds": round(cpu, 1)}  # fmt: skip
+    timing = {"fixtures_replayed": replayed, "fixtures_reused": reused,
+              "wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1)}  # fmt: skip
     if shard:
         print(json.dumps({"season": season, "shard": list(shard), "parts": str(parts),
                           "fixtures": [fx.index for fx in mine], "timing": timing}))  # fmt: skip
@@ -198,6 +250,12 @@ def main(argv: list[str] | None = None) -> int:
         type=function_argument,
         help="module:function standing in for marl_bgs.evaluate",
     )
+    p.add_argument(
+        "--reuse",
+        type=Path,
+        help="an earlier full_metrics.parquet: fixtures whose rows it holds for the saved "
+        "games are taken from it, the rest replayed",
+    )
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
     if args.shard and args.parts is None:
@@ -209,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
             if path is not None:
                 check_folder(path, flag)
         replay(args.season, args.out, args.batch_size, not args.no_progress, args.shard,
-               args.parts, args.evaluate, args.entrants)  # fmt: skip
+               args.parts, args.evaluate, args.entrants, args.reuse)  # fmt: skip
     except (ValueError, OSError) as err:  # a bad entrants file, season files or option
         print(f"replay_season_full: error: {err}", file=sys.stderr)
         return 2

@@ -61,6 +61,26 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def full_rows_differ(full: pd.DataFrame, games: pd.DataFrame) -> str | None:
+    """Why the full-metrics rows `full` are not those of the games rows `games`, row for
+    row (their fixture and game numbers, results, points, kills, deaths, Ultimates, red-zone
+    deaths and ticks), or None where they are."""
+    if len(full) != len(games):
+        return f"{len(full)} games, the season's games table has {len(games)}"
+    for key in ("fixture", "game"):
+        if (full[key].to_numpy() != games[key].to_numpy()).any():
+            return f"its {key!r} column is not the season's, row for row"
+    expected = {"result": games["result"].map(_RESULT_CODE).to_numpy()}
+    expected |= {c: games[c].to_numpy() for c in _SAME_AS_GAMES}
+    for name, want in expected.items():
+        got = full[f"episode_results.{name}"].to_numpy()
+        if (got != want).any():
+            row = int(np.flatnonzero(got != want)[0])
+            return (f"game {row} has episode_results.{name} = {got[row]}, the season's games "
+                    f"say {want[row]}")  # fmt: skip
+    return None
+
+
 def load_season_full(folder: Path) -> SeasonFull:
     """Read games, full metrics and ratings of one published season; refuse a full-metrics
     file that is not this season's, naming the file and the first difference."""
@@ -78,19 +98,9 @@ def load_season_full(folder: Path) -> SeasonFull:
         raise ValueError(f"{where}: lacks {len(missing)} column(s), e.g. {missing[0]!r}")
     if len(full) != len(games):
         raise ValueError(f"{where}: {len(full)} games, the season has {len(games)}")
-    for key in ("fixture", "game"):
-        if (full[key].to_numpy() != games[key].to_numpy()).any():
-            raise ValueError(f"{where}: its {key!r} column is not the season's, row for row")
-    expected = {"result": games["result"].map(_RESULT_CODE).to_numpy()}
-    expected |= {c: games[c].to_numpy() for c in _SAME_AS_GAMES}
-    for name, want in expected.items():
-        got = full[f"episode_results.{name}"].to_numpy()
-        if (got != want).any():
-            row = int(np.flatnonzero(got != want)[0])
-            raise ValueError(
-                f"{where}: game {row} has episode_results.{name} = {got[row]}, the season's "
-                f"games say {want[row]}; replay it with scripts/replay_season_full.py"
-            )
+    problem = full_rows_differ(full, games)
+    if problem:
+        raise ValueError(f"{where}: {problem}; replay it with scripts/replay_season_full.py")
     board = checks.strict_json(raw["ratings.json"], f"{folder.name}/ratings.json")
     entrants = [
         {k: row[k] for k in ("name", "type", "elo", "elo_low", "elo_high")}
@@ -244,5 +254,5 @@ def build_files(folder: Path, refits: int = REFITS, seed: int = SEED) -> dict[st
 
 __all__ = [
     "EXPLORER_FILE", "FOLDER", "MEASURES_FILE", "SeasonFull", "build_files",
-    "explorer_document", "load_season_full", "measures_document",
+    "explorer_document", "full_rows_differ", "load_season_full", "measures_document",
 ]  # fmt: skip

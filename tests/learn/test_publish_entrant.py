@@ -110,3 +110,23 @@ def test_the_card_says_when_the_actor_reads_the_scripted_teams_steering():
     # a later stage's card lists its teacher per stage instead
     later = " ".join(script.inputs_lines({**bc, "init_from": "runs/bc"}))
     assert "Teacher:" not in later and "nine moves" in later
+
+
+def test_recipes_are_one_file_per_stage_checked_before_anything_is_written(tmp_path, capsys):
+    script = _script()
+    bc, kick = _run(tmp_path / "bc"), _run(tmp_path / "kick")
+    for run in (bc, kick):
+        (run / "checkpoints").mkdir()
+    (kick / "config.json").write_text(json.dumps({"algo": "kickstart", "init_from": str(bc)}))
+    recipe = tmp_path / "bc.toml"
+    recipe.write_text('algo = "bc"\n')
+    out = tmp_path / "entrant"
+    base = ["--run", str(kick), "--out", str(out), "--earlier", str(bc)]
+    for extra, says in (
+        (["--recipe", str(recipe)], "--recipe: expected one file per run (2), got 1"),
+        (["--recipe", str(recipe), str(tmp_path / "gone.toml")], "--recipe[1]: "),
+    ):
+        with pytest.raises(SystemExit) as stop:
+            script.main(base + extra)
+        assert stop.value.code == 2 and says in capsys.readouterr().err
+    assert not out.exists()

@@ -194,3 +194,41 @@ def test_the_page_table_shows_the_files_numbers():
         r"!\[Six team measures.*\]\(exports/seasons/season0/metrics/team_measures\.svg\)", page
     )
     assert np.isfinite(first[0])
+
+
+def test_replaying_with_reuse_takes_matching_fixtures_and_replays_the_rest(tmp_path):
+    """scripts/replay_season_full.py --reuse: every fixture whose rows an earlier table holds
+    for the saved games is taken from it (nothing played: the published table again, byte
+    for byte); a fixture with a changed row is played again."""
+    from tests.script_loader import load_script
+
+    script = load_script("replay_season_full", "replay_season_full_reuse")
+    out = tmp_path / "out"
+    (out / "season0").mkdir(parents=True)
+    for name in ("games.parquet", "provenance.json"):
+        shutil.copy(SEASON / name, out / "season0" / name)
+    played: list[int] = []
+
+    def refuse(*args, **kwargs):
+        played.append(kwargs.get("seed", -1))
+        raise RuntimeError("played")
+
+    script.replay("season0", out, 64, False, evaluate_fn=refuse,
+                  reuse=SEASON / "full_metrics.parquet")  # fmt: skip
+    assert not played
+    written = out / "season0" / "full_metrics.parquet"
+    assert written.read_bytes() == (SEASON / "full_metrics.parquet").read_bytes()
+    record = json.loads((out / "season0" / "full_metrics.json").read_text())
+    assert record["games"] == len(pd.read_parquet(SEASON / "games.parquet", columns=["game"]))
+
+    earlier = pd.read_parquet(SEASON / "full_metrics.parquet")
+    earlier.loc[earlier["fixture"] == 2, "episode_results.ticks"] += 1
+    changed = tmp_path / "changed.parquet"
+    earlier.to_parquet(changed, index=False)
+    with pytest.raises(RuntimeError, match="played"):
+        script.replay("season0", out, 64, False, evaluate_fn=refuse, reuse=changed)
+    assert len(played) == 1  # fixture 2, the first not taken, is played
+
+    with pytest.raises(SystemExit, match="not today's full metrics"):
+        script.replay("season0", out, 64, False, evaluate_fn=refuse,
+                      reuse=SEASON / "games.parquet")  # fmt: skip
