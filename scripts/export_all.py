@@ -41,6 +41,8 @@ STEPS: tuple[tuple[str, list[str]], ...] = (
         "browser engine (Pyodide, NumPy, engine wheel)",
         ["scripts/export_pyodide.py", "--skip-without-npm"],
     ),
+    # Built into the ignored exports/source/ from git's tracked files (the Home page's download).
+    ("source distribution", ["scripts/export_source.py"]),
 )
 
 

@@ -1,8 +1,15 @@
 """Write the example replays under exports/replays/ (the viewer and the site open them).
 
-Games are played on the NumPy engine through `Game`: TDM-Alpha's decision function is the
-same code the JAX System compiles, and the Random player draws uniformly over legal actions
-from a NumPy generator seeded per game, so the files are byte-reproducible from the seeds.
+Games are played on the NumPy engine through `Game`: the scripted teams' decision functions
+are the code the JAX Systems compile, the Random player draws uniformly over legal actions
+from a NumPy generator seeded per game, and a learned entrant samples its actions from its
+`.npz` policy with such a generator, so the files are byte-reproducible from the seeds (a
+learned entrant's float32 sums, on another kind of CPU, may come out in another order).
+
+The first game is the one the Home page plays: a close game between the two strongest
+teams of Season 0 (Nav-DAgger 0 against TDM-Alpha, game number 7 of a search over numbers
+3-12 on maps 48 and 50 for a decisive game won by one point). Each index entry also gives
+`fighting_from`, the tick before the first damage, where the Home page starts watching.
 
     python scripts/export_replays.py          # write the files
     python scripts/export_replays.py --check  # fail if a file differs from what the code makes
@@ -36,8 +43,9 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "exports" / "replays"
 ROOT_SEED = 0
 
-# file stem, map, the two players, game number (seeds the Random player)
+# file stem, map, the two players, game number (seeds the Random and learned players)
 GAMES = (
+    ("navdagger-vs-alpha-map48", 48, ("nav-dagger-0", "tdm-alpha"), 7),
     ("alpha-vs-random-map47", 47, ("tdm-alpha", "random"), 0),
     ("beta-vs-gamma-map49", 49, ("tdm-beta", "tdm-gamma"), 1),
     ("gamma-vs-random-map05", 5, ("tdm-gamma", "random"), 2),
@@ -47,7 +55,9 @@ LABELS = {
     "tdm-beta": "TDM-Beta",
     "tdm-gamma": "TDM-Gamma",
     "random": "Random",
+    "nav-dagger-0": "Nav-DAgger 0",
 }
+LEARNED = {"nav-dagger-0": ROOT / "seasons" / "entrants" / "nav-dagger-0" / "policy.npz"}
 
 
 SCRIPTED = {
@@ -80,11 +90,27 @@ def random_player(seed: int) -> Callable[[TeamInputs], np.ndarray]:
     return act
 
 
+def learned_player(path: Path, seed: int) -> Callable[[TeamInputs], np.ndarray]:
+    """A published entrant's policy, its actions sampled as it plays in seasons."""
+    from marl_bgs.learn.npz_policy import NumpyPolicy
+
+    policy, rng = NumpyPolicy.load(path), np.random.default_rng(seed)
+    memory = [policy.init_memory()]
+
+    def act(inputs: TeamInputs) -> np.ndarray:
+        actions, memory[0] = policy.act(inputs, memory[0], greedy=False, rng=rng)
+        return np.asarray(actions, np.int32)
+
+    return act
+
+
 def make_player(name: str, seed: int) -> Callable[[TeamInputs], np.ndarray]:
     if name in SCRIPTED:
         return scripted_player(name)
     if name == "random":
         return random_player(seed)
+    if name in LEARNED:
+        return learned_player(LEARNED[name], seed)
     raise ValueError(f"player: unknown player {name!r}")
 
 
@@ -100,6 +126,15 @@ def play(map_id: int, players: tuple[str, str], game_number: int, title: str) ->
         return g.slots_from_flat(acts[0](g.team_inputs(0)), acts[1](g.team_inputs(1)))
 
     return record_game(game, choose, players, {"root": ROOT_SEED, "game": game_number}, title=title)
+
+
+def fighting_from(replay: Replay) -> int:
+    """The frame before the game's first damage (0 for a game without any), where a viewer
+    that wants the action starts."""
+    for tick, events in enumerate(replay.events):
+        if any(e.get("kind") == "damage" for e in events):
+            return max(tick - 1, 0)
+    return 0
 
 
 def index_document(entries: list[dict]) -> bytes:
@@ -126,6 +161,7 @@ def build(stored_versions: dict[str, Any] | None = None) -> dict[str, bytes]:
                 "ticks": replay.ticks,
                 "result": replay.metrics["result"],
                 "score": [replay.metrics["points_a"], replay.metrics["points_b"]],
+                "fighting_from": fighting_from(replay),
             }
         )
     files["index.json"] = index_document(entries)

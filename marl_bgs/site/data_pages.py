@@ -12,6 +12,7 @@ in the Markdown are relative to the page, so MkDocs checks them in strict mode.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -118,11 +119,83 @@ def replays_page(root: Path) -> str:
     return templates.render("replays.md.j2", replays=entries)
 
 
-def home_game(root: Path) -> str:
-    """The Home page's embedded game; the site's script starts it once its file is loaded."""
+# The Home page's buttons: label, page, whether it is the primary one. A page the build does
+# not have (no season or tutorials exported yet) gets no button.
+HOME_LINKS = (
+    ("Play in your browser", "play.md", True),
+    ("Leaderboard", "leaderboard/index.md", False),
+    ("Install", "getting-started.md", False),
+    ("Tutorials", "tutorials/index.md", False),
+)
+SOURCE_INDEX = Path("exports") / "source" / "index.json"
+SOURCE_SCRIPT = "scripts/export_source.py"
+# A repository address the Home page links to: http(s), no spaces, quotes, brackets or
+# parentheses (it goes into a Markdown link and a BibTeX field as it is).
+_REPO_URL = re.compile(r"https?://[A-Za-z0-9._~:/?#@!$&*+,;=%-]+")
+
+
+def home_game(root: Path, pages: set[str] | None = None) -> str:
+    """The Home page's first screen: buttons to the main sections that the build has
+    (`pages`: the page paths it writes; all of HOME_LINKS when None) and the embedded game,
+    which the site's script starts once its file is loaded."""
     entries = replay_entries(root)
     if not entries:
         raise FileNotFoundError(
             f"exports/replays/index.json: missing or empty; run `python {REPLAYS_SCRIPT}`"
         )
-    return templates.render("home-game.md.j2", replay=entries[0])
+    links = [{"label": label, "page": page, "primary": primary}
+             for label, page, primary in HOME_LINKS if pages is None or page in pages]  # fmt: skip
+    return templates.render("home-game.md.j2", replay=entries[0], links=links)
+
+
+def source_entry(root: Path) -> dict | None:
+    """exports/source/index.json (the source archive the site serves) when it and its archive
+    exist, checked field by field; None before `scripts/export_source.py` has run."""
+    path = root / SOURCE_INDEX
+    if not path.is_file():
+        return None
+    where = SOURCE_INDEX.as_posix()
+    doc = json.loads(path.read_text())
+    if not isinstance(doc, dict) or doc.get("format") != "marl-bgs/source-index":
+        raise ValueError(f"{where}: format: expected 'marl-bgs/source-index'")
+    checks = {"file": str, "bytes": int, "files": int, "sha256": str}
+    for name, kind in checks.items():
+        if not isinstance(doc.get(name), kind) or isinstance(doc.get(name), bool):
+            raise ValueError(f"{where}: {name}: expected {kind.__name__}, got {doc.get(name)!r}")
+    if "/" in doc["file"] or not (path.parent / doc["file"]).is_file():
+        raise ValueError(f"{where}: file: {doc['file']!r} is not beside it; run {SOURCE_SCRIPT}")
+    return doc
+
+
+def home_about(root: Path, repo_url: str | None) -> str:
+    """The Home page's source, paper, licence and citation sections (`repo_url`: mkdocs.yml's,
+    refused unless it is a plain http(s) address)."""
+    from ..version import __version__
+
+    if repo_url and not _REPO_URL.fullmatch(repo_url):
+        raise ValueError(
+            f"mkdocs.yml: repo_url: {repo_url!r} is not a plain http(s) address (set by "
+            "MARL_BGS_REPO_URL)"
+        )
+    return templates.render("home-about.md.j2", repo_url=repo_url or None,
+                            source=source_entry(root), version=__version__,
+                            licence=licence_name(root))  # fmt: skip
+
+
+def licence_name(root: Path) -> str:
+    """The licence pyproject.toml declares (`license = { text = ... }`)."""
+    import tomllib
+
+    meta = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    name = meta.get("license", {}).get("text") if isinstance(meta.get("license"), dict) else None
+    if not isinstance(name, str) or not name:
+        raise ValueError('pyproject.toml: project.license: expected { text = "..." }')
+    return {"Apache-2.0": "Apache License 2.0"}.get(name, name)
+
+
+def license_page(root: Path) -> str:
+    """The licence's full text, read from LICENSE (page: license.md)."""
+    path = root / "LICENSE"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: missing; the site shows the licence from it")
+    return templates.render("license.md.j2", licence=licence_name(root), text=path.read_text())

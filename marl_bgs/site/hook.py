@@ -8,7 +8,7 @@
   Key, replays, leaderboard, Metrics Explorer, full metrics, LLM agents, scenarios) and
   copies `web_demo/` and `exports/` into the site as they are, so nothing is duplicated
   under `site_src/`.
-- `on_page_markdown` fills the Home page's live game.
+- `on_page_markdown` fills the Home page's buttons, live game, source and citation.
 - `on_serve` watches the code and data so `mkdocs serve` rebuilds when they change.
 """
 
@@ -37,6 +37,7 @@ from marl_bgs.site.rules_page import rules_page
 STATIC_DIRS = ("web_demo", "exports")
 SKIP_PARTS = {"tests", "node_modules", "__pycache__"}
 HOME_MARK = "<!-- home-game -->"
+ABOUT_MARK = "<!-- home-about -->"
 
 
 def _root(config: Any) -> Path:
@@ -58,6 +59,7 @@ def _generated(root: Path) -> dict[str, Any]:
             explorer_page.newest_with_metrics(root) is not None
         ),
         "api/llm.md": llm_page,
+        "license.md": lambda: data_pages.license_page(root),
     }
     for c, spec in enumerate(classes.CLASSES):
         pages[f"classes/{spec.name}.md"] = lambda c=c: class_page(c)
@@ -70,8 +72,9 @@ def _generated(root: Path) -> dict[str, Any]:
 
 
 def navigation(root: Path) -> list:
-    nav: list = [
-        {"Home": "index.md"},
+    """Six top-level sections, each one tab (mkdocs.yml: navigation.tabs): Home, the game
+    and how to use it, playing, results, reference and the project itself."""
+    game: list = [
         {"Getting Started": "getting-started.md"},
         {"One Game or Many": "one-game-or-many.md"},
         *tutorials.nav(root),  # only when exports/tutorials/ has been written
@@ -87,14 +90,22 @@ def navigation(root: Path) -> list:
         },
         {"Map Atlas": "atlas.md"},
         {"Sight Lab": "sight-lab.md"},
+        {"Visual Key": "visual-key.md"},
+    ]
+    play: list = [
         {"Play": "play.md"},
         *scenarios_page.nav(root),  # only when exports/scenarios/index.json exists
+        {"Replay Viewer": "replays.md"},
     ]
-    nav.append({"Replay Viewer": "replays.md"})
-    nav += leaderboard_page.nav(root)  # only when a season has been exported
-    nav += explorer_page.nav(root)  # only when a season's full metrics are published
-    nav += [
-        {"Visual Key": "visual-key.md"},
+    results: list = [
+        *leaderboard_page.nav(root),  # only when a season has been exported
+        *explorer_page.nav(root),  # only when a season's full metrics are published
+    ]
+    nav: list = [
+        {"Home": "index.md"},
+        {"Learn the game": game},
+        {"Play and watch": play},
+        *([{"Results": results}] if results else []),
         {
             "Reference": [
                 {"Observation layout": "reference/observations.md"},
@@ -114,7 +125,7 @@ def navigation(root: Path) -> list:
                 {"Code layout (contributors)": "reference/code-layout.md"},
             ]
         },
-        {"Changelog": "changelog.md"},
+        {"Project": [{"Changelog": "changelog.md"}, {"Licence": "license.md"}]},
     ]
     return nav
 
@@ -158,8 +169,14 @@ def on_files(files: Files, config: Any) -> Files:
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
-    if page.file.src_uri == "index.md" and HOME_MARK in markdown:
-        return markdown.replace(HOME_MARK, data_pages.home_game(_root(config)))
+    if page.file.src_uri != "index.md":
+        return markdown
+    root = _root(config)
+    if HOME_MARK in markdown:
+        pages = {f.src_uri for f in files.documentation_pages()}
+        markdown = markdown.replace(HOME_MARK, data_pages.home_game(root, pages))
+    if ABOUT_MARK in markdown:
+        markdown = markdown.replace(ABOUT_MARK, data_pages.home_about(root, config["repo_url"]))
     return markdown
 
 

@@ -160,15 +160,17 @@ def test_instant_navigation_initialises_the_lab(page, site_url):
     base, _ = site_url
     page.goto(base, wait_until="load")
     _shot(page, "home")
-    page.locator("nav.md-nav a[href$='sight-lab/']").first.click()
+    # Home hides the side navigation (its own links lead on); the other pages show their
+    # tab's section in it (navigation.tabs)
+    page.locator("article a[href$='sight-lab/']").first.click()
     page.wait_for_selector("[data-sightlab][data-ready=yes]", timeout=10_000)
-    page.locator("nav.md-nav a[href$='how-a-match-works/']").first.click()
+    page.locator("nav.md-nav a[href$='how-a-match-works/']:visible").first.click()
     page.wait_for_selector(".bgs-film svg")
     page.wait_for_selector(".bgs-clip .mbg-root.mbg-loaded", timeout=10_000)
     page.wait_for_function(VIEWERS_SETTLED, timeout=15_000)
     # Each clip host holds exactly one viewer: nothing mounted twice after the swap.
     assert page.locator(".bgs-clip .mbg-root").count() == page.locator(".bgs-clip").count()
-    page.locator("nav.md-nav a[href$='sight-lab/']").first.click()
+    page.locator("nav.md-nav a[href$='sight-lab/']:visible").first.click()
     page.wait_for_selector("[data-sightlab][data-ready=yes]", timeout=10_000)
     assert page.locator(".mbg-root").count() == 0
     assert page.watch.errors == [] and page.watch.outside == []
@@ -203,6 +205,37 @@ def test_home_game_plays_by_itself(page, site_url):
     assert page.locator(f"{host} .mbg-root").get_attribute("class").count("mbg-compact") == 1
     _shot(page, "home-game")
     assert page.watch.errors == [] and page.watch.outside == []
+
+
+FIRST_SCREEN = """() => {
+  const inView = (el) => { if (!el) return false; const r = el.getBoundingClientRect();
+    return r.width > 0 && r.top >= 0 && r.bottom <= innerHeight; };
+  const link = (href) => [...document.querySelectorAll('.bgs-door-buttons a')]
+    .find((a) => a.getAttribute('href').includes(href));
+  return {canvas: inView(document.querySelector('.bgs-door-game canvas')),
+          play: inView(link('play/')), leaderboard: inView(link('leaderboard/')),
+          tick: Number(document.querySelector('.bgs-door-game .mbg-root').dataset.tick)};
+}"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (390, 844)])
+def test_home_first_screen_holds_the_game_and_the_way_in(browser, site_url, width, height):
+    """Issue 46: on a laptop and a phone, the first screen shows the game playing (from the
+    tick before its first blow) and the buttons to Play and the leaderboard."""
+    base, _ = site_url
+    context = browser.new_context(viewport={"width": width, "height": height})
+    pg = context.new_page()
+    watch = Watch(pg)
+    pg.goto(base, wait_until="load")
+    pg.wait_for_selector(".bgs-door-game .mbg-root.mbg-loaded", timeout=15_000)
+    start = int(json.loads((ROOT / "exports/replays/index.json").read_text())["replays"][0][
+        "fighting_from"])  # fmt: skip
+    seen = pg.evaluate(FIRST_SCREEN)
+    assert seen["canvas"] and seen["play"] and seen["leaderboard"], seen
+    assert seen["tick"] >= start > 0
+    _shot(pg, f"home-first-screen-{width}x{height}")
+    assert watch.errors == [] and watch.outside == []
+    context.close()
 
 
 def test_replay_viewer_page_opens_the_index(page, site_url):

@@ -6,6 +6,8 @@ edge cases use small hand-written roots under tmp_path."""
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -144,9 +146,82 @@ def test_home_game_plays_the_first_replay(tmp_path):
         tmp_path, [{"file": "gone.json"}, {"file": "b.json", "title": "B & C"}], files=["b.json"]
     )
     text = data_pages.home_game(root)
-    assert text.startswith("*B &amp; C*, a real game recorded from the engine")
+    assert "\n*B &amp; C*: a real game recorded from the engine" in text
     assert 'data-src="exports/replays/b.json"' in text
     assert "data-autoplay" in text and 'data-compact="true"' in text
+
+
+def test_home_game_starts_where_the_fighting_starts_with_buttons_to_pages_built(tmp_path):
+    entry = {"file": "b.json", "title": "B", "score": [20, 19], "fighting_from": 8}
+    root = _root(tmp_path, [entry], files=["b.json"])
+    text = data_pages.home_game(root, {"play.md", "getting-started.md"})
+    assert 'data-tick="8"' in text and "starting at tick 8" in text and "20–19" in text
+    assert "(play.md){ .md-button .md-button--primary }" in text
+    assert "(getting-started.md){ .md-button }" in text
+    assert "leaderboard/index.md" not in text and "tutorials/index.md" not in text
+    # every button by default; a game that fights from its first tick has no start
+    entry["fighting_from"] = 0
+    root = _root(tmp_path / "again", [entry], files=["b.json"])
+    text = data_pages.home_game(root)
+    assert "data-tick" not in text and text.count("{ .md-button") == 4
+
+
+def _source(root: Path, **change) -> Path:
+    folder = root / "exports" / "source"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "marl-bgs-0.1.0.tar.gz").write_bytes(b"x" * 2048)
+    doc = {"format": "marl-bgs/source-index", "version": 1, "file": "marl-bgs-0.1.0.tar.gz",
+           "bytes": 3 * 2**20, "files": 975, "sha256": "ab" * 32, **change}  # fmt: skip
+    (folder / "index.json").write_text(json.dumps(doc))
+    return root
+
+
+def test_home_about_links_the_source_paper_licence_and_cites_both(tmp_path):
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    text = data_pages.home_about(tmp_path, None)
+    assert "scripts/export_source.py" in text and "exports/source/" not in text
+    assert "arXiv:2610.14883](https://arxiv.org/abs/2610.14883)" in text
+    assert "Apache License 2.0 ([full text](license.md))" in text
+    assert "@misc{hawili2026marlbgs," in text and "eprint        = {2610.14883}," in text
+    assert "version = {0.1.0}," in text and "url     =" not in text
+    text = data_pages.home_about(_source(tmp_path), "https://example.org/marl-bgs")
+    assert "[marl-bgs-0.1.0.tar.gz](exports/source/marl-bgs-0.1.0.tar.gz)" in text
+    assert "3.0 MiB, 975 files" in text and "ab" * 32 in text
+    assert "[https://example.org/marl-bgs](https://example.org/marl-bgs)" in text
+    assert "url     = {https://example.org/marl-bgs}," in text
+    assert "export_source.py" not in text
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"format": "other"}, "format: expected 'marl-bgs/source-index'"),
+        ({"bytes": "3"}, "bytes: expected int"),
+        ({"files": True}, "files: expected int"),
+        ({"file": "../etc/passwd"}, "file: '../etc/passwd' is not beside it"),
+        ({"file": "gone.tar.gz"}, "file: 'gone.tar.gz' is not beside it"),
+    ],
+)
+def test_a_bad_source_index_is_refused_naming_the_field(tmp_path, change, says):
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    with pytest.raises(ValueError, match=re.escape(f"exports/source/index.json: {says}")):
+        data_pages.home_about(_source(tmp_path, **change), None)
+
+
+@pytest.mark.parametrize(
+    "url", ["javascript:alert(1)", "https://x.org/a b", "https://x.org/(a)", "https://x.org/`"]
+)
+def test_a_repo_url_that_is_not_a_plain_address_is_refused(tmp_path, url):
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    with pytest.raises(ValueError, match=r"^mkdocs.yml: repo_url: "):
+        data_pages.home_about(tmp_path, url)
+
+
+def test_the_licence_page_is_the_licence_file():
+    page = data_pages.license_page(ROOT)
+    assert "released under the Apache License 2.0" in page
+    assert (ROOT / "LICENSE").read_text().strip().splitlines()[-1].strip() in page
+    assert "Version 2.0, January 2004" in page
 
 
 def test_home_game_without_replays_names_the_script(tmp_path):

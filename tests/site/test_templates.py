@@ -59,7 +59,7 @@ def test_every_template_the_code_names_exists():
 
 
 def test_a_missing_value_is_an_error_never_a_blank():
-    with pytest.raises(jinja2.UndefinedError, match="replay"):
+    with pytest.raises(jinja2.UndefinedError, match="links"):
         templates.render("home-game.md.j2")
     env = templates.environment()
     with pytest.raises(jinja2.UndefinedError):
@@ -81,9 +81,13 @@ def test_block_tags_leave_no_blank_lines_and_the_last_newline_stays():
 
 def test_strings_from_files_are_escaped_where_they_land():
     page = templates.render(
-        "home-game.md.j2", replay={"title": HOSTILE, "file": "x.json", "src": "a/x.json"}
-    )
+        "home-game.md.j2",
+        replay={"title": HOSTILE, "file": "x.json", "src": "a/x.json", "score": [HOSTILE, 1],
+                "fighting_from": HOSTILE},
+        links=[],
+    )  # fmt: skip
     assert "<script" not in page and "&lt;script&gt;" in page
+    assert "data-tick" not in page  # a start that is not a whole number is left out
     seat = templates.macros("leaderboard/words.md.j2").seat_taken
     shown = seat(NS(admitted=True, replaced=HOSTILE))
     assert "<" not in shown and "|" not in shown.replace("&#124;", "") and "`" not in shown
