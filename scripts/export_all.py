@@ -42,7 +42,7 @@ STEPS: tuple[tuple[str, list[str]], ...] = (
         ["scripts/export_pyodide.py", "--skip-without-npm"],
     ),
     # Built into the ignored exports/source/ from git's tracked files (the Home page's download).
-    ("source distribution", ["scripts/export_source.py"]),
+    ("source distribution", ["scripts/export_source.py", "--skip-without-git"]),
 )
 
 

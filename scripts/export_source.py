@@ -12,7 +12,8 @@ time or file name, so the same commit gives the same bytes on any machine.
 
 Like the browser engine, it is built, not committed (`/exports/source/` is git-ignored):
 every commit would leave a committed copy stale. A checkout without git cannot list its
-tracked files, and the script says so instead of guessing.
+tracked files: the script says so instead of guessing (`--skip-without-git`, which
+scripts/export_all.py passes, builds nothing there and succeeds).
 """
 
 from __future__ import annotations
@@ -43,6 +44,15 @@ def version(root: Path = ROOT) -> str:
         if isinstance(node, ast.Assign) and names == ["__version__"]:
             return str(ast.literal_eval(node.value))
     raise SystemExit(f"export_source: {root}/marl_bgs/version.py has no __version__ line")
+
+
+def is_git_checkout(root: Path = ROOT) -> bool:
+    try:
+        done = subprocess.run(["git", "ls-files", "--error-unmatch", "pyproject.toml"],
+                              cwd=root, capture_output=True)  # fmt: skip
+    except OSError:
+        return False
+    return done.returncode == 0
 
 
 def tracked_files(root: Path = ROOT) -> list[str]:
@@ -91,7 +101,13 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--check", action="store_true", help="exit 1 if a built archive is stale")
     p.add_argument("--out", type=Path, default=OUT)
+    p.add_argument("--skip-without-git", action="store_true",
+                   help="exit 0, building nothing, where this is not a git checkout (such as "
+                   "an unpacked source archive)")  # fmt: skip
     args = p.parse_args(argv)
+    if args.skip_without_git and not is_git_checkout():
+        print(f"export_source: {ROOT} is not a git checkout; no source archive built")
+        return 0
     name, data = build()
     files = {name: data, MANIFEST: manifest(name, data, len(tracked_files()))}
     if args.check and not (args.out / MANIFEST).is_file():

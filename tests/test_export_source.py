@@ -56,3 +56,14 @@ def test_check_passes_when_fresh_fails_when_stale_and_skips_when_never_built(scr
     assert script.main(["--check", "--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert doc["file"] in err and "left-over.tar.gz" in err
+
+
+def test_outside_a_git_checkout_it_says_so_or_skips_when_asked(script, tmp_path, monkeypatch,
+                                                               capsys):  # fmt: skip
+    with pytest.raises(SystemExit, match="is not a git checkout"):
+        script.tracked_files(tmp_path)
+    assert script.is_git_checkout(tmp_path) is False and script.is_git_checkout() is True
+    monkeypatch.setattr(script, "is_git_checkout", lambda root=None: False)
+    out = tmp_path / "source"
+    assert script.main(["--skip-without-git", "--out", str(out)]) == 0
+    assert "no source archive built" in capsys.readouterr().out and not out.exists()
