@@ -25,7 +25,7 @@ def test_season0_is_fresh():
 
 def test_season0_holds_every_game_of_its_schedule():
     games = pd.read_parquet(SEASON / "games.parquet")
-    # the Big Nine's 36 pairings, then one challenger against each of the nine seats
-    assert len(games) == (36 + 9) * 200  # 200 games per pairing
+    # the Big Nine's 36 pairings, then two challengers against each of the nine seats
+    assert len(games) == (36 + 2 * 9) * 200  # 200 games per pairing
     assert sorted(games["map_id"].unique().tolist()) == [47, 48, 49, 50, 51]
     assert games.groupby(["entrant_a", "entrant_b"]).size().eq(200).all()

@@ -102,9 +102,9 @@ def test_season0_file_is_valid():
     learned = ["Rec-IPPO", "Rec-MAPPO", "FF-IPPO", "FF-MAPPO", "QMIX", "PQN-VDN"]
     assert [e.name for e in spec.entrants] == scripted + [f"{m} 500k" for m in learned]
     assert all(e.load.keys() == {"system"} for e in spec.entrants[:3])
-    assert [e.name for e in spec.challengers] == ["Random"]
+    assert [e.name for e in spec.challengers] == ["Random", "Nav-DAgger 0"]
     # Each learned entrant's policy file sits in the repository, beside its training record.
-    for entrant in spec.entrants[3:]:
+    for entrant in [*spec.entrants[3:], *spec.challengers[1:]]:
         assert entrant.type == "learned" and entrant.load.keys() == {"weights"}
         policy = ROOT / "seasons" / entrant.load["weights"]
         assert policy.is_file() and policy.stat().st_size < 5 * 2**20, entrant.name
