@@ -120,6 +120,58 @@ async function mountLabs() {
 // `destroy`: timers, listeners, the viewer of a finished game, and the engine's session).
 let playEngine = null;
 const plays = new Map();
+const ENGINE_DIR = new URL("exports/browser/", SITE_ROOT);
+const ENGINE_CACHE = "marl-bgs-engine"; // engine-sw.js keeps the engine's files there
+
+// The service worker that keeps the engine's files in Cache Storage (web_demo/engine/
+// engine-sw.js, served at the site's root). Resolves once it controls this page, or after a
+// few seconds without it (the engine then loads from the network as before).
+async function engineCache() {
+  if (!("serviceWorker" in navigator) || !window.isSecureContext) return false;
+  try {
+    await navigator.serviceWorker.register(new URL("engine-sw.js", SITE_ROOT), { scope: SITE_ROOT.pathname });
+    if (navigator.serviceWorker.controller) return true;
+    await Promise.race([
+      new Promise((resolve) => navigator.serviceWorker.addEventListener("controllerchange", resolve, { once: true })),
+      new Promise((resolve) => setTimeout(resolve, 4000)),
+    ]);
+    return Boolean(navigator.serviceWorker.controller);
+  } catch (err) {
+    console.warn("engine cache:", err.message);
+    return false;
+  }
+}
+
+// The engine's download size (its manifest) and whether this browser keeps every file of
+// it already (the cache keys engine-sw.js writes: the path and the file's SHA-256).
+async function engineDownload() {
+  const response = await fetch(new URL("manifest.json", ENGINE_DIR), { cache: "no-cache" });
+  if (!response.ok) return null;
+  const manifest = await response.json();
+  let kept = false;
+  if (window.caches) {
+    const cache = await caches.open(ENGINE_CACHE);
+    const keys = Object.entries(manifest.files ?? {}).map(([path, f]) => `${new URL(path, ENGINE_DIR).href}?sha256=${f.sha256}`);
+    kept = keys.length > 0 && (await Promise.all(keys.map((k) => cache.match(k)))).every(Boolean);
+  }
+  return { bytes: manifest.total_bytes, kept };
+}
+
+// Download progress in the client's status line: a bar and the megabytes so far.
+function showProgress(host, loaded, total) {
+  const node = host.querySelector(".bgp-status");
+  if (!node) return;
+  let bar = node.querySelector("progress");
+  if (!bar) {
+    bar = document.createElement("progress");
+    bar.className = "bgp-progress";
+    node.replaceChildren(bar, document.createElement("span"));
+  }
+  bar.max = total || 1;
+  bar.value = loaded;
+  const mb = (n) => (n / 1e6).toFixed(1);
+  node.lastChild.textContent = total ? ` Downloading the engine: ${mb(loaded)} of ${mb(total)} MB` : ` ${mb(loaded)} MB`;
+}
 
 function unmountPlays() {
   for (const [host, client] of plays) {
@@ -147,8 +199,9 @@ async function mountPlays() {
       const node = host.querySelector(".bgp-status");
       if (node) node.textContent = text;
     };
+    const onProgress = (loaded, total) => showProgress(host, loaded, total);
     const backend = () => {
-      playEngine ??= browserBackend({ onStatus });
+      playEngine ??= engineCache().then(() => browserBackend({ onStatus, onProgress }));
       playEngine.catch(() => {
         playEngine = null; // a failed load may be retried
       });
@@ -158,7 +211,9 @@ async function mountPlays() {
     // soon as the engine is in; the visitor asked to play it, so the engine loads at once.
     const id = new URLSearchParams(location.search).get("scenario");
     const scenario = id === null ? null : { id, base: SITE_ROOT };
-    plays.set(host, mountPlay(host, { backend, lazy: playEngine === null && !scenario, scenario }));
+    const lazy = playEngine === null && !scenario;
+    const download = lazy ? engineDownload().catch(() => null) : null;
+    plays.set(host, mountPlay(host, { backend, lazy, scenario, download }));
   }
 }
 

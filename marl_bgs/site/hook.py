@@ -38,6 +38,7 @@ STATIC_DIRS = ("web_demo", "exports")
 SKIP_PARTS = {"tests", "node_modules", "__pycache__"}
 HOME_MARK = "<!-- home-game -->"
 ABOUT_MARK = "<!-- home-about -->"
+ENGINE_WORKER = Path("web_demo") / "engine" / "engine-sw.js"
 
 
 def _root(config: Any) -> Path:
@@ -165,6 +166,10 @@ def on_files(files: Files, config: Any) -> Files:
     for f in _static_files(root, config):
         if files.get_file_from_path(f.src_uri) is None:
             files.append(f)
+    # The engine's service worker must sit at the site's root for its scope to be the site.
+    worker = root / ENGINE_WORKER
+    if worker.is_file():
+        files.append(File.generated(config, worker.name, content=worker.read_text()))
     return files
 
 

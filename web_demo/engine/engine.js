@@ -32,10 +32,44 @@ function pythonMessage(err) {
   return lines[lines.length - 1].replace(/^[\w.]+Error: /, "");
 }
 
+// The engine wheel's address: its name keeps the package version, so a new build gets its
+// hash as a query and no browser keeps an old engine from its cache (file: URLs take none).
+function wheelURL(manifest, base) {
+  const url = new URL(manifest.engine_wheel, base);
+  const sha = manifest.files?.[manifest.engine_wheel]?.sha256;
+  if (sha && url.protocol.startsWith("http")) url.search = `v=${sha.slice(0, 16)}`;
+  return url;
+}
+
+/**
+ * Fetch every file the manifest names, in turn, reporting the bytes received so far (the
+ * visitor's progress bar). Pyodide then asks for the same addresses, which the site's
+ * service worker (engine-sw.js) or the browser's own cache answers without downloading
+ * them again.
+ */
+async function prefetch(manifest, base, onProgress) {
+  const total = manifest.total_bytes ?? 0;
+  let loaded = 0;
+  onProgress(loaded, total);
+  for (const path of Object.keys(manifest.files ?? {})) {
+    const url = path === manifest.engine_wheel ? wheelURL(manifest, base) : new URL(path, base);
+    const response = await fetch(url);
+    if (!response.ok || !response.body) throw new Error(`${url}: HTTP ${response.status}`);
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      loaded += value.byteLength;
+      onProgress(loaded, total);
+    }
+  }
+}
+
 /**
  * Load the engine. Options: `base` (URL of the exports/browser/ folder), `indexURL` (where
  * Pyodide's files are; defaults by the PYODIDE_FROM setting), `readBytes(url)` (how to read
- * a file: `fetch` by default; Node passes a file reader), `onStatus(text)`.
+ * a file: `fetch` by default; Node passes a file reader), `onStatus(text)`,
+ * `onProgress(loaded, total)` (bytes; with it, the files are fetched first and counted).
  * Resolves to an Engine; rejects with an EngineError that says what went wrong.
  */
 export async function loadEngine(options = {}) {
@@ -56,6 +90,14 @@ export async function loadEngine(options = {}) {
   const indexURL =
     options.indexURL ??
     (PYODIDE_FROM === "cdn" ? PYODIDE_CDN : new URL(manifest.pyodide_dir, base).href);
+  if (options.onProgress && !options.readBytes && PYODIDE_FROM !== "cdn") {
+    status("Downloading the engine…");
+    try {
+      await prefetch(manifest, base, options.onProgress);
+    } catch (err) {
+      throw new EngineError(`The game engine's files could not be downloaded (${err.message}).`, err);
+    }
+  }
   status("Loading Python (Pyodide)…");
   let pyodide;
   try {
@@ -76,12 +118,7 @@ export async function loadEngine(options = {}) {
   }
   status("Installing the game engine…");
   try {
-    const url = new URL(manifest.engine_wheel, base);
-    // The wheel's name keeps the package version, so a new build gets its hash as a query:
-    // no browser keeps an old engine from its cache (file: URLs take no query).
-    const sha = manifest.files?.[manifest.engine_wheel]?.sha256;
-    if (sha && url.protocol.startsWith("http")) url.search = `v=${sha.slice(0, 16)}`;
-    const wheel = await readBytes(url);
+    const wheel = await readBytes(wheelURL(manifest, base));
     pyodide.unpackArchive(wheel, "wheel"); // wants a Uint8Array, not a Node Buffer
     pyodide.runPython("import marl_bgs.browser_api");
   } catch (err) {

@@ -3,7 +3,7 @@
 // machine behind `marl-bgs client`'s JSON API on 127.0.0.1 (marl_bgs/client_server.py), which can
 // also play JAX Systems and trained runs.
 //
-//   const backend = await browserBackend({ onStatus });   // or await localBackend()
+//   const backend = await browserBackend({ onStatus, onProgress });   // or await localBackend()
 //   backend.catalog                      // {maps, classes, systems, limits}; local: defaults
 //   const id = await backend.newGame(spec);
 //   let v = await backend.view(id, "a");  // {window, tick, done, result, score, humans, ...}
@@ -30,8 +30,79 @@ function lastLine(err) {
   return lines[lines.length - 1].replace(/^\w+(Error|Exception): /, "");
 }
 
-/** The engine in this page (Pyodide). `options` go to loadEngine (base, onStatus, ...). */
+/**
+ * The engine in the browser (Pyodide). Where the browser has Web Workers it runs in one
+ * (web_demo/engine/worker.js), so that loading Python and every engine call leave the page
+ * free; `options.inPage` (or no Worker) runs it in the page itself. `options`: `base` (the
+ * exports/browser/ folder), `onStatus(text)`, `onProgress(loaded, total)` (bytes).
+ */
 export async function browserBackend(options = {}) {
+  if (typeof Worker === "undefined" || options.inPage) return pageBackend(options);
+  return workerBackend(options);
+}
+
+async function workerBackend(options) {
+  const worker = new Worker(new URL("../engine/worker.js", import.meta.url), { type: "module" });
+  const waiting = new Map();
+  let next = 0;
+  const failAll = (err) => {
+    for (const pending of waiting.values()) pending.reject(err);
+    waiting.clear();
+  };
+  worker.onmessage = (event) => {
+    const m = event.data ?? {};
+    if (m.type === "status") options.onStatus?.(m.text);
+    else if (m.type === "progress") options.onProgress?.(m.loaded, m.total);
+    else if (waiting.has(m.id)) {
+      const pending = waiting.get(m.id);
+      waiting.delete(m.id);
+      if (m.ok) pending.resolve(m.value);
+      else pending.reject(new PlayError(m.error));
+    }
+  };
+  worker.onerror = (event) => {
+    event.preventDefault?.();
+    failAll(new PlayError(`the engine's worker stopped (${event.message || "no message"})`));
+  };
+  const call = (op, ...args) =>
+    new Promise((resolve, reject) => {
+      const id = ++next;
+      waiting.set(id, { resolve, reject });
+      worker.postMessage({ id, op, args });
+    });
+  const started = performance.now();
+  let loaded;
+  try {
+    loaded = await call("load", options.base ? { base: String(options.base) } : {});
+  } catch (err) {
+    worker.terminate();
+    throw err;
+  }
+  return {
+    kind: "browser",
+    loadMs: performance.now() - started,
+    bytes: loaded.bytes,
+    catalog: JSON.parse(loaded.catalog),
+    defaults: null,
+    async newGame(spec) {
+      return call("new_session", JSON.stringify(spec));
+    },
+    async view(id, who) {
+      return JSON.parse(await call("view", id, who));
+    },
+    async step(id, actions, who) {
+      return JSON.parse(await call("step", id, JSON.stringify(actions), who));
+    },
+    async replayText(id) {
+      return call("replay_text", id);
+    },
+    async close(id) {
+      await call("close_session", id);
+    },
+  };
+}
+
+async function pageBackend(options) {
   const engine = await loadEngine(options);
   let py;
   try {

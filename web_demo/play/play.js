@@ -14,7 +14,9 @@
 // (state, tick, legal, offered, ghosts, drawn, auto, scenario, session) for the tests.
 //
 // `options.scenario` ({id, base}: the Play page's `?scenario=<id>`, and the site's root
-// address) starts an endgame scenario (scenarios.js).
+// address) starts an endgame scenario (scenarios.js). With `options.lazy`, a button loads the
+// engine; `options.download` (a promise of {bytes, kept}) lets it say the download's size or
+// that the browser keeps the engine already.
 //
 // This file only mounts the client; its parts are modules that share one state object
 // (state.js): setup.js (the form), orders.js (the turn as data), board.js (the turn's
@@ -58,12 +60,16 @@ export function mountPlay(host, options = {}) {
   // A scenario's files are fetched while the engine loads.
   const scenarioLoad = options.scenario ? fetchScenario(st, options.scenario) : null;
 
+  let asked = performance.now(); // when the visitor asked for the engine (or the page opened)
+
   function ready(b) {
     if (st.destroyed) return;
     st.backend = b;
+    // what the visitor waited, from the click (or the page's opening) to a game they can set up
+    const waited = (performance.now() - asked) / 1000;
     status.textContent = b.kind === "local"
       ? "Engine: the Python engine on this machine (marl-bgs client)."
-      : `Engine: NumPy in your browser (Pyodide), loaded in ${(b.loadMs / 1000).toFixed(1)} s.`;
+      : `Engine: NumPy in your browser (Pyodide), ready ${waited.toFixed(1)} s after you asked.`;
     buildSetup(st, b.catalog, b.defaults, () => start(st));
     buildGame(st);
     st.setup.hidden = false;
@@ -85,12 +91,20 @@ export function mountPlay(host, options = {}) {
   }
   if (options.lazy && typeof options.backend === "function") {
     const load = el("button", { type: "button", class: "md-button md-button--primary bgp-load", text: "Load the game engine" });
-    status.replaceChildren(
-      load,
-      el("span", { text: " Python and NumPy run inside this page (Pyodide); the first load downloads them." }),
-    );
+    const note = el("span", { class: "bgp-load-note", text: " Python and NumPy run inside this page (Pyodide); the first load downloads them." });
+    status.replaceChildren(load, note);
     setState(st, "idle");
+    // `download`: a promise of {bytes, kept} (the engine's size; whether this browser keeps it)
+    Promise.resolve(options.download).then((d) => {
+      if (!d || !d.bytes || st.destroyed || !load.isConnected) return;
+      const mb = (d.bytes / 1e6).toFixed(1);
+      load.textContent = d.kept ? "Load the game engine (kept in your browser)" : `Load the game engine (${mb} MB)`;
+      note.textContent = d.kept
+        ? " Python and NumPy run inside this page (Pyodide), from the copy your browser kept."
+        : ` Python and NumPy run inside this page (Pyodide): a ${mb} MB download the first time, kept by your browser after that.`;
+    }, () => {});
     listen(st, load, "click", () => {
+      asked = performance.now();
       status.textContent = "Loading the game engine\u2026";
       setState(st, "loading");
       boot();
