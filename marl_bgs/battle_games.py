@@ -148,7 +148,18 @@ def catalog(labels: list[str] | None = None) -> dict:
         "classes": [{"name": c.name, "title": c.title} for c in classes.CLASSES],
         "systems": [HUMAN, *(labels if labels is not None else numpy_labels())],
         "limits": {"horizon": MAX_HORIZON, "winning_score": MAX_WINNING_SCORE},
+        "official": official_game(),
     }
+
+
+def official_game() -> dict:
+    """The official game's winning score and horizon: `starting_position`'s defaults."""
+    import inspect
+
+    from .core.position import starting_position
+
+    params = inspect.signature(starting_position).parameters
+    return {k: params[k].default for k in ("winning_score", "horizon")}
 
 
 def _whole(spec: dict, key: str, default: int, lo: int, hi: int) -> int:

@@ -173,3 +173,12 @@ def test_bad_settings_are_named(spec, message):
     with pytest.raises(ValueError) as err:
         battle_games.new_session(json.dumps(spec))
     assert str(err.value).startswith(message), str(err.value)
+
+
+def test_the_catalog_names_the_official_game_as_the_engine_defines_it():
+    from marl_bgs.core.position import starting_position
+
+    official = json.loads(battle_games.browser_catalog())["official"]
+    doc = starting_position(47)
+    assert official == {"winning_score": doc["winning_score"], "horizon": doc["horizon"]}
+    assert official == {"winning_score": 20, "horizon": 300}  # RULES.md's official game

@@ -213,7 +213,13 @@ async function mountPlays() {
     const scenario = id === null ? null : { id, base: SITE_ROOT };
     const lazy = playEngine === null && !scenario;
     const download = lazy ? engineDownload().catch(() => null) : null;
-    plays.set(host, mountPlay(host, { backend, lazy, scenario, download }));
+    let strengths = {};
+    try {
+      strengths = JSON.parse(host.dataset.strengths ?? "{}");
+    } catch {
+      strengths = {}; // a label is a courtesy: the menu works without it
+    }
+    plays.set(host, mountPlay(host, { backend, lazy, scenario, download, strengths }));
   }
 }
 

@@ -11,6 +11,7 @@ in the Markdown are relative to the page, so MkDocs checks them in strict mode.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -199,3 +200,47 @@ def license_page(root: Path) -> str:
     if not path.is_file():
         raise FileNotFoundError(f"{path}: missing; the site shows the licence from it")
     return templates.render("license.md.j2", licence=licence_name(root), text=path.read_text())
+
+
+def play_strengths(root: Path) -> dict[str, str]:
+    """Each Play opponent's strength in the newest exported season, by the name the Play
+    menu gives it (a System's name, or a learned entrant's folder under seasons/entrants/):
+    "Season 0: #2 of 11, Elo 2679". Read from the season's leaderboard.json and its
+    entrants file (seasons/<season>.json); empty before a season is exported."""
+    from ..tournament.entrants import load_entrants
+    from ..tournament.season_reader import read_leaderboard
+    from .formatting import season_title
+    from .seasons import season_dirs
+
+    folders = season_dirs(root)
+    if not folders:
+        return {}
+    folder = folders[-1]
+    spec_path = root / "seasons" / f"{folder.name}.json"
+    if not spec_path.is_file():
+        return {}
+    rel = f"exports/seasons/{folder.name}/leaderboard.json"
+    board = read_leaderboard(folder / "leaderboard.json", rel)
+    spec = load_entrants(spec_path)
+    menu_name = {}
+    for entrant in [*spec.entrants, *spec.challengers]:
+        if "system" in entrant.load:
+            menu_name[entrant.name] = str(entrant.load["system"])
+        elif "weights" in entrant.load:
+            menu_name[entrant.name] = Path(str(entrant.load["weights"])).parent.name
+    title, n = season_title(folder.name), len(board.table)
+    return {menu_name[row.name]: f"{title}: #{row.rank} of {n}, Elo {row.elo:.0f}"
+            for row in board.table if row.name in menu_name}  # fmt: skip
+
+
+PLAY_HOST = '<div class="bgp-host" data-play>'
+
+
+def play_host(root: Path) -> str:
+    """The Play page's client element, carrying the opponents' season strengths for its menu
+    (`data-strengths`, JSON, escaped for the attribute)."""
+    strengths = play_strengths(root)
+    if not strengths:
+        return PLAY_HOST
+    data = json.dumps(strengths, sort_keys=True, ensure_ascii=False)
+    return f'<div class="bgp-host" data-play data-strengths="{html.escape(data)}">'

@@ -174,6 +174,8 @@ def on_files(files: Files, config: Any) -> Files:
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    if page.file.src_uri == "play.md" and data_pages.PLAY_HOST in markdown:
+        return markdown.replace(data_pages.PLAY_HOST, data_pages.play_host(_root(config)), 1)
     if page.file.src_uri != "index.md":
         return markdown
     root = _root(config)

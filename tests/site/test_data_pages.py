@@ -268,3 +268,19 @@ def test_sight_lab_from_the_real_exports_shows_the_class_table():
     assert "| Hunter | 6.5 | Serrated Arrows: 3.5 | Freezing Trap: 3 |" in text
     assert "| Priest | 6 | Lesser Heal: allies only | Holy Word: Salvation: allies only |" in text
     assert "| Mage | 6 | Arcane Blast: 3 | Burst: itself |" in text
+
+
+def test_play_opponents_carry_their_strength_in_the_newest_season():
+    strengths = data_pages.play_strengths(ROOT)
+    board = json.loads((ROOT / "exports/seasons/season0/leaderboard.json").read_text())["table"]
+    rank = {row["name"]: (row["rank"], round(row["elo"])) for row in board}
+    n = len(board)
+    assert (
+        strengths["tdm-alpha"]
+        == f"Season 0: #{rank['TDM-Alpha'][0]} of {n}, Elo {rank['TDM-Alpha'][1]}"
+    )
+    assert strengths["nav-dagger-0"].startswith(f"Season 0: #{rank['Nav-DAgger 0'][0]} of {n}")
+    assert {"random", "tdm-beta", "tdm-gamma", "rec-ippo-500k", "qmix-500k"} <= set(strengths)
+    host = data_pages.play_host(ROOT)
+    assert host.startswith('<div class="bgp-host" data-play data-strengths="{&quot;')
+    assert data_pages.play_host(Path("/nonexistent")) == data_pages.PLAY_HOST

@@ -171,6 +171,8 @@ def test_systems_alone_play_by_themselves_with_pause_and_speed(page, tmp_path):
     resumes, the speed sets the pace, and it stops at the end."""
     wait_state(page, "setup")
     controllers = {"a0": "tdm-alpha", "b0": "tdm-beta"}
+    page.fill("input[name=horizon]", "30")
+    assert page.text_content(".bgp-game-kind").startswith("A quick game (the official game: ")
     set_up(page, classes=(("mage",), ("priest",)), controllers=controllers, horizon=30)
     root = ".bgp-root"
     assert page.get_attribute(root, "data-auto") == "playing"
@@ -197,6 +199,16 @@ def test_systems_alone_play_by_themselves_with_pause_and_speed(page, tmp_path):
     page.select_option(".bgp-speed", "20")
     assert wait_state(page, "over") == "over"
     assert page.get_attribute(root, "data-auto") == "over"
+    # the result sits over the arena, and the header says it too (issue 46)
+    verdict = page.locator(".bgp-verdict")
+    assert verdict.is_visible()
+    box, arena = verdict.bounding_box(), page.locator(".bgp-canvas").bounding_box()
+    assert arena["x"] <= box["x"] and box["x"] + box["width"] <= arena["x"] + arena["width"]
+    assert arena["y"] <= box["y"] and box["y"] + box["height"] <= arena["y"] + arena["height"]
+    headline = page.text_content(".bgp-result")
+    assert page.text_content(".bgp-verdict strong") == headline
+    assert page.text_content(".bgp-turn-text") == headline
+    assert page.text_content(".bgp-verdict span").startswith("After ")
     assert page.is_disabled(".bgp-pause") and page.is_disabled(".bgp-next")
     ended = _tick(page)
     page.wait_for_timeout(300)
@@ -396,6 +408,8 @@ def test_play_works_after_instant_navigation(browser, site_url):
     # the progress bar) and by Pyodide (answered by the service worker's cache)
     assert sum(u.endswith("/engine/worker.js") for u in pg.fetched) == 1
     assert 1 <= sum(u.endswith("pyodide.asm.wasm") for u in pg.fetched) <= 2
+    entrant = pg.locator(f"{play} select[name=controller_b0] option[value='nav-dagger-0']")
+    assert re.search(r"^nav-dagger-0 \(Season 0: #\d+ of \d+, Elo \d+\)$", entrant.text_content())
     pg.select_option(f"{play} select[name=controller_a0]", "tdm-alpha")
     pg.fill(f"{play} input[name=horizon]", "3")
     pg.locator(f"{play} .bgp-start").click()
@@ -540,3 +554,30 @@ def test_the_engine_loads_off_the_page_and_a_reload_takes_it_from_the_browser(br
     finally:
         context.close()
         server.shutdown()
+
+
+TICK_TIMES = """() => { window.tickTimes = [];
+  const root = document.querySelector('.bgp-root');
+  new MutationObserver(() => window.tickTimes.push([Number(root.dataset.tick), performance.now()]))
+    .observe(root, { attributes: true, attributeFilter: ['data-tick'] }); }"""
+
+
+def test_the_speed_menu_plays_what_it_says_and_skip_goes_to_the_end(page):
+    """Issue 46: at 8 ticks a second an AI-only game plays at least 90% of that (the engine's
+    and the drawing's time comes out of the wait), and Skip to end plays the rest at once."""
+    wait_state(page, "setup")
+    controllers = {"a0": "tdm-alpha", "b0": "tdm-beta"}
+    set_up(page, classes=(("warrior",), ("warrior",)), controllers=controllers,
+           winning_score=50, horizon=400)  # fmt: skip
+    page.select_option(".bgp-speed", "8")
+    page.evaluate(TICK_TIMES)
+    page.wait_for_function("() => window.tickTimes.length >= 17", timeout=20_000)
+    times = page.evaluate("window.tickTimes")
+    (t0, s0), (t1, s1) = times[0], times[16]
+    rate = (t1 - t0) / ((s1 - s0) / 1000)
+    assert rate >= 0.9 * 8, rate
+    assert page.locator(".bgp-speed option[value='0']").text_content() == "max"
+    page.click(".bgp-skip")
+    assert wait_state(page, "over", timeout=60_000) == "over"
+    assert page.is_disabled(".bgp-skip")
+    new_game(page)

@@ -5,7 +5,7 @@
 // runs the game of Systems alone, pointer.js picks on the arena.
 
 import { el } from "../viewer/ui.js";
-import { DEFAULT_SPEED, SPEEDS, autoMode, nextTick, rescheduleAuto, togglePause } from "./autoplay.js";
+import { DEFAULT_SPEED, SPEEDS, autoMode, nextTick, rescheduleAuto, skipToEnd, speedLabel, togglePause } from "./autoplay.js";
 import { applyChange, refreshTurn } from "./board.js";
 import { flashLastTick } from "./draw.js";
 import { resolveTurn } from "./flow.js";
@@ -82,7 +82,9 @@ function autoBar(st) {
   ui.pause = button("bgp-pause", "pause / resume (Space)", "Pause");
   ui.next = button("bgp-next", "play one tick (N)", "Next tick");
   ui.speed = el("select", { name: "speed", class: "bgp-speed", "aria-label": "speed, ticks per second" });
-  for (const n of SPEEDS) ui.speed.append(option(String(n), `${n} tick${n === 1 ? "" : "s"}/s`, n === DEFAULT_SPEED));
+  for (const n of SPEEDS) ui.speed.append(option(String(n), speedLabel(n), n === DEFAULT_SPEED));
+  ui.skip = button("bgp-skip", "play the rest of the game at once", "Skip to end");
+  listen(st, ui.skip, "click", () => act(st, () => skipToEnd(st, resolveTurn)));
   listen(st, ui.pause, "click", () => act(st, () => pause(st)));
   listen(st, ui.next, "click", () => act(st, () => nextTick(st, resolveTurn)));
   listen(st, ui.speed, "change", () => {
@@ -90,7 +92,7 @@ function autoBar(st) {
     st.root.focus({ preventScroll: true });
   });
   ui.autoBar = el("div", { class: "bgp-auto", role: "group", "aria-label": "autoplay" },
-    ui.pause, ui.next, el("label", {}, "Speed ", ui.speed));
+    ui.pause, ui.next, el("label", {}, "Speed ", ui.speed), ui.skip);
 }
 
 export function buildGame(st) {
@@ -100,6 +102,8 @@ export function buildGame(st) {
   ui.clock = el("div", { class: "mbg-clock" });
   ui.turn = el("div", { class: "bgp-turn-text", "aria-live": "polite" });
   ui.canvas = el("canvas", { class: "mbg-canvas bgp-canvas", "aria-label": "arena, as your team sees it" });
+  ui.verdict = el("div", { class: "bgp-verdict", role: "status" }); // the result, over the arena
+  ui.verdict.hidden = true;
   ui.tabs = el("div", { class: "bgp-tabs", role: "tablist", "aria-label": "your agents" });
   movePad(st);
   ui.targets = el("div", { class: "bgp-targets", "aria-label": "target" });
@@ -132,7 +136,7 @@ export function buildGame(st) {
     el("section", {}, el("h4", { text: "Events" }), ui.log));
   st.game.replaceChildren(
     el("div", { class: "mbg-header" }, ui.title, ui.score, ui.clock, ui.turn),
-    el("div", { class: "bgp-board" }, el("div", { class: "mbg-stage bgp-stage" }, ui.canvas), controls),
+    el("div", { class: "bgp-board" }, el("div", { class: "mbg-stage bgp-stage" }, ui.canvas, ui.verdict), controls),
     panels);
 }
 

@@ -52,8 +52,13 @@ export async function start(st) {
     }
     st.ui.log.replaceChildren(el("li", { class: "mbg-empty", text: "no events seen yet" }));
     st.ui.title.textContent = first.window.title;
+    st.ui.verdict.hidden = true;
     await show(st, first, false);
     st.root.focus({ preventScroll: true });
+    // the game first: its header, arena and controls in view (the setup form is gone)
+    if (st.game.getBoundingClientRect().top < 0 || st.game.getBoundingClientRect().top > 120) {
+      st.game.scrollIntoView({ block: "start" });
+    }
   } catch (err) {
     showError(st, "Cannot start this game.", err);
     setState(st, "setup");
@@ -145,15 +150,35 @@ export async function show(st, view, ticked) {
   }
 }
 
+// The end of a game in words: the headline ("Team b wins 3–5 — you lose") and why it ended
+// (`winning`, `horizon`: the game's own settings; `ticks`: ticks played). A draw says which
+// of the two rules made it, so a draw at the tick limit does not read like a fault.
+export function endWords(view, winning, horizon, ticks) {
+  const [a, b] = view.score;
+  const result = view.result === "draw" ? "Draw" : `Team ${view.result} wins`;
+  const headline = `${result} ${a}\u2013${b}${verdict(view)}`;
+  let why;
+  if (view.result !== "draw") why = `Team ${view.result} reached ${winning} points first.`;
+  else if (a >= winning && b >= winning) why = `Both teams reached ${winning} points on the same tick.`;
+  else why = `The tick limit (${horizon} ticks) came before either team reached ${winning} points.`;
+  return { headline, why: `After ${ticks} ticks: ${why[0].toLowerCase()}${why.slice(1)}` };
+}
+
 // The game is over: the controls go off, and the end section shows the result, the priority
-// metrics, the replay to download and a compact viewer over the whole game.
+// metrics, the replay to download and a compact viewer over the whole game; the state says
+// "over" once all of that is in place.
 async function finish(st, view) {
   const ui = st.ui;
-  setState(st, "over");
   for (const b of ui.moveButtons) b.disabled = true;
   ui.targets.replaceChildren();
   for (const b of [ui.ult, ui.commit, ui.commitAll, ui.undo]) b.disabled = true;
-  ui.turn.textContent = "game over";
+  const f = st.session.win.frames;
+  const t = st.session.win.ticks;
+  const words = endWords(view, f.winning_score[t], f.horizon[t], view.tick);
+  ui.turn.textContent = words.headline;
+  // the result over the arena, where the visitor is looking
+  ui.verdict.replaceChildren(el("strong", { text: words.headline }), el("span", { text: words.why }));
+  ui.verdict.hidden = false;
   let text;
   let doc;
   try {
@@ -161,9 +186,9 @@ async function finish(st, view) {
     doc = await readReplayBytes(new TextEncoder().encode(text));
   } catch (err) {
     showError(st, "The replay could not be made.", err);
+    setState(st, "over");
     return;
   }
-  const result = view.result === "draw" ? "Draw" : `Team ${view.result} wins`;
   const metrics = el("table", { class: "mbg-metrics bgp-metrics" });
   fillMetrics(metrics, doc.metrics, true);
   const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
@@ -171,6 +196,7 @@ async function finish(st, view) {
   const download = el("a", { class: "md-button md-button--primary bgp-download", href: url, download: downloadName(st.session.spec), text: "Download replay" });
   const again = el("button", { type: "button", class: "md-button bgp-new", text: "New game" });
   again.addEventListener("click", () => {
+    ui.verdict.hidden = true;
     st.game.hidden = true;
     st.end.hidden = true;
     st.setup.hidden = false;
@@ -179,11 +205,12 @@ async function finish(st, view) {
   const saved = view.saved ? el("p", { class: "bgp-saved", text: `Saved on this machine: ${view.saved}` }) : "";
   const review = el("div", { class: "bgp-review" });
   st.end.replaceChildren(
-    el("h3", { class: "bgp-result", text: `${result} ${view.score[0]}\u2013${view.score[1]}${verdict(view)}` }),
-    el("p", { text: `After ${doc.ticks} ticks. The replay opens in the Replay Viewer; the whole game (every agent) is below.` }),
+    el("h3", { class: "bgp-result", text: words.headline }),
+    el("p", { text: `${words.why} The replay opens in the Replay Viewer; the whole game (every agent) is below.` }),
     el("div", { class: "bgp-end-buttons" }, download, again), saved,
     el("h4", { text: "Priority metrics" }), metrics, review);
   st.end.hidden = false;
   if (st.reviewer) st.reviewer.destroy();
   st.reviewer = mountViewer(review, { bytes: new TextEncoder().encode(text), compact: true });
+  setState(st, "over"); // last: the end section is filled once the page says so
 }

@@ -16,7 +16,8 @@
 // `options.scenario` ({id, base}: the Play page's `?scenario=<id>`, and the site's root
 // address) starts an endgame scenario (scenarios.js). With `options.lazy`, a button loads the
 // engine; `options.download` (a promise of {bytes, kept}) lets it say the download's size or
-// that the browser keeps the engine already.
+// that the browser keeps the engine already. `options.strengths` ({name: text}) labels the
+// opponents in the setup menus with their season strength.
 //
 // This file only mounts the client; its parts are modules that share one state object
 // (state.js): setup.js (the form), orders.js (the turn as data), board.js (the turn's
@@ -52,7 +53,7 @@ function buildParts() {
 }
 
 export function mountPlay(host, options = {}) {
-  const st = createState(buildParts(), options.flashMs ?? 450);
+  const st = createState(buildParts(), options.flashMs ?? 150);
   const { root, status } = st;
   host.replaceChildren(root);
   listen(st, root, "keydown", (e) => onKey(st, e));
@@ -70,7 +71,7 @@ export function mountPlay(host, options = {}) {
     status.textContent = b.kind === "local"
       ? "Engine: the Python engine on this machine (marl-bgs client)."
       : `Engine: NumPy in your browser (Pyodide), ready ${waited.toFixed(1)} s after you asked.`;
-    buildSetup(st, b.catalog, b.defaults, () => start(st));
+    buildSetup(st, { ...b.catalog, strengths: options.strengths ?? {} }, b.defaults, () => start(st));
     buildGame(st);
     st.setup.hidden = false;
     setState(st, "setup");

@@ -63,7 +63,7 @@ function teamFieldset(st, catalog, d, team) {
     const cls = el("select", { name: `class_${SLOT_NAMES[s]}`, "aria-label": `${SLOT_NAMES[s]} class` });
     for (const c of catalog.classes) cls.append(option(c.name, c.title, c.name === (d.rosters[team][k] ?? catalog.classes[k % catalog.classes.length].name)));
     const who = el("select", { name: `controller_${SLOT_NAMES[s]}`, "aria-label": `${SLOT_NAMES[s]} played by` });
-    for (const name of catalog.systems) who.append(option(name, name === "human" ? "you (human)" : name, name === d.controllers[s]));
+    for (const name of catalog.systems) who.append(option(name, systemLabel(name, catalog.strengths), name === d.controllers[s]));
     form.classes.push(cls);
     form.controllers.push(who);
     rows.push(el("tr", { "data-slot": SLOT_NAMES[s] }, el("td", { text: SLOT_NAMES[s] }), el("td", {}, cls), el("td", {}, who)));
@@ -75,6 +75,25 @@ function teamFieldset(st, catalog, d, team) {
 }
 
 // Build the form from the engine's catalog; submitting it calls `onStart()`.
+// A controller's name in the menus, with its season strength where one is known.
+export function systemLabel(name, strengths) {
+  if (name === "human") return "you (human)";
+  const strength = strengths && Object.hasOwn(strengths, name) ? strengths[name] : null;
+  return typeof strength === "string" ? `${name} (${strength})` : name;
+}
+
+// Whether the settings are the official game's (`official`: the catalog's winning score and
+// horizon) or a quicker (or longer) one, in words beside them.
+export function gameKind(winning, horizon, official) {
+  if (!official) return "";
+  const rule = `first to ${official.winning_score} points within ${official.horizon} ticks`;
+  if (Number(winning) === official.winning_score && Number(horizon) === official.horizon) {
+    return `The official game: ${rule}.`;
+  }
+  const shorter = Number(winning) <= official.winning_score && Number(horizon) <= official.horizon;
+  return `${shorter ? "A quick game" : "A custom game"} (the official game: ${rule}).`;
+}
+
 export function buildSetup(st, catalog, defaults, onStart) {
   const form = st.form;
   const d = setupDefaults(catalog, defaults);
@@ -85,11 +104,17 @@ export function buildSetup(st, catalog, defaults, onStart) {
   form.winning = numberInput("winning_score", d.winning_score, 1, catalog.limits.winning_score);
   form.horizon = numberInput("horizon", d.horizon, 1, catalog.limits.horizon);
   form.seed = numberInput("seed", d.seed, 0, 2 ** 31 - 1);
+  form.kind = el("span", { class: "bgp-game-kind" });
   const settings = el("div", { class: "bgp-settings" },
     el("label", {}, "Map ", form.map),
     el("label", {}, "Winning score ", form.winning),
     el("label", {}, "Horizon (ticks) ", form.horizon),
-    el("label", {}, "Seed ", form.seed));
+    el("label", {}, "Seed ", form.seed), form.kind);
+  const sayKind = () => {
+    form.kind.textContent = gameKind(form.winning.value, form.horizon.value, catalog.official);
+  };
+  for (const input of [form.winning, form.horizon]) listen(st, input, "input", sayKind);
+  sayKind();
   form.sizes = [];
   form.classes = [];
   form.controllers = [];

@@ -6,11 +6,11 @@ import { test } from "node:test";
 import { autoLabel, autoMode } from "../play/autoplay.js";
 import { targetLabel, turnText } from "../play/board.js";
 import { fadeUnchanged, ghosts } from "../play/draw.js";
-import { downloadName, verdict } from "../play/flow.js";
+import { downloadName, endWords, verdict } from "../play/flow.js";
 import { newSession, startTurn } from "../play/orders.js";
 import { clickMeaning, legalTargetOf, nearestAgent, pickable } from "../play/pointer.js";
 import { loadScenario } from "../play/scenarios.js";
-import { gameSpec, setupDefaults } from "../play/setup.js";
+import { gameKind, gameSpec, setupDefaults, systemLabel } from "../play/setup.js";
 import { SLOT_NAMES } from "../play/state.js";
 import { flatOf } from "../play/turns.js";
 
@@ -177,4 +177,34 @@ test("a scenario loads from the site's files, and a broken one names its file", 
   await assert.rejects(loadScenario(3, base), /scenario_3\/position.json: expected a position object/);
   delete files["exports/scenarios/index.json"];
   await assert.rejects(loadScenario(3, base), /could not load exports\/scenarios\/index.json \(HTTP 404\)/);
+});
+
+test("the end of a game says who won and why it ended; a draw says which rule made it", () => {
+  const view = (result, score) => ({ human_teams: ["a"], result, score });
+  assert.deepEqual(endWords(view("b", [3, 5]), 5, 200, 88), {
+    headline: "Team b wins 3\u20135 \u2014 you lose",
+    why: "After 88 ticks: team b reached 5 points first.",
+  });
+  assert.equal(endWords(view("draw", [8, 17]), 20, 300, 300).why,
+    "After 300 ticks: the tick limit (300 ticks) came before either team reached 20 points.");
+  assert.equal(endWords(view("draw", [20, 20]), 20, 300, 140).why,
+    "After 140 ticks: both teams reached 20 points on the same tick.");
+  assert.equal(endWords(view("draw", [8, 17]), 20, 300, 300).headline, "Draw 8\u201317");
+});
+
+test("the settings say whether they make the official game or a quick one", () => {
+  const official = { winning_score: 20, horizon: 300 };
+  assert.equal(gameKind("20", "300", official), "The official game: first to 20 points within 300 ticks.");
+  assert.equal(gameKind(5, 200, official), "A quick game (the official game: first to 20 points within 300 ticks).");
+  assert.equal(gameKind(30, 300, official), "A custom game (the official game: first to 20 points within 300 ticks).");
+  assert.equal(gameKind(5, 200, undefined), "");
+});
+
+test("the opponents' menu names carry their season strength where one is known", () => {
+  const strengths = { "tdm-alpha": "Season 0: #1 of 11, Elo 2695", toString: 5 };
+  assert.equal(systemLabel("tdm-alpha", strengths), "tdm-alpha (Season 0: #1 of 11, Elo 2695)");
+  assert.equal(systemLabel("random", strengths), "random");
+  assert.equal(systemLabel("toString", strengths), "toString");
+  assert.equal(systemLabel("human", strengths), "you (human)");
+  assert.equal(systemLabel("tdm-beta", undefined), "tdm-beta");
 });
