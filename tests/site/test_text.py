@@ -169,7 +169,7 @@ def test_home_calls_its_game_a_recording_and_sends_players_to_play(pages):
     """Home claimed a NumPy engine in the browser beside a game that is only a replay."""
     home = pages["index.html"]
     text = " ".join(home.text.split())
-    assert "The game below is a recording" in text
+    assert "The game above is a recording" in text  # the first screen shows it (issue 46)
     browser = _sentences_with(text, "browser")
     assert browser and all("Play" in s for s in browser), browser
     assert "play/" in home.links
