@@ -72,3 +72,15 @@ test("views offered and normalised", () => {
   assert.equal(normaliseView(filtered, ORACLE), "a");
   assert.deepEqual(visibleAt(filtered, "a", 0), [true, true, true, true, true, false, false, false, false, false]);
 });
+
+test("every point of view counts the game's deaths: a team knows its own deaths and its kills", () => {
+  for (const r of replays) {
+    const whole = metricsUpTo(r, ORACLE, r.ticks);
+    for (const view of ["a", "b", "a2", "b4"]) {
+      const seen = metricsUpTo(r, view, r.ticks);
+      for (const k of ["deaths_a", "deaths_b", "kills_a", "kills_b", "red_zone_deaths_a", "red_zone_deaths_b"]) {
+        assert.equal(seen[k], whole[k], `${view} ${k}`);
+      }
+    }
+  }
+});

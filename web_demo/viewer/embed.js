@@ -97,13 +97,16 @@ export function mountViewer(container, options = {}) {
     if (!tl.playing) writeUrl();
   }
 
-  // "tick n / horizon" for a game; a clip (a recording that stops before its game ends) counts
+  // "tick n / horizon" for a game ("tick n / end (limit horizon)" for one that ended early); a clip (a recording that stops before its game ends) counts
   // its own ticks, so a 3-tick clip never reads "tick 1 / 300".
   function clockText(t) {
     const f = replay.frames;
     const last = replay.ticks;
     if (last === 0) return `tick ${f.tick[0]}: a position only (no ticks played)`;
     const clip = f.result[last] === -1 && f.tick[last] < f.horizon[last];
+    // a game that ended before its tick limit counts to the tick it ended (issue 46)
+    const ended = f.result[last] !== -1 && f.tick[last] < f.horizon[last];
+    if (ended) return `tick ${f.tick[t]} / ${f.tick[last]} (limit ${f.horizon[last]})`;
     if (!clip) return `tick ${f.tick[t]} / ${f.horizon[t]}`;
     if (f.tick[0] === 0) return `tick ${f.tick[t]} of this ${last}-tick clip`;
     return `tick ${f.tick[t]} (a clip of ticks ${f.tick[0] + 1}\u2013${f.tick[last]})`;

@@ -138,21 +138,25 @@ const milli = (amount) => Math.round(amount * 1000);
 
 // The priority metrics over ticks 0..t-1 as the view saw them (all 16 for the oracle:
 // at the last frame they equal the file's metrics). Damage and healing are in milli-HP.
+// Deaths count in every view, seen or not: a team knows when one of its agents dies and
+// when it scores (a point, or two for a death in the victim's red zone), so its own deaths
+// and its kills are never hidden from it; damage and healing count only where seen.
 export function metricsUpTo(replay, view, t) {
   const m = Object.fromEntries(METRIC_NAMES.map((n) => [n, 0]));
   const last = Math.min(Math.max(t, 0), replay.ticks);
+  const side = (name) => name[0];
   for (let k = 0; k < last; k++) {
     for (const e of eventsAt(replay, view, k)) {
-      const side = (name) => name[0];
       if (e.kind === "damage") m[`damage_dealt_${side(e.source)}`] += milli(e.amount);
       else if (e.kind === "heal") m[`useful_healing_${side(e.target)}`] += milli(e.amount);
       else if (e.kind === "excess_heal") m[`useful_healing_${side(e.target)}`] -= milli(e.amount);
-      else if (e.kind === "death") {
-        const victim = side(e.target);
-        m[`deaths_${victim}`] += 1;
-        m[`kills_${victim === "a" ? "b" : "a"}`] += 1;
-        if (e.red_zone) m[`red_zone_deaths_${victim}`] += 1;
-      }
+    }
+    for (const e of replay.events[k]) {
+      if (e.kind !== "death") continue;
+      const victim = side(e.target);
+      m[`deaths_${victim}`] += 1;
+      m[`kills_${victim === "a" ? "b" : "a"}`] += 1;
+      if (e.red_zone) m[`red_zone_deaths_${victim}`] += 1;
     }
     actionsAt(replay, view, k).forEach((a, s) => {
       if (a !== null && a[2] === 1) m[`ultimates_used_${"ab"[teamOf(s)]}`] += 1;
