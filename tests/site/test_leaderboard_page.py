@@ -618,3 +618,18 @@ def test_a_challenger_left_out_took_no_seat():
     assert seat(NS(admitted=False, replaced=None)) == "–"
     assert seat(NS(admitted=True, replaced=None)) == "empty seat"
     assert seat(NS(admitted=True, replaced="Old <b>")) == "replaced Old &#60;b&#62;"
+
+
+def test_the_page_opens_with_a_summary_and_links_to_its_sections():
+    """Issue 46: the leaderboard is long; its top says who leads and links every section."""
+    page = leaderboard_page.pages(ROOT)["leaderboard/index.md"]()
+    board = json.loads((ROOT / "exports/seasons/season0/leaderboard.json").read_text())
+    glance = page.index('!!! abstract "At a glance"')
+    assert glance < page.index("## Standings")
+    first = page[glance : page.index("## Standings")]
+    assert f"**{board['table'][0]['name']}** leads with Elo" in first
+    for anchor in ("standings", "matchups", "map-by-map", "does-a-rating-hold-on-every-map",
+                   "downloads"):  # fmt: skip
+        assert f"](#{anchor})" in first
+    for admitted in (a for a in board["admissions"] if a["admitted"]):
+        assert f"{admitted['challenger']} joined the field" in first
