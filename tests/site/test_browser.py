@@ -335,6 +335,12 @@ def test_metrics_explorer_shows_sorts_and_filters_the_files_numbers(page, site_u
     data = json.loads((site / "exports/seasons/season0/metrics/explorer.json").read_text())
     page.goto(f"{base}metrics-explorer/", wait_until="load")
     page.wait_for_selector(".mbg-ex-table tbody tr")
+    # Issue 46: names read in a column at least 160 px wide; the filter's example finds columns
+    assert page.locator(".mbg-ex-table td.mbg-ex-name").first.bounding_box()["width"] >= 160
+    example = page.get_attribute(".mbg-ex-filter", "placeholder").removeprefix("e.g. ")
+    page.fill(".mbg-ex-filter", example)
+    assert page.locator(".mbg-ex-table tbody tr").count() > 0
+    page.fill(".mbg-ex-filter", "")
     page.select_option(".mbg-ex-topic-pick", "damage_done")
     topic = next(t for t in data["topics"] if t["name"] == "damage_done")
     columns = [n for n in data["columns"] if n.startswith("damage_done.")]

@@ -5,7 +5,12 @@
 
 export const FORMAT = "marl-bgs/season-metrics";
 const SVG = "http://www.w3.org/2000/svg";
-const COLOURS = ["#3d6fd1", "#d1663d", "#2f9e94", "#8340b0", "#b8322a", "#5f6368", "#e3b341"];
+// Twelve colours far enough apart that a season's entrants never share one (issue 46: with
+// seven, TDM-Alpha and QMIX were both blue).
+export const COLOURS = [
+  "#1f5fbf", "#e0701a", "#2a9d4a", "#c62828", "#7b4bb7", "#8c5a3c",
+  "#d94fa3", "#5f6368", "#a6a00c", "#17a2b8", "#0b2f6b", "#f2b705",
+];
 
 // Check the parts of the file the page reads; a message names the field.
 export function checkData(data) {
@@ -41,6 +46,18 @@ export function topicRows(data, topic) {
 export function filterRows(rows, filter) {
   const words = String(filter || "").toLowerCase().split(/\s+/).filter(Boolean);
   return rows.filter((r) => words.every((w) => r.label.toLowerCase().includes(w)));
+}
+
+// A word for the filter's example that finds some of `rows` (the current topic's), not all:
+// the most common part of their labels (split at dots) that is missing from some label.
+export function filterExample(rows) {
+  const counts = new Map();
+  for (const r of rows) for (const part of new Set(r.label.split("."))) counts.set(part, (counts.get(part) ?? 0) + 1);
+  let best = null;
+  for (const [part, n] of counts) {
+    if (n < rows.length && (best === null || n > counts.get(best))) best = part;
+  }
+  return best ?? (rows[0] ? rows[0].label.split(".")[0] : "");
 }
 
 // Rows where some shown entrant has a nonzero value (all-zero columns say only "never").
@@ -116,8 +133,8 @@ function svgEl(tag, attrs) {
 
 // One row's small plot: a bar per shown entrant, scaled to the row's largest upper bound.
 function rowPlot(data, row, shown) {
-  const bar = 7;
-  const width = 120;
+  const bar = 9;
+  const width = 200;
   const height = shown.length * (bar + 2);
   const svg = svgEl("svg", { width, height, viewBox: `0 0 ${width} ${height}`, class: "mbg-ex-plot", role: "img" });
   const top = Math.max(1e-12, ...shown.map((k) => data.entrants[k].high[row.index] ?? data.entrants[k].value[row.index] ?? 0));
@@ -168,7 +185,7 @@ export function renderExplorer(host, data) {
     who.append(label);
   });
   const filterLabel = el("label", {}, "Filter ");
-  const filter = el("input", { type: "search", class: "mbg-ex-filter", placeholder: "e.g. by_a4 or slow", "aria-label": "Filter columns" });
+  const filter = el("input", { type: "search", class: "mbg-ex-filter", "aria-label": "Filter columns" });
   filterLabel.append(filter);
   const zeroLabel = el("label", {});
   const zero = el("input", { type: "checkbox", class: "mbg-ex-hide-zero" });
@@ -185,7 +202,10 @@ export function renderExplorer(host, data) {
   const draw = () => {
     const topic = data.topics.find((t) => t.name === state.topic);
     about.replaceChildren(el("strong", {}, `${topic.title}. `), ...describedNodes(topic.description));
-    let rows = filterRows(topicRows(data, state.topic), state.filter);
+    const all = topicRows(data, state.topic);
+    const example = filterExample(all);
+    filter.placeholder = example ? `e.g. ${example}` : "";
+    let rows = filterRows(all, state.filter);
     const matching = rows.length;
     if (state.hideZero) rows = nonzeroRows(rows, data, state.shown);
     rows = sortRows(rows, data, state.sort, state.descending);

@@ -4,8 +4,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
+  COLOURS,
   checkData,
   columnText,
+  filterExample,
   filterRows,
   formatValue,
   labelText,
@@ -75,4 +77,17 @@ test("a bad file is refused naming the field", () => {
   const short = { ...DATA, entrants: [{ name: "P", value: [1], low: [], high: [] }] };
   assert.throws(() => checkData(short), /entrants\[0\]\.value: expected 4 numbers/);
   assert.throws(() => checkData(null), /the file/);
+});
+
+test("the filter's example finds some of the topic's columns, not all", () => {
+  const rows = topicRows(DATA, "damage_done");
+  const word = filterExample(rows);
+  assert.equal(word, "basic");
+  const found = filterRows(rows, word).length;
+  assert.ok(found > 0 && found < rows.length);
+  assert.equal(filterExample([]), "");
+});
+
+test("twelve entrants get twelve different colours", () => {
+  assert.equal(new Set(COLOURS.map((c) => c.toLowerCase())).size, 12);
 });
