@@ -49,6 +49,12 @@ GAMES = (
     ("alpha-vs-random-map47", 47, ("tdm-alpha", "random"), 0),
     ("beta-vs-gamma-map49", 49, ("tdm-beta", "tdm-gamma"), 1),
     ("gamma-vs-random-map05", 5, ("tdm-gamma", "random"), 2),
+    # every other Season 0 seat once (issue 46's gallery): the learned entrants as they play
+    ("navdagger-vs-beta-map50", 50, ("nav-dagger-0", "tdm-beta"), 3),
+    ("rec-ippo-vs-gamma-map51", 51, ("rec-ippo-500k", "tdm-gamma"), 4),
+    ("rec-mappo-vs-ff-ippo-map47", 47, ("rec-mappo-500k", "ff-ippo-500k"), 5),
+    ("ff-mappo-vs-random-map49", 49, ("ff-mappo-500k", "random"), 6),
+    ("qmix-vs-pqn-vdn-map48", 48, ("qmix-500k", "pqn-vdn-500k"), 8),
 )
 LABELS = {
     "tdm-alpha": "TDM-Alpha",
@@ -56,8 +62,18 @@ LABELS = {
     "tdm-gamma": "TDM-Gamma",
     "random": "Random",
     "nav-dagger-0": "Nav-DAgger 0",
+    "rec-ippo-500k": "Rec-IPPO 500k",
+    "rec-mappo-500k": "Rec-MAPPO 500k",
+    "ff-ippo-500k": "FF-IPPO 500k",
+    "ff-mappo-500k": "FF-MAPPO 500k",
+    "qmix-500k": "QMIX 500k",
+    "pqn-vdn-500k": "PQN-VDN 500k",
 }
-LEARNED = {"nav-dagger-0": ROOT / "seasons" / "entrants" / "nav-dagger-0" / "policy.npz"}
+LEARNED = {
+    name: ROOT / "seasons" / "entrants" / name / "policy.npz"
+    for name in ("nav-dagger-0", "rec-ippo-500k", "rec-mappo-500k", "ff-ippo-500k",
+                 "ff-mappo-500k", "qmix-500k", "pqn-vdn-500k")
+}  # fmt: skip
 
 
 SCRIPTED = {
@@ -91,7 +107,8 @@ def random_player(seed: int) -> Callable[[TeamInputs], np.ndarray]:
 
 
 def learned_player(path: Path, seed: int) -> Callable[[TeamInputs], np.ndarray]:
-    """A published entrant's policy, its actions sampled as it plays in seasons."""
+    """A published entrant's policy, playing as it does in seasons: a policy learner samples
+    its actions, a Q-learner plays its best legal Q-value."""
     from marl_bgs.learn.npz_policy import NumpyPolicy
 
     policy, rng = NumpyPolicy.load(path), np.random.default_rng(seed)
