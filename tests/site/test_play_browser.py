@@ -581,3 +581,26 @@ def test_the_speed_menu_plays_what_it_says_and_skip_goes_to_the_end(page):
     assert wait_state(page, "over", timeout=60_000) == "over"
     assert page.is_disabled(".bgp-skip")
     new_game(page)
+
+
+def test_a_move_into_the_arena_wall_is_announced_on_the_arena(page):
+    """Issue 46: a0 starts touching the left wall (x = 0.5 on map 47); an order west is
+    offered, goes nowhere, and the arena says so."""
+    wait_state(page, "setup")
+    set_up(page)  # a0 (human mage) against b0 (TDM-Alpha), map 47
+    assert wait_state(page, "turn") == "turn"
+    page.keyboard.press("ArrowLeft")
+    order = json.loads(page.get_attribute(".bgp-root", "data-offered"))["order"]
+    assert order[0] == 4  # west, offered by the rules
+    page.keyboard.press("Space")
+    page.wait_for_function("() => document.querySelector('.bgp-root').dataset.tick === '1'")
+    wait_state(page, "turn", "over")
+    assert page.get_attribute(".bgp-root", "data-blocked") == "a0 (W)"
+    notice = page.locator(".bgp-notice")
+    assert notice.is_visible() and "a0 (W) did not move" in notice.text_content()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Space")
+    page.wait_for_function("() => document.querySelector('.bgp-root').dataset.tick === '2'")
+    wait_state(page, "turn", "over")
+    assert page.get_attribute(".bgp-root", "data-blocked") == ""
+    assert notice.is_hidden()

@@ -104,6 +104,8 @@ export function buildGame(st) {
   ui.canvas = el("canvas", { class: "mbg-canvas bgp-canvas", "aria-label": "arena, as your team sees it" });
   ui.verdict = el("div", { class: "bgp-verdict", role: "status" }); // the result, over the arena
   ui.verdict.hidden = true;
+  ui.notice = el("div", { class: "bgp-notice", role: "status", "aria-live": "polite" }); // blocked moves
+  ui.notice.hidden = true;
   ui.tabs = el("div", { class: "bgp-tabs", role: "tablist", "aria-label": "your agents" });
   movePad(st);
   ui.targets = el("div", { class: "bgp-targets", "aria-label": "target" });
@@ -136,7 +138,7 @@ export function buildGame(st) {
     el("section", {}, el("h4", { text: "Events" }), ui.log));
   st.game.replaceChildren(
     el("div", { class: "mbg-header" }, ui.title, ui.score, ui.clock, ui.turn),
-    el("div", { class: "bgp-board" }, el("div", { class: "mbg-stage bgp-stage" }, ui.canvas, ui.verdict), controls),
+    el("div", { class: "bgp-board" }, el("div", { class: "mbg-stage bgp-stage" }, ui.canvas, ui.notice, ui.verdict), controls),
     panels);
 }
 

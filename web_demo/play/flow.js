@@ -13,6 +13,7 @@ import { logTick, refreshTurn, setMode } from "./board.js";
 import { draw, flashLastTick } from "./draw.js";
 import { gatherActions, newSession, startTurn } from "./orders.js";
 import { specFromForm } from "./setup.js";
+import { MOVE_NAMES } from "./turns.js";
 import { clearError, setState, showError } from "./state.js";
 
 // The downloaded replay's name: where the game started and when.
@@ -92,8 +93,37 @@ export async function resolveTurn(st) {
     syncAuto(st);
     return;
   }
+  st.session.sent = st.session.actions;
   st.session.actions = {};
   await show(st, next, true);
+}
+
+// The human agents whose move went nowhere this tick (`sent`: slot -> [move, target, ult]
+// as committed; `before`, `after`: agentsAt of the tick's two frames): they moved (not
+// "stay"), were alive both times, and ended within 0.1 units of where they
+// started: an obstacle or a body stopped them. Each as "a0 (E)".
+export function blockedMoves(sent, before, after) {
+  const out = [];
+  for (const [slot, action] of Object.entries(sent ?? {})) {
+    const move = action?.[0];
+    if (!move) continue; // stay
+    const a = before.find((x) => x.name === slot);
+    const b = after.find((x) => x.name === slot);
+    if (!a || !b || !a.alive || !b.alive) continue; // (a stunned agent is offered no move)
+    if (Math.hypot(b.x - a.x, b.y - a.y) < 100) out.push(`${slot} (${MOVE_NAMES[move]})`);
+  }
+  return out;
+}
+
+// Say on the arena which of the human agents' moves were blocked this tick (or nothing).
+function announceBlocked(st, win, sent) {
+  const t = win.ticks;
+  const blocked = t > 0 ? blockedMoves(sent, agentsAt(win, st.session.who, t - 1), agentsAt(win, st.session.who, t)) : [];
+  st.ui.notice.textContent = blocked.length
+    ? `Blocked: ${blocked.join(", ")} did not move (an obstacle or a body in the way)`
+    : "";
+  st.ui.notice.hidden = !blocked.length;
+  st.root.dataset.blocked = blocked.join(",");
 }
 
 // Take a view from the engine: check its window with the viewer's reader, draw, log, and
@@ -116,6 +146,7 @@ export async function show(st, view, ticked) {
   root.dataset.tick = String(view.tick);
   root.dataset.view = session.who;
   if (ticked && win.ticks > 0) logTick(st, win);
+  if (ticked) announceBlocked(st, win, session.sent);
   const f = win.frames;
   const t = win.ticks;
   ui.score.textContent = `a ${view.score[0]} : ${view.score[1]} b  (to ${f.winning_score[t]})`;

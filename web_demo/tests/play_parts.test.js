@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { autoLabel, autoMode } from "../play/autoplay.js";
 import { targetLabel, turnText } from "../play/board.js";
 import { fadeUnchanged, ghosts } from "../play/draw.js";
-import { downloadName, endWords, verdict } from "../play/flow.js";
+import { blockedMoves, downloadName, endWords, verdict } from "../play/flow.js";
 import { newSession, startTurn } from "../play/orders.js";
 import { clickMeaning, legalTargetOf, nearestAgent, pickable } from "../play/pointer.js";
 import { loadScenario } from "../play/scenarios.js";
@@ -207,4 +207,13 @@ test("the opponents' menu names carry their season strength where one is known",
   assert.equal(systemLabel("toString", strengths), "toString");
   assert.equal(systemLabel("human", strengths), "you (human)");
   assert.equal(systemLabel("tdm-beta", undefined), "tdm-beta");
+});
+
+test("a move that went nowhere is reported as blocked; standing, dying and moving are not", () => {
+  const at = (x0, alive = true) => [{ name: "a0", x: x0, y: 2000, alive }, { name: "a1", x: 5000, y: 2000, alive: true }];
+  const sent = { a0: [3, 0, 0], a1: [0, 0, 0] }; // a0 east, a1 stays
+  assert.deepEqual(blockedMoves(sent, at(1000), at(1050)), ["a0 (E)"]);
+  assert.deepEqual(blockedMoves(sent, at(1000), at(2000)), []);
+  assert.deepEqual(blockedMoves(sent, at(1000), at(1000, false)), []); // died this tick
+  assert.deepEqual(blockedMoves({}, at(1000), at(1000)), []);
 });
