@@ -585,10 +585,13 @@ def test_the_speed_menu_plays_what_it_says_and_skip_goes_to_the_end(page):
 
 def test_a_move_into_the_arena_wall_is_announced_on_the_arena(page):
     """Issue 46: a0 starts touching the left wall (x = 0.5 on map 47); an order west is
-    offered, goes nowhere, and the arena says so."""
+    offered, goes nowhere, and the arena says so; targeting b0, out of sight, says why not."""
     wait_state(page, "setup")
     set_up(page)  # a0 (human mage) against b0 (TDM-Alpha), map 47
     assert wait_state(page, "turn") == "turn"
+    page.keyboard.press("Digit1")  # b0, across the map: the refusal says why
+    refused = page.text_content(".bgp-order")
+    assert refused == "a0: b0 cannot be targeted: b0 is not in sight of your team", refused
     page.keyboard.press("ArrowLeft")
     order = json.loads(page.get_attribute(".bgp-root", "data-offered"))["order"]
     assert order[0] == 4  # west, offered by the rules

@@ -9,10 +9,10 @@ import { DEFAULT_SPEED, SPEEDS, autoMode, nextTick, rescheduleAuto, skipToEnd, s
 import { applyChange, refreshTurn } from "./board.js";
 import { flashLastTick } from "./draw.js";
 import { resolveTurn } from "./flow.js";
-import { commitAll, commitSelected, cycle, undo } from "./orders.js";
-import { clickArena, hoverArena } from "./pointer.js";
+import { commitAll, commitSelected, cycle, selectedHuman, teamOfSlot, undo } from "./orders.js";
+import { clickArena, hoverArena, refusalText } from "./pointer.js";
 import { act, listen, option } from "./state.js";
-import { MOVE_KEYS, MOVE_NAMES, PAD, targetOfKey, withMove, withTarget, withUltimateToggled } from "./turns.js";
+import { MOVE_KEYS, MOVE_NAMES, PAD, slotOfTarget, targetOfKey, withMove, withTarget, withUltimateToggled } from "./turns.js";
 
 export const KEYS = [
   ["Tab / Shift+Tab", "next / previous agent"],
@@ -32,7 +32,11 @@ export const KEYS = [
 
 // ---- what the controls do ------------------------------------------------------------------
 const move = (st, m) => applyChange(st, (set, o) => withMove(set, o, m));
-const target = (st, t) => applyChange(st, (set, o) => withTarget(set, o, t));
+const target = (st, t) => {
+  const h = selectedHuman(st.session);
+  const why = h && t >= 1 && t <= 10 ? refusalText(st.session, h, slotOfTarget(teamOfSlot(h.slot), t)) : undefined;
+  applyChange(st, (set, o) => withTarget(set, o, t), why);
+};
 const toggleUltimate = (st) => applyChange(st, (set, o) => withUltimateToggled(set, o));
 
 function commitOne(st) {

@@ -65,6 +65,37 @@ export function pickable(session, a, shift) {
   return session.committed.has(selectedHuman(session).slot) || legalTargetOf(session, a) === null ? null : meaning;
 }
 
+// Why agent `a` is not a target the selected agent `h` may take now, in words (issue 46: a
+// refusal used to say only "not a target it can take now"). `here`: the frame's agents
+// (agentsAt), `sight`: h's own sight bitmask this frame (bit s: agent s seen). The rules:
+// abilities need a living, unshielded, unstunned caster; a target alive, not spawn-shielded
+// (for enemies), of the right side (a Priest heals allies, the others strike enemies), in
+// the caster's own sight and within reach of its Basic or Ultimate.
+export function targetRefusal(h, a, here, sight) {
+  const me = here.find((x) => x.name === h.slot);
+  if (!me || !me.alive) return `${h.slot} is dead`;
+  if (me.shield > 0) return `${h.slot} cannot use abilities while spawn-shielded`;
+  if (me.effects && me.effects.stun) return `${h.slot} is stunned`;
+  const ally = a.team === me.team;
+  if (!ally && a.visible === false) return `${a.name} is not in sight of your team`;
+  if (!a.alive) return `${a.name} is dead`;
+  if (me.className === "priest" && !ally) return "a Priest heals allies; it cannot target enemies";
+  if (me.className !== "priest" && ally) return `a ${me.classTitle} targets enemies only`;
+  if (!ally && a.shield > 0) return `${a.name} is spawn-shielded`;
+  if (a.name !== h.slot && !((sight >> a.slot) & 1)) return `${a.name} is not in ${h.slot}'s own sight`;
+  return `${a.name} is out of ${h.slot}'s reach this tick`;
+}
+
+// The refusal shown when the selected agent `h` may not target the agent in slot `slot`.
+export function refusalText(session, h, slot) {
+  const win = session.win;
+  const here = agentsAt(win, session.who, win.ticks);
+  const a = here[slot];
+  if (!a || !a.present) return "there is no agent in that slot";
+  const mine = here.findIndex((x) => x.name === h.slot);
+  return `${a.name} cannot be targeted: ${targetRefusal(h, a, here, win.sight[win.ticks][mine] ?? 0)}`;
+}
+
 export function clickArena(st, e) {
   const session = st.session;
   const a = agentUnder(st, e);
@@ -76,7 +107,7 @@ export function clickArena(st, e) {
     const h = selectedHuman(session);
     if (a.name === h.slot && legalTargetOf(session, a) === null) return; // itself, not a self-cast
     const t = targetOfSlot(teamOfSlot(h.slot), a.slot);
-    applyChange(st, (set, o) => withTarget(set, o, t), `${a.name} is not a target it can take now`);
+    applyChange(st, (set, o) => withTarget(set, o, t), refusalText(session, h, a.slot));
   }
 }
 

@@ -8,7 +8,7 @@ import { targetLabel, turnText } from "../play/board.js";
 import { fadeUnchanged, ghosts } from "../play/draw.js";
 import { blockedMoves, downloadName, endWords, verdict } from "../play/flow.js";
 import { newSession, startTurn } from "../play/orders.js";
-import { clickMeaning, legalTargetOf, nearestAgent, pickable } from "../play/pointer.js";
+import { clickMeaning, legalTargetOf, nearestAgent, pickable, targetRefusal } from "../play/pointer.js";
 import { loadScenario } from "../play/scenarios.js";
 import { gameKind, gameSpec, setupDefaults, systemLabel } from "../play/setup.js";
 import { SLOT_NAMES } from "../play/state.js";
@@ -216,4 +216,21 @@ test("a move that went nowhere is reported as blocked; standing, dying and movin
   assert.deepEqual(blockedMoves(sent, at(1000), at(2000)), []);
   assert.deepEqual(blockedMoves(sent, at(1000), at(1000, false)), []); // died this tick
   assert.deepEqual(blockedMoves({}, at(1000), at(1000)), []);
+});
+
+test("a refused target says why: the caster, the target's state and side, its sight, its reach", () => {
+  const unit = (name, team, extra = {}) => ({ name, slot: "a0a1b0b1".indexOf(name) / 2, team, alive: true, visible: true, shield: 0, effects: {}, className: "mage", classTitle: "Mage", ...extra });
+  const here = [unit("a0", 0), unit("a1", 0), unit("b0", 1), unit("b1", 1)];
+  const h = { slot: "a0" };
+  const seesB0 = 1 << 2;
+  assert.equal(targetRefusal(h, here[2], here, seesB0), "b0 is out of a0's reach this tick");
+  assert.equal(targetRefusal(h, here[3], here, seesB0), "b1 is not in a0's own sight");
+  assert.equal(targetRefusal(h, here[1], here, seesB0), "a Mage targets enemies only");
+  assert.equal(targetRefusal(h, { ...here[2], shield: 2 }, here, seesB0), "b0 is spawn-shielded");
+  assert.equal(targetRefusal(h, { ...here[2], alive: false }, here, seesB0), "b0 is dead");
+  assert.equal(targetRefusal(h, { ...here[2], visible: false, alive: false }, here, 0), "b0 is not in sight of your team");
+  const stunned = [{ ...here[0], effects: { stun: 1 } }, ...here.slice(1)];
+  assert.equal(targetRefusal(h, here[2], stunned, seesB0), "a0 is stunned");
+  const priest = [{ ...here[0], className: "priest", classTitle: "Priest" }, ...here.slice(1)];
+  assert.equal(targetRefusal(h, here[2], priest, seesB0), "a Priest heals allies; it cannot target enemies");
 });
