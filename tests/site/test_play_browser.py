@@ -287,7 +287,7 @@ def test_clicks_on_the_arena_select_agents_and_pick_legal_targets(page):
     assert _targets(page) == ("a0", 0)
     canvas.click(position=at["b0"])  # not a target a Priest can take: nothing but a hint
     assert _targets(page) == ("a0", 0)
-    assert "not a target" in page.text_content(".bgp-order")
+    assert "a Priest heals allies" in page.text_content(".bgp-order")  # and why (issue 46)
     canvas.click(position=at["a2"])  # a System's teammate: healed (own slot 2)
     assert _targets(page) == ("a0", 3)
     canvas.click(position=at["a1"], modifiers=["Shift"])  # Shift: your own agent as target
