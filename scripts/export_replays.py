@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from marl_bgs import Game
+from marl_bgs.battle_games import ENTRANTS, numpy_decider
 from marl_bgs.core.position import starting_position
 from marl_bgs.core.state import TEAM_SIZE
 from marl_bgs.maps import load_map
@@ -69,11 +70,6 @@ LABELS = {
     "qmix-500k": "QMIX 500k",
     "pqn-vdn-500k": "PQN-VDN 500k",
 }
-LEARNED = {
-    name: ROOT / "seasons" / "entrants" / name / "policy.npz"
-    for name in ("nav-dagger-0", "rec-ippo-500k", "rec-mappo-500k", "ff-ippo-500k",
-                 "ff-mappo-500k", "qmix-500k", "pqn-vdn-500k")
-}  # fmt: skip
 
 
 SCRIPTED = {
@@ -106,29 +102,20 @@ def random_player(seed: int) -> Callable[[TeamInputs], np.ndarray]:
     return act
 
 
-def learned_player(path: Path, seed: int) -> Callable[[TeamInputs], np.ndarray]:
-    """A published entrant's policy, playing as it does in seasons: a policy learner samples
-    its actions, a Q-learner plays its best legal Q-value."""
-    from marl_bgs.learn.npz_policy import NumpyPolicy
-
-    policy, rng = NumpyPolicy.load(path), np.random.default_rng(seed)
-    memory = [policy.init_memory()]
-
-    def act(inputs: TeamInputs) -> np.ndarray:
-        actions, memory[0] = policy.act(inputs, memory[0], greedy=False, rng=rng)
-        return np.asarray(actions, np.int32)
-
-    return act
-
-
-def make_player(name: str, seed: int) -> Callable[[TeamInputs], np.ndarray]:
+def make_player(name: str, seed: int) -> Callable[[Game, int], np.ndarray]:
+    """A player's choice for team `team` of a game: the scripted teams' and Random's from
+    what the team sees, a published entrant (`battle_games.ENTRANTS`) as the Play page runs
+    it (its `.npz` policy on NumPy: a policy learner samples, a Q-learner plays its best
+    legal Q-value)."""
+    if name in ENTRANTS:
+        return numpy_decider(name, seed).decide
     if name in SCRIPTED:
-        return scripted_player(name)
-    if name == "random":
-        return random_player(seed)
-    if name in LEARNED:
-        return learned_player(LEARNED[name], seed)
-    raise ValueError(f"player: unknown player {name!r}")
+        by_inputs = scripted_player(name)
+    elif name == "random":
+        by_inputs = random_player(seed)
+    else:
+        raise ValueError(f"player: unknown player {name!r}")
+    return lambda game, team: by_inputs(game.team_inputs(team))
 
 
 def play(map_id: int, players: tuple[str, str], game_number: int, title: str) -> Replay:
@@ -140,7 +127,7 @@ def play(map_id: int, players: tuple[str, str], game_number: int, title: str) ->
     ]
 
     def choose(g: Game) -> np.ndarray:
-        return g.slots_from_flat(acts[0](g.team_inputs(0)), acts[1](g.team_inputs(1)))
+        return g.slots_from_flat(acts[0](g, 0), acts[1](g, 1))
 
     return record_game(game, choose, players, {"root": ROOT_SEED, "game": game_number}, title=title)
 
