@@ -70,12 +70,12 @@ def tracked_files(root: Path = ROOT) -> list[str]:
     return [n for n in names if (root / n).is_file()]  # a deleted, uncommitted file is left out
 
 
-def build(root: Path = ROOT) -> tuple[str, bytes]:
-    """The archive's file name and bytes."""
+def build(root: Path = ROOT, names: list[str] | None = None) -> tuple[str, bytes]:
+    """The archive's file name and bytes (`names`: `tracked_files(root)`, when already listed)."""
     top = f"marl-bgs-{version(root)}"
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for name in tracked_files(root):
+        for name in tracked_files(root) if names is None else names:
             path = root / name
             info = tarfile.TarInfo(f"{top}/{name}")
             data = path.read_bytes()
@@ -108,11 +108,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.skip_without_git and not is_git_checkout():
         print(f"export_source: {ROOT} is not a git checkout; no source archive built")
         return 0
-    name, data = build()
-    files = {name: data, MANIFEST: manifest(name, data, len(tracked_files()))}
     if args.check and not (args.out / MANIFEST).is_file():
         print(f"export_source: {args.out} not built (it is built, not committed); nothing to check")
         return 0
+    names = tracked_files()
+    name, data = build(names=names)
+    files = {name: data, MANIFEST: manifest(name, data, len(names))}
     if args.check:
         stale = [n for n, b in files.items()
                  if not (args.out / n).is_file() or (args.out / n).read_bytes() != b]  # fmt: skip
@@ -129,8 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             old.unlink()
     for n, b in files.items():
         (args.out / n).write_bytes(b)
-    print(f"wrote {args.out / name} ({len(data) / 2**20:.1f} MiB, "
-          f"{len(tracked_files())} files)")  # fmt: skip
+    print(f"wrote {args.out / name} ({len(data) / 2**20:.1f} MiB, {len(names)} files)")
     return 0
 
 
