@@ -119,21 +119,16 @@ def budget(run: Path, selected: dict) -> dict:
 def check_stages(runs: list[Path]) -> list[str]:
     """Problems with a staged recipe: each run after the first must start from the one
     before it (`init_from`, compared as resolved folders)."""
+    from marl_bgs.learn.kickstart import start_folder
+
     problems = []
     for before, run in zip(runs, runs[1:], strict=False):
         cfg = json.loads((run / "config.json").read_text())
         start = cfg.get("init_from") or ""
-        if not start or start_run(start).resolve() != before.resolve():
+        if not start or start_folder(start)[0].resolve() != before.resolve():
             problems.append(f"{run.name}'s init_from is {start!r}, not the run before it "
                             f"({before})")  # fmt: skip
     return problems
-
-
-def start_run(init_from: str | Path) -> Path:
-    """The run folder an `init_from` names (its `best/` folder means the run itself)."""
-    from marl_bgs.learn.kickstart import start_folder
-
-    return start_folder(init_from)[0]
 
 
 TEACHER_FIELDS = (
@@ -337,6 +332,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = p.parse_args(argv)
 
+    from marl_bgs.learn.kickstart import start_folder
     from marl_bgs.learn.policy import export_npz
 
     run, out = args.run, args.out
@@ -394,10 +390,8 @@ def main(argv: list[str] | None = None) -> None:
             cfg = json.loads((stage / "config.json").read_text())
             teaching = {k: cfg[k] for k in TEACHER_FIELDS if k in cfg}
             if teaching.get("init_from"):
-                start = Path(teaching["init_from"])
-                teaching["init_from"] = start_run(start).name + (
-                    "/best" if start.name == "best" else ""
-                )
+                start, sub = start_folder(teaching["init_from"])
+                teaching["init_from"] = start.name + ("/best" if sub == "best" else "")
             stages.append({"run": stage.name, "folder": into.relative_to(out).as_posix(),
                            "teaching": teaching, **budget(stage, {})})  # fmt: skip
         facts["stages"] = stages
