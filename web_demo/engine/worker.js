@@ -26,7 +26,7 @@ async function load(options) {
   } catch (err) {
     throw new Error(`the engine has no BattleClient (${lastLine(err)}); rebuild exports/browser/`);
   }
-  return { catalog: games.browser_catalog(), bytes: engine.manifest.total_bytes ?? null };
+  return { catalog: games.browser_catalog() };
 }
 
 self.onmessage = async (event) => {

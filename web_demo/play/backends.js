@@ -70,7 +70,6 @@ async function workerBackend(options) {
       waiting.set(id, { resolve, reject });
       worker.postMessage({ id, op, args });
     });
-  const started = performance.now();
   let loaded;
   try {
     loaded = await call("load", options.base ? { base: String(options.base) } : {});
@@ -80,8 +79,6 @@ async function workerBackend(options) {
   }
   return {
     kind: "browser",
-    loadMs: performance.now() - started,
-    bytes: loaded.bytes,
     catalog: JSON.parse(loaded.catalog),
     defaults: null,
     async newGame(spec) {
@@ -119,7 +116,6 @@ async function pageBackend(options) {
   };
   return {
     kind: "browser",
-    loadMs: engine.loadMs,
     catalog: JSON.parse(call("browser_catalog")),
     defaults: null,
     async newGame(spec) {
@@ -166,7 +162,6 @@ export async function localBackend(base = new URL("/api/", location.href)) {
   const config = JSON.parse(await request("config"));
   return {
     kind: "local",
-    loadMs: 0,
     catalog: config.catalog,
     defaults: config.defaults,
     async newGame(spec) {
