@@ -66,7 +66,7 @@ def full_rows_differ(full: pd.DataFrame, games: pd.DataFrame) -> str | None:
     row (their fixture and game numbers, results, points, kills, deaths, Ultimates, red-zone
     deaths and ticks), or None where they are."""
     if len(full) != len(games):
-        return f"{len(full)} games, the season's games table has {len(games)}"
+        return f"{len(full)} games, the season has {len(games)}"
     for key in ("fixture", "game"):
         if (full[key].to_numpy() != games[key].to_numpy()).any():
             return f"its {key!r} column is not the season's, row for row"
@@ -96,8 +96,6 @@ def load_season_full(folder: Path) -> SeasonFull:
     missing = [c for c in ("fixture", "game", *FULL_NAMES) if c not in full.columns]
     if missing:
         raise ValueError(f"{where}: lacks {len(missing)} column(s), e.g. {missing[0]!r}")
-    if len(full) != len(games):
-        raise ValueError(f"{where}: {len(full)} games, the season has {len(games)}")
     problem = full_rows_differ(full, games)
     if problem:
         raise ValueError(f"{where}: {problem}; replay it with scripts/replay_season_full.py")
