@@ -119,6 +119,13 @@ export function buildGame(st) {
   ui.undo = button("bgp-undo", "undo (Backspace)", "Undo");
   ui.again = button("bgp-again", "show the last tick again (L)", "Last tick");
   ui.order = el("div", { class: "bgp-order", "aria-live": "polite" });
+  // Off by default: each tick's result is drawn as soon as the engine answers.
+  ui.replayTicks = el("input", { type: "checkbox", class: "bgp-replay-ticks" });
+  ui.replayTicks.checked = st.replayTicks;
+  listen(st, ui.replayTicks, "change", () => {
+    st.replayTicks = ui.replayTicks.checked;
+    st.root.focus({ preventScroll: true });
+  });
   listen(st, ui.ult, "click", () => act(st, () => toggleUltimate(st)));
   listen(st, ui.commit, "click", () => act(st, () => commitOne(st)));
   listen(st, ui.commitAll, "click", () => act(st, () => commitEvery(st)));
@@ -132,18 +139,21 @@ export function buildGame(st) {
     el("div", { class: "bgp-row" }, ui.pad, el("div", { class: "bgp-side" }, ui.targets, ui.buttons)));
   const keys = el("dl", { class: "bgp-keys" });
   for (const [k, what] of KEYS) keys.append(el("dt", { text: k }), el("dd", { text: what }));
-  const controls = el("div", { class: "bgp-controls" },
-    ui.autoBar, ui.human,
-    el("details", { class: "bgp-help" }, el("summary", { text: "Keyboard" }), keys));
+  const options = el("label", { class: "bgp-option", title: "draw the position each tick started from, then its result" },
+    ui.replayTicks, " Replay each tick");
+  const controls = el("div", { class: "bgp-controls" }, ui.autoBar, ui.human, options);
   ui.agents = el("table", { class: "mbg-agents" });
   ui.log = el("ol", { class: "mbg-log bgp-log", "aria-label": "event log" });
-  const panels = el("div", { class: "mbg-panels bgp-panels" },
-    el("section", {}, el("h4", { text: "Agents (as your team sees them)" }), ui.agents),
-    el("section", {}, el("h4", { text: "Events" }), ui.log));
+  // Beside the arena: its controls, then the event log; under it, the agents. On a phone,
+  // stacked: arena, controls, log, agents (play.css's grid areas).
+  const side = el("div", { class: "bgp-side-panel" }, controls,
+    el("section", { class: "bgp-events" }, el("h4", { text: "Events" }), ui.log),
+    el("details", { class: "bgp-help" }, el("summary", { text: "Keyboard" }), keys));
+  const agents = el("section", { class: "bgp-agents-panel" }, el("h4", { text: "Agents (as your team sees them)" }), ui.agents);
   st.game.replaceChildren(
     el("div", { class: "mbg-header" }, ui.title, ui.score, ui.clock, ui.turn),
-    el("div", { class: "bgp-board" }, el("div", { class: "mbg-stage bgp-stage" }, ui.canvas, ui.notice, ui.verdict), controls),
-    panels);
+    el("div", { class: "bgp-board" },
+      el("div", { class: "mbg-stage bgp-stage" }, ui.canvas, ui.notice, ui.verdict), side, agents));
 }
 
 // The client's keys (KEYS); the root listens while it has the focus.

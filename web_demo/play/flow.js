@@ -162,7 +162,7 @@ export async function show(st, view, ticked) {
   }
   setState(st, "turn");
   refreshTurn(st);
-  if (ticked && win.ticks > 0 && st.flashMs > 0) flashLastTick(st);
+  if (ticked && win.ticks > 0 && st.replayTicks && st.flashMs > 0) flashLastTick(st);
   else draw(st, t);
   if (autoMode(session)) {
     scheduleAuto(st, resolveTurn);

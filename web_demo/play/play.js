@@ -17,7 +17,9 @@
 // address) starts an endgame scenario (scenarios.js). With `options.lazy`, a button loads the
 // engine; `options.download` (a promise of {bytes, kept}) lets it say the download's size or
 // that the browser keeps the engine already. `options.strengths` ({name: text}) labels the
-// opponents in the setup menus with their season strength.
+// opponents in the setup menus with their season strength. `options.replayTicks` starts with
+// "replay each tick" on (the position each tick started from, for `flashMs`, before its
+// result); off, a tick's result is drawn as soon as the engine answers.
 //
 // This file only mounts the client; its parts are modules that share one state object
 // (state.js): setup.js (the form), orders.js (the turn as data), board.js (the turn's
@@ -53,7 +55,7 @@ function buildParts() {
 }
 
 export function mountPlay(host, options = {}) {
-  const st = createState(buildParts(), options.flashMs ?? 150);
+  const st = createState(buildParts(), options.flashMs ?? 150, Boolean(options.replayTicks));
   const { root, status } = st;
   host.replaceChildren(root);
   listen(st, root, "keydown", (e) => onKey(st, e));

@@ -9,8 +9,9 @@ import { applyChange, refreshTurn } from "./board.js";
 import { humansHere, select, selectedHuman, teamOfSlot } from "./orders.js";
 import { targetOfSlot, withTarget } from "./turns.js";
 
-// A finger's width at least, in pixels, however small the bodies are drawn.
-const MIN_REACH = 10;
+// Half a finger's width at least (a 40 px touch target), in pixels, however small the bodies
+// are drawn; the nearest agent wins where two reaches overlap.
+const MIN_REACH = 20;
 
 // The agent nearest (px, py) in canvas pixels among those within `reach` pixels of it, by
 // the scale `sc` (render.js's makeScale): only present, visible and living agents; or null.

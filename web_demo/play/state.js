@@ -9,11 +9,14 @@ export const TEAM_SIZE = 5;
 export const SLOT_NAMES = Array.from({ length: 10 }, (_, s) => `${"ab"[Math.floor(s / 5)]}${s % 5}`);
 
 // `parts`: the page's fixed elements ({root, status, error, setup, game, end, scenarioNote});
-// `flashMs`: how long the last tick's start shows before where it left the agents.
-export function createState(parts, flashMs) {
+// `flashMs`: how long the last tick's start shows before where it left the agents ("Last tick",
+// L, and every tick when `replayTicks` is on; off by default, so a tick's result is drawn as
+// soon as the engine answers).
+export function createState(parts, flashMs, replayTicks = false) {
   return {
     ...parts,
     flashMs,
+    replayTicks,
     ui: {}, // the game's controls (controls.js builds them once the engine is in)
     form: {}, // the setup form's inputs (setup.js)
     cleanups: [], // what `destroy` undoes: listeners, the replay's object URL
