@@ -337,6 +337,11 @@ def test_metrics_explorer_shows_sorts_and_filters_the_files_numbers(page, site_u
     page.wait_for_selector(".mbg-ex-table tbody tr")
     # Issue 46: names read in a column at least 160 px wide; the filter's example finds columns
     assert page.locator(".mbg-ex-table td.mbg-ex-name").first.bounding_box()["width"] >= 160
+    # each row's plot at its own size (180 px, 7 px an entrant) beside the name, in view
+    plot = page.locator(".mbg-ex-table .mbg-ex-plot").first.bounding_box()
+    wrap = page.locator(".mbg-ex-wrap").bounding_box()
+    assert plot["width"] >= 179 and plot["height"] >= 7 * len(data["entrants"]) - 1, plot
+    assert plot["x"] + plot["width"] <= wrap["x"] + wrap["width"], (plot, wrap)
     example = page.get_attribute(".mbg-ex-filter", "placeholder").removeprefix("e.g. ")
     page.fill(".mbg-ex-filter", example)
     assert page.locator(".mbg-ex-table tbody tr").count() > 0

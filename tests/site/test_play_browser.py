@@ -691,6 +691,7 @@ def test_play_keeps_the_arena_its_controls_and_the_log_in_view(browser, site_url
     for k in range(len(parts) - 1):
         assert boxes[k]["bottom"] <= boxes[k + 1]["top"] + 1, (parts[k], boxes[k], boxes[k + 1])
     assert boxes[0]["left"] <= 0.5 and boxes[0]["width"] >= 389, boxes[0]
+    assert boxes[0]["height"] <= 0.55 * boxes[0]["width"], boxes[0]  # drawn again, not stretched
     heights = pg.eval_on_selector_all(
         f"{SITE_PLAY} .bgp-pad .mbg-btn, {SITE_PLAY} .bgp-commit",
         "bs => bs.map(b => b.getBoundingClientRect().height)",

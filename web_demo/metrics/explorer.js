@@ -132,10 +132,14 @@ function svgEl(tag, attrs) {
 }
 
 // One row's small plot: a bar per shown entrant, scaled to the row's largest upper bound.
+// Drawn at its own size (site.css keeps the table from squeezing it) next to the column's
+// name, so the row reads at a glance before the numbers.
+export const PLOT_WIDTH = 180;
+export const PLOT_BAR = 6;
 function rowPlot(data, row, shown) {
-  const bar = 9;
-  const width = 200;
-  const height = shown.length * (bar + 2);
+  const bar = PLOT_BAR;
+  const width = PLOT_WIDTH;
+  const height = shown.length * (bar + 1);
   const svg = svgEl("svg", { width, height, viewBox: `0 0 ${width} ${height}`, class: "mbg-ex-plot", role: "img" });
   const top = Math.max(1e-12, ...shown.map((k) => data.entrants[k].high[row.index] ?? data.entrants[k].value[row.index] ?? 0));
   const x = (v) => Math.max(0, Math.min(width, (width * (v ?? 0)) / top));
@@ -224,24 +228,22 @@ export function renderExplorer(host, data) {
       th.append(button);
       return th;
     };
-    head.append(heading("column", "label"));
+    head.append(heading("column", "label"), el("th", {}, "plot"));
     for (const k of state.shown) head.append(heading(data.entrants[k].name, k));
-    head.append(el("th", {}, "plot"));
     const body = el("tbody");
     for (const row of rows) {
       const tr = el("tr", { "data-column": row.name, title: `${row.name}: ${columnText(row, data.roster)}` });
       const name = el("td", { class: "mbg-ex-name" });
       name.append(el("code", {}, row.label), el("br"), el("small", {}, columnText(row, data.roster)));
-      tr.append(name);
+      const plot = el("td", { class: "mbg-ex-plot-cell" });
+      plot.append(rowPlot(data, row, state.shown));
+      tr.append(name, plot);
       for (const k of state.shown) {
         const e = data.entrants[k];
         const td = el("td", { class: "mbg-ex-value", "data-entrant": e.name }, formatValue(e.value[row.index]));
         td.append(el("br"), el("small", {}, `[${formatValue(e.low[row.index])}, ${formatValue(e.high[row.index])}]`));
         tr.append(td);
       }
-      const plot = el("td");
-      plot.append(rowPlot(data, row, state.shown));
-      tr.append(plot);
       body.append(tr);
     }
     const thead = el("thead");

@@ -7,7 +7,7 @@
 import { el } from "../viewer/ui.js";
 import { DEFAULT_SPEED, SPEEDS, autoMode, nextTick, rescheduleAuto, skipToEnd, speedLabel, togglePause } from "./autoplay.js";
 import { applyChange, refreshTurn } from "./board.js";
-import { flashLastTick } from "./draw.js";
+import { draw, flashLastTick } from "./draw.js";
 import { resolveTurn } from "./flow.js";
 import { commitAll, commitSelected, cycle, selectedHuman, teamOfSlot, undo } from "./orders.js";
 import { clickArena, hoverArena, refusalText } from "./pointer.js";
@@ -150,10 +150,26 @@ export function buildGame(st) {
     el("section", { class: "bgp-events" }, el("h4", { text: "Events" }), ui.log),
     el("details", { class: "bgp-help" }, el("summary", { text: "Keyboard" }), keys));
   const agents = el("section", { class: "bgp-agents-panel" }, el("h4", { text: "Agents (as your team sees them)" }), ui.agents);
+  const stage = el("div", { class: "mbg-stage bgp-stage" }, ui.canvas, ui.notice, ui.verdict);
   st.game.replaceChildren(
     el("div", { class: "mbg-header" }, ui.title, ui.score, ui.clock, ui.turn),
-    el("div", { class: "bgp-board" },
-      el("div", { class: "mbg-stage bgp-stage" }, ui.canvas, ui.notice, ui.verdict), side, agents));
+    el("div", { class: "bgp-board" }, stage, side, agents));
+  redrawOnResize(st, stage);
+}
+
+// A phone turned on its side (or a resized window) gets the arena drawn again at its new
+// width; only a change of width redraws (drawing changes the stage's height).
+function redrawOnResize(st, stage) {
+  if (typeof ResizeObserver === "undefined") return;
+  let width = 0;
+  const observer = new ResizeObserver(() => {
+    const now = stage.clientWidth;
+    if (now === width) return;
+    width = now;
+    if (st.session && st.session.win && !st.root.dataset.flash) draw(st, st.session.win.ticks);
+  });
+  observer.observe(stage);
+  st.cleanups.push(() => observer.disconnect());
 }
 
 // The client's keys (KEYS); the root listens while it has the focus.
