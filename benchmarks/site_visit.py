@@ -43,7 +43,8 @@ BOX = """(e) => { const b = e.getBoundingClientRect();
 DRAW_TIMES = """() => { const root = document.querySelector('[data-play] .bgp-root');
   window.keyTimes = []; window.drawTimes = [];
   root.addEventListener('keydown', (e) => window.keyTimes.push(performance.now()), true);
-  new MutationObserver(() => window.drawTimes.push([Number(root.dataset.tick), performance.now()]))
+  new MutationObserver(() => window.drawTimes.push([Number(root.dataset.tick),
+    root.dataset.flash ? 'flash' : 'position', performance.now()]))
     .observe(root, { attributes: true, attributeFilter: ['data-drawn'] }); }"""
 TICK_TIMES = """() => { window.tickTimes = []; const root = document.querySelector('[data-play] .bgp-root');
   new MutationObserver(() => window.tickTimes.push([Number(root.dataset.tick), performance.now()]))
@@ -77,20 +78,24 @@ def search_hits(site: Path) -> dict[str, int]:
 
 
 def home(browser, base: str) -> dict:
+    """The home page's first game (its canvas) and which of its Play and leaderboard links
+    lie on the first screen, at each size."""
     out = {}
     for w, h in SIZES:
         ctx = browser.new_context(viewport={"width": w, "height": h})
         page = ctx.new_page()
         page.goto(base, wait_until="load")
-        page.wait_for_selector(".bgs-door-game canvas")
+        page.wait_for_selector("article canvas")
+        page.wait_for_timeout(500)
         links = page.eval_on_selector_all(
-            ".bgs-door-buttons a",
-            f"as => as.filter(a => a.getBoundingClientRect().bottom <= {h})"
+            "article a",
+            f"as => as.filter(a => {{ const b = a.getBoundingClientRect();"
+            f" return b.bottom <= {h} && b.height > 0 && /(play|leaderboard)\\/$/.test(a.getAttribute('href') || ''); }})"
             ".map(a => a.getAttribute('href'))",
         )
         out[f"{w}x{h}"] = {
-            "game_canvas": box(page, ".bgs-door-game canvas"),
-            "links_on_first_screen": links,
+            "game_canvas": box(page, "article canvas"),
+            "links_on_first_screen": sorted(set(links)),
         }
         ctx.close()
     return out
@@ -134,17 +139,24 @@ def start_game(page, settings: dict[str, str]) -> None:
 
 
 def commit_to_drawn(page, ticks: int) -> list[float]:
-    """ms from each Enter (commit every agent) to the first drawing of the next tick."""
+    """ms from each Enter (commit every agent) to the first drawing of the next tick's
+    position (not the replay of where the tick started)."""
     page.evaluate(DRAW_TIMES)
     waits = []
     for _ in range(ticks):
         tick = int(page.get_attribute(PLAY, "data-tick"))
         page.evaluate("window.keyTimes = []; window.drawTimes = []")
         page.keyboard.press("Enter")
-        page.wait_for_function(f"() => window.drawTimes.some(([t]) => t === {tick + 1})")
+        page.wait_for_function(
+            f"() => window.drawTimes.some(([t, what]) => t === {tick + 1} && what === 'position')"
+        )
         page.wait_for_selector(f"{PLAY}[data-state=turn], {PLAY}[data-state=over]")
         pressed = page.evaluate("window.keyTimes")[0]
-        drawn = next(t for k, t in page.evaluate("window.drawTimes") if k == tick + 1)
+        drawn = next(
+            t
+            for k, what, t in page.evaluate("window.drawTimes")
+            if k == tick + 1 and what == "position"
+        )
         waits.append(round(drawn - pressed, 1))
     return waits
 
@@ -163,14 +175,16 @@ def speeds(page, base: str) -> dict[str, float]:
             for k in range(5)
         }
         start_game(page, settings)
+        label = "max" if speed == "0" else f"{speed} ticks/s"
+        if not page.locator(f"{PLAY} .bgp-speed option[value='{speed}']").count():
+            out[label] = None  # the menu has no such speed
+            continue
         page.locator(f"{PLAY} .bgp-speed").select_option(speed)
         page.evaluate(TICK_TIMES)
         page.wait_for_function("() => window.tickTimes.length >= 61", timeout=120_000)
         times = page.evaluate("window.tickTimes")
         (t0, s0), (t1, s1) = times[0], times[60]
-        out["max" if speed == "0" else f"{speed} ticks/s"] = round(
-            (t1 - t0) / ((s1 - s0) / 1000), 1
-        )
+        out[label] = round((t1 - t0) / ((s1 - s0) / 1000), 1)
     return out
 
 
@@ -184,8 +198,7 @@ def play(browser, base: str) -> dict:
     out["layout_1280x800"] = {
         "arena": box(page, f"{PLAY} .bgp-canvas"),
         "commit": box(page, f"{PLAY} .bgp-commit"),
-        "event_log": box(page, f"{PLAY} .bgp-events"),
-        "game_kind": page.locator(f"{PLAY} .bgp-title, {PLAY} .mbg-title").first.text_content(),
+        "event_log": box(page, f"{PLAY} .bgp-events") or box(page, f"{PLAY} .bgp-log"),
     }
     waits = commit_to_drawn(page, 9)
     out["commit_to_drawn_ms"] = {"each": waits, "median": statistics.median(waits)}
@@ -196,7 +209,7 @@ def play(browser, base: str) -> dict:
     )
     out["layout_390x844"] = {
         "arena": box(page, f"{PLAY} .bgp-canvas"),
-        "event_log": box(page, f"{PLAY} .bgp-events"),
+        "event_log": box(page, f"{PLAY} .bgp-events") or box(page, f"{PLAY} .bgp-log"),
         "smallest_button_height": round(min(heights), 1),
     }
     page.set_viewport_size({"width": 1280, "height": 800})
