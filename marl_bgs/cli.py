@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .commands import evaluation, learning, play, serving
+from .commands import evaluation, launching, learning, play, serving
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_commands(sub)  # eval, crossplay, scenarios
     serving.add_commands(sub)  # view, client
     learning.add_commands(sub)  # train, demos, plot
+    launching.add_commands(sub)  # launch
     return parser
 
 
@@ -49,6 +50,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
+        if args.command != "launch":  # a process that `marl-bgs launch` (or a cluster) started
+            from .distributed import initialize_from_env
+
+            initialize_from_env()
         return args.run(args)
     except ValueError as err:
         print(f"marl-bgs: error: {err}", file=sys.stderr)

@@ -34,7 +34,7 @@ from .eval_result import (
     game_rows,
     summarize,
 )
-from .game_sharding import local_games_mesh, round_up
+from .game_sharding import batch_mesh, round_up
 from .maps import NUM_MAPS, SPLITS
 from .metrics import PRIORITY_NAMES, priority_record
 from .metrics.columns import GAME_COLUMNS
@@ -115,9 +115,12 @@ def evaluate(
     `record` lists games whose accepted actions are kept, for replays. The games' results
     do not depend on `batch_size`.
 
-    `devices` splits each batch of games over this process's devices with `jax.sharding`
-    (`marl_bgs.game_sharding`): 1 (the default) runs on one, 0 on all local devices, N on the
-    first N. Every result (the games table, recorded actions, metadata) is identical to one
+    `devices` splits each batch of games over devices with `jax.sharding`
+    (`marl_bgs.game_sharding`): 1 (the default) runs on one, 0 on all, N on the first N.
+    After `jax.distributed.initialize` (`marl_bgs.distributed`, `marl-bgs launch`) these are
+    the devices of every process: each plays its devices' share and every process returns
+    the whole result (games with a System on the host keep to each process's own devices).
+    Every result (the games table, recorded actions, metadata) is identical to one
     device's. A batch that does not split evenly is padded up to the next multiple of the
     device count with copies of its last game, whose results are dropped, as evaluate
     already does for a short last batch (so `batch_size` 6 on 4 devices plays 8 at once).
@@ -150,7 +153,8 @@ def evaluate(
             results.
         record: Game numbers whose accepted actions are kept, for `EvalResult.replay`.
         progress: Show a progress bar.
-        devices: Local devices a batch is split over: 1, 0 for all, or N.
+        devices: Devices a batch is split over: 1, 0 for all, or N (after
+            `jax.distributed.initialize`, those of every process: `marl_bgs.distributed`).
         metrics: `"priority"` (the games table) or `"full"` (also `result.full`).
 
     Returns:
@@ -175,7 +179,7 @@ def evaluate(
     first_seed = whole(first_seed, "first_seed", 0, 2**31 - 1 - games // 2)
     batch_size = whole(batch_size, "batch_size", 1, 65_536)
     metrics_level = choice(metrics, "metrics", ("priority", "full"))
-    mesh = local_games_mesh(devices)
+    mesh = batch_mesh(devices, host=sys_a.on_host or sys_b.on_host)
     rosters = (OFFICIAL_ROSTER, OFFICIAL_ROSTER) if rosters is None else rosters
     teams = sequence(rosters, "rosters", 2, 2)  # two lists of class names, one per team
     rosters = tuple(

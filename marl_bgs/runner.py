@@ -18,6 +18,7 @@ import numpy as np
 
 from .core.events import agent_name
 from .core.state import NUM_SLOTS, TEAM_SIZE
+from .distributed import to_host
 from .game_sharding import games_sharding, replicate, split_games
 from .memory_budget import over_budget, return_freed_memory
 from .schedule import action_key, memory_key
@@ -168,8 +169,10 @@ class BatchRunner:
         return self._run(root, seeds, state)
 
     def run(self, root, seeds: np.ndarray, positions: list[dict], real: int | None = None):
+        """`play`'s metrics, trail and flags as NumPy arrays, whole on every process (games
+        split over many processes' devices are gathered)."""
         state, trail, bad = self.play(root, seeds, positions, real)
-        return np.asarray(state.metrics), np.asarray(trail), np.asarray(bad)
+        return to_host(state.metrics), to_host(trail), to_host(bad)
 
 
 def refuse_invalid(bad: np.ndarray, games: Sequence[int], systems) -> None:

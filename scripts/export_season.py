@@ -11,6 +11,10 @@
     .venv/bin/python scripts/export_season.py --season season0 --shard 1/2
     .venv/bin/python scripts/export_season.py --season season0 --resume
 
+    # or each fixture's games split over every device of 2 joined processes (jax.distributed;
+    # process 0 writes every file):
+    .venv/bin/marl-bgs launch -n 2 -- scripts/export_season.py --season season0 --devices 0
+
 Reads the entrants file seasons/<season>.json, plays the round robin and any challengers
 through `marl_bgs.evaluate` (saving each fixture's games under
 exports/seasons/<season>/fixtures/, committed with the season, so `--resume` picks up where a
@@ -39,6 +43,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from marl_bgs.distributed import initialize_from_env, is_writer  # noqa: E402
 from marl_bgs.outputs import check_folder  # noqa: E402
 from marl_bgs.tournament.entrants import load_entrants  # noqa: E402
 from marl_bgs.tournament.figures import draw_all  # noqa: E402
@@ -188,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         "--devices",
         type=int,
         default=1,
-        help="local devices each batch of games is split over (0: all; same games as 1)",
+        help="devices each batch of games is split over (0: all, of every process under "
+        "marl-bgs launch; the same games as 1)",
     )
     p.add_argument("--out", type=Path, default=ROOT / "exports" / "seasons")
     p.add_argument(
@@ -212,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
     try:
+        initialize_from_env()  # a process of `marl-bgs launch` (or of a cluster's job)
         if args.shard and args.check:
             raise ValueError("--shard: a shard plays games; --check plays none")
         if args.shard:
@@ -253,6 +260,8 @@ def _play_shard(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         devices=args.devices,
     )
+    if not is_writer():  # process 0 of many says what the shard did
+        return 0
     planned = len(planned_fixtures(spec, maps, args.games_per_map))
     counts = {how: sum(1 for v in done.values() if v == how) for how in sorted(set(done.values()))}
     print(
@@ -327,6 +336,8 @@ def _run(args: argparse.Namespace) -> int:
         devices=args.devices,
     )
     played = time.perf_counter()
+    if not is_writer():  # joined processes: each played its devices' share; process 0 publishes
+        return 0
     entrants = [
         e.as_dict()
         for e in result.entrants

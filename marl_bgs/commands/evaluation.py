@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ..distributed import is_writer
+
 
 def _common_eval_args(parser: argparse.ArgumentParser, games: int) -> None:
     parser.add_argument("--maps", default="test", help="split name, 'all', or ids like 47,48")
@@ -13,7 +15,10 @@ def _common_eval_args(parser: argparse.ArgumentParser, games: int) -> None:
     parser.add_argument("--seed", type=int, default=0, help="root seed")
     parser.add_argument("--batch-size", type=int, default=64, help="games run at once")
     parser.add_argument(
-        "--devices", type=int, default=1, help="local devices a batch is split over (0: all)"
+        "--devices",
+        type=int,
+        default=1,
+        help="devices a batch is split over (0: all, of every process under marl-bgs launch)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -46,6 +51,8 @@ def _eval(args: argparse.Namespace) -> int:
         devices=args.devices,
         metrics=args.metrics,
     )
+    if not is_writer():  # of joined processes (marl-bgs launch), process 0 reports and writes
+        return 0
     s = result.summary()
     lo, hi = s["margin_ci95"]
     print(f"{result.meta['systems']['a']} (a) vs {result.meta['systems']['b']} (b)")
@@ -120,6 +127,8 @@ def _crossplay(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         devices=args.devices,
     )
+    if not is_writer():  # of joined processes (marl-bgs launch), process 0 reports and writes
+        return 0
     print("W-D-L of the row system against the column system:")
     print(wdl_matrix(games).to_string())
     print("\nmean points margin of the row system:")

@@ -42,9 +42,11 @@ def flat_metrics(metrics: dict, names: tuple[str, ...]) -> dict[str, float]:
 
 
 class RunLog:
-    """Appends one row per update to updates.csv and updates.jsonl in the run folder."""
+    """Appends one row per update to updates.csv and updates.jsonl in the run folder
+    (`writes=False`: another process writes them, this one only keeps the count)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, writes: bool = True) -> None:
+        self.writes = writes
         self.csv_path = folder / "updates.csv"
         self.json_path = folder / "updates.jsonl"
         # Rows of updates a resumed run played again (logged after the checkpoint it resumed
@@ -58,7 +60,7 @@ class RunLog:
     def keep_until(self, update: int) -> int:
         """Move the rows of updates after `update` to updates_replayed.jsonl (a resumed run
         plays them again); the number moved."""
-        if not self.json_path.exists():
+        if not self.writes or not self.json_path.exists():
             return 0
         lines = [line for line in self.json_path.read_text().splitlines() if line]
         played = [json.loads(line)["update"] for line in lines]
@@ -78,6 +80,8 @@ class RunLog:
         return len(later)
 
     def write(self, row: dict) -> None:
+        if not self.writes:
+            return
         if self.columns is None:
             self.columns = list(row)
             with self.csv_path.open("w", newline="") as f:
@@ -112,17 +116,21 @@ def train(
     panel at update 0 and after every `validate_every` of training (validation.csv /
     validation.jsonl / validation_games.csv) and keeps the state of the check with the best
     point margin (update 0 excluded) under best/. At the end it draws plots/ (when
-    matplotlib is installed and `plots`). `resume=True` continues from the newest checkpoint,
+    matplotlib is installed and `plots`). Over many processes (`marl_bgs.distributed`) every
+    process trains the same state and only process 0 writes the logs, config and plots;
+    the checkpoints are orbax's, written together. `resume=True` continues from the newest checkpoint,
     bit-identically to a run that never stopped (validation never touches the training
     state or its random keys). `stop_after` ends after that many updates in this call (it
     still checkpoints), as an interrupted run would.
     """
     from tqdm.auto import tqdm
 
+    from ..distributed import barrier, is_writer
     from .checkpoint import Checkpoints
     from .validation import ValidationLog, best_of, validation_updates, validator_for
 
     cfg = config
+    writer = is_writer()  # process 0 of many (or the only one) writes the run's files
     run_dir = Path(cfg.out)
     run_dir.mkdir(parents=True, exist_ok=True)
     ckpts = Checkpoints(run_dir / "checkpoints", keep=cfg.keep_checkpoints)
@@ -149,8 +157,9 @@ def train(
         mesh = game_mesh(cfg.devices)
         if mesh.devices.size > 1:
             state = shard_state(state, mesh, cfg.num_envs)
-    cfg.save(run_dir / "config.json")
-    log = RunLog(run_dir)
+    if writer:
+        cfg.save(run_dir / "config.json")
+    log = RunLog(run_dir, writes=writer)
     log.keep_until(int(state.update))  # rows logged after the checkpoint resumed from
     names = cfg.opponent_names()
     done = int(state.update)
@@ -158,14 +167,20 @@ def train(
     if stop_after is not None:
         todo = min(todo, stop_after)
     rows: list[dict] = []
-    bar = tqdm(total=cfg.num_updates, initial=done, disable=not progress, unit="update")
+    bar = tqdm(
+        total=cfg.num_updates, initial=done, disable=not (progress and writer), unit="update"
+    )
+    say = bar.write if writer else (lambda text: None)
 
     checks = set(validation_updates(cfg))
     final = cfg.stage_config(cfg.num_updates - 1)  # validation plays the last stage's games
     validator = validator_for(final, learner_for(final, reward_fn).nets) if checks else None
     vlog = ValidationLog(run_dir)
     best_ckpts = Checkpoints(run_dir / "best", keep=1) if checks else None
-    vrows = vlog.keep_until(done if resume else -1)  # a fresh run drops stale checks
+    vrows = vlog.keep_until(done if resume else -1, writes=False)  # a fresh run drops stale checks
+    barrier("marl_bgs.train.validation_read")  # every process has read them before they change
+    if writer:
+        vlog.keep_until(done if resume else -1)
     if best_ckpts is not None:
         for s in best_ckpts.steps():
             if s > done:  # saved after the checkpoint this run resumes from: played again
@@ -181,8 +196,9 @@ def train(
         if row["best"]:
             best_ckpts.save(u, state)
             best = row
-        vlog.write(row, games)
-        bar.write(f"validation at update {u}: margin {row['margin']:+.2f}, kills "
+        if writer:
+            vlog.write(row, games)
+        say(f"validation at update {u}: margin {row['margin']:+.2f}, kills "
                   f"{row['kills']:.1f}, deaths {row['deaths']:.1f}, W-D-L {row['wins']}-"
                   f"{row['draws']}-{row['losses']}" + (" (best)" if row["best"] else ""))  # fmt: skip
 
@@ -194,7 +210,7 @@ def train(
         learner = learner_for(cfg.stage_config(u), reward_fn)
         if u > 0 and cfg.stage_config(u) != cfg.stage_config(u - 1):
             state = _next_stage(state, learner, u)
-            bar.write(f"curriculum: stage {cfg.stage_config(u).stage} from update {u}")
+            say(f"curriculum: stage {cfg.stage_config(u).stage} from update {u}")
         state, metrics = learner.update(state)
         metrics = jax.device_get(metrics)
         now = time.perf_counter()
@@ -228,7 +244,7 @@ def train(
     ckpts.wait()
     if best_ckpts is not None:
         best_ckpts.wait()
-    if plots and int(state.update) == cfg.num_updates:
+    if plots and writer and int(state.update) == cfg.num_updates:
         _draw_plots(run_dir)
     return TrainResult(state, run_dir, rows)
 

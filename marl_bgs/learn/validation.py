@@ -30,7 +30,7 @@ import pandas as pd
 
 from ..core.state import TEAM_SIZE
 from ..evaluation import play_schedule
-from ..game_sharding import local_games_mesh, round_up
+from ..game_sharding import batch_mesh, round_up
 from ..runner import BatchRunner, get_runner
 from ..schedule import Schedule
 from ..systems.base import System
@@ -185,7 +185,7 @@ class Validator:
         self.games = cfg.validation_games * len(self.maps)  # pair p plays maps[p % len]
         # The training run's devices: evaluate splits the panel's games over them (a batch
         # that does not divide is padded, as evaluate pads it).
-        self.mesh = local_games_mesh(cfg.devices)
+        self.mesh = batch_mesh(cfg.devices)
         self.batch = self.games if self.mesh is None else round_up(self.games, self.mesh)
         self.runners: dict[str, PanelRunner] = {}
 
@@ -257,9 +257,12 @@ class ValidationLog:
             return []
         return [json.loads(line) for line in self.json_path.read_text().splitlines() if line]
 
-    def keep_until(self, update: int) -> list[dict]:
-        """Drop checks after `update` (a resumed run plays them again); the kept rows."""
+    def keep_until(self, update: int, writes: bool = True) -> list[dict]:
+        """Drop checks after `update` (a resumed run plays them again); the kept rows.
+        With `writes=False` (another process writes the files) the rows only."""
         rows = [r for r in self.rows() if r["update"] <= update]
+        if not writes:
+            return rows
         for path in (self.csv_path, self.json_path):
             path.unlink(missing_ok=True)
         if self.games_path.exists():

@@ -78,6 +78,7 @@ def navigation(root: Path) -> list:
     game: list = [
         {"Getting Started": "getting-started.md"},
         {"One Game or Many": "one-game-or-many.md"},
+        {"Many Devices and Machines": "scaling.md"},
         *tutorials.nav(root),  # only when exports/tutorials/ has been written
         {
             "How a Match Works": [

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.checks import number, strict_json
+from ..distributed import is_writer
 from ..outputs import write_atomic
 from .entrants import Entrant, resolved_load
 from .schedule import Fixture
@@ -85,7 +86,7 @@ class FixtureStore:
         fixture played again), nothing is written, so the record keeps the play time of the
         run that first played them and the files stay byte-identical. Returns whether that
         was so, and the play time the record holds (the first run's, then)."""
-        if self.folder is None:
+        if self.folder is None or not is_writer():  # of joined processes, process 0 writes
             return False, seconds
         games_path, meta_path = self._paths(fixture, a, b)
         buffer = io.BytesIO()
