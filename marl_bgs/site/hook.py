@@ -79,6 +79,7 @@ def navigation(root: Path) -> list:
         {"Getting Started": "getting-started.md"},
         {"One Game or Many": "one-game-or-many.md"},
         {"Many Devices and Machines": "scaling.md"},
+        {"From PyTorch (PettingZoo)": "from-pytorch.md"},
         *tutorials.nav(root),  # only when exports/tutorials/ has been written
         {
             "How a Match Works": [

@@ -317,7 +317,7 @@ def test_cli_page_lists_every_subcommand_and_option():
     subs = cli_page.subcommands(parser)
     assert [name for name, _, _ in subs] == [
         "play", "eval", "crossplay", "scenarios", "view", "client", "train",
-        "demos record", "demos from-replays", "plot",
+        "demos record", "demos from-replays", "plot", "launch",
     ]  # fmt: skip
     for name, _, sub in subs:
         start = page.index(f"## marl-bgs {name} {{#{name.replace(' ', '-')}}}")
