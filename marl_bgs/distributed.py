@@ -17,7 +17,11 @@ the `marl-bgs` command line and `scripts/export_season.py` alike, calls
 - `MARL_BGS_HEARTBEAT_S` (default 100): how long the others wait for a process that stopped
   answering before they exit with an error, instead of hanging.
 
-On CPU devices the processes talk through gloo (`jax_cpu_collectives_implementation`).
+On CPU devices the processes talk through gloo (`jax_cpu_collectives_implementation`),
+whose connections time out after 30 s: processes that reach a collective further apart than
+that (one still compiling it on a crowded CPU) end with "Gloo context initialization
+failed". Give each process cores of its own; a rerun finds the programs in JAX's persistent
+compilation cache and starts together.
 """
 
 from __future__ import annotations

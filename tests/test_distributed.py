@@ -161,8 +161,15 @@ def _gap(a: list[list[float]], b: list[list[float]]) -> float:
 def runs(tmp_path_factory):
     """The worker's results: 2 processes x 2 devices (launched), then 1 process x 4 devices,
     which then resumes both runs' checkpoints to a third update."""
-    two, one = tmp_path_factory.mktemp("two"), tmp_path_factory.mktemp("one")
-    out = _launch(["-n", "2", "--cpu-devices", "2", "--", str(WORKER), str(two)], 1200)
+    one = tmp_path_factory.mktemp("one")
+    for _ in range(2):
+        two = tmp_path_factory.mktemp("two")
+        out = _launch(["-n", "2", "--cpu-devices", "2", "--", str(WORKER), str(two)], 1200)
+        # gloo gives two processes 30 s to meet at a collective; on a crowded CPU (the
+        # suite's other worker compiling beside them) the first try can miss it while one
+        # still compiles. The second finds the programs in JAX's compilation cache.
+        if out.returncode == 0 or "Gloo context initialization failed" not in out.stdout:
+            break
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
     alone = _alone([str(one), "--resume", str(two / "run"), str(one / "run")], 1200)
     assert alone.returncode == 0, alone.stderr[-4000:]
