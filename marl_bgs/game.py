@@ -111,6 +111,8 @@ class Game:
         self._sight_cache = None
         self._masks_of: State | None = None
         self._masks_cache = None
+        self._obs_of: State | None = None
+        self._obs_cache = None
         self.start_tick = int(parsed.state.tick)
         self.sizes = [
             int(parsed.state.present[t * TEAM_SIZE : (t + 1) * TEAM_SIZE].sum()) for t in range(2)
@@ -173,6 +175,14 @@ class Game:
             self._masks_of = self.state
         return self._masks_cache
 
+    def _observations(self) -> np.ndarray:
+        """Every slot's observation of the current state, computed once and shared by both
+        teams' `team_inputs` (a System on either side, an env serving both teams)."""
+        if self._obs_of is not self.state:
+            self._obs_cache = observations(np, self.state, self.map_arrays, self._sight())
+            self._obs_of = self.state
+        return self._obs_cache
+
     def legal_actions(self) -> np.ndarray:
         """Exact joint masks, shape (2, 5, 198).
 
@@ -217,7 +227,7 @@ class Game:
         if int(self.state.spawn_end[team]) != LEFT:
             joint = joint[:, MIRROR_FLAT]
         return TeamInputs(
-            obs=observations(np, self.state, self.map_arrays, self._sight())[rows],
+            obs=self._observations()[rows],
             avail=joint,
             present=self.state.present[rows],
             alive=self.state.alive[rows] & self.state.present[rows],

@@ -56,11 +56,12 @@ except ImportError as err:  # pragma: no cover - the message is the point
     ) from None
 
 from .battle_games import numpy_decider
-from .core.actions import NUM_JOINT, compass_move, encode
+from .core.actions import NUM_JOINT, own_frame_flat
 from .core.checks import choice, sequence, whole
 from .core.classes import CLASS_NAMES
 from .core.events import tick_events
 from .core.position import MAX_HORIZON, MAX_WINNING_SCORE, OFFICIAL_ROSTER, starting_position
+from .core.sight import TEAM as TEAM_OF
 from .core.state import AGENT_NAMES, TEAM_SIZE, State
 from .core.tick import TickInfo
 from .game import Game
@@ -312,9 +313,8 @@ class TeamDeathmatchParallelEnv(ParallelEnv):
     @staticmethod
     def _accepted(info: TickInfo, state: State) -> np.ndarray:
         """Each slot's played action as a flat index in its own frame (-1: none)."""
-        acts = np.asarray(info.actions)
-        ends = np.asarray(state.spawn_end)[np.arange(2 * TEAM_SIZE) // TEAM_SIZE]
-        flat = encode(compass_move(np, acts[:, 0], ends), acts[:, 1], acts[:, 2])
+        ends = np.asarray(state.spawn_end)[np.asarray(TEAM_OF)]
+        flat = own_frame_flat(np, np.asarray(info.actions), ends)
         return np.where(np.asarray(state.present), flat, -1)
 
     # ---- pictures and the record ---------------------------------------------------------

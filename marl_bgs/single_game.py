@@ -18,7 +18,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from .core.actions import compass_move, encode
+from .core.actions import own_frame_flat
 from .core.sight import TEAM as TEAM_OF
 from .core.state import NUM_SLOTS, State
 from .env import TeamDeathmatch
@@ -69,9 +69,7 @@ class SingleGame(TeamDeathmatch):
         metrics, one set per game, are in `state.metrics` instead."""
         del metrics
         team = jnp.asarray(TEAM_OF)
-        acts = info.actions
-        end = game.spawn_end[team]
-        flat = encode(compass_move(jnp, acts[:, 0], end), acts[:, 1], acts[:, 2])
+        flat = own_frame_flat(jnp, info.actions, game.spawn_end[team])
         per_agent = (NUM_SLOTS,)
         return {
             "result": jnp.broadcast_to(game.result, per_agent),

@@ -58,6 +58,12 @@ def compass_move(xp: Namespace, move: Array, end: Array) -> Array:
     return xp.where(end == LEFT, move, xp.asarray(MIRROR_MOVE)[move])
 
 
+def own_frame_flat(xp: Namespace, actions: Array, end: Array) -> Array:
+    """Compass-frame (move, target, Ultimate) rows `(rows, 3)` as flat actions in the own
+    frame of each row's agent (`end` (rows,): its spawn end): what an agent sees it played."""
+    return encode(compass_move(xp, actions[:, 0], end), actions[:, 1], actions[:, 2])
+
+
 def compass_flat(xp: Namespace, flat: Array, end: Array) -> Array:
     """Own-frame flat actions of agents whose spawn end is `end` as compass ones (and back)."""
     return xp.where(end == LEFT, flat, xp.asarray(MIRROR_FLAT)[flat])

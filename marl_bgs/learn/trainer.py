@@ -118,8 +118,8 @@ def train(
     point margin (update 0 excluded) under best/. At the end it draws plots/ (when
     matplotlib is installed and `plots`). Over many processes (`marl_bgs.distributed`) every
     process trains the same state and only process 0 writes the logs, config and plots;
-    the checkpoints are orbax's, written together. `resume=True` continues from the newest checkpoint,
-    bit-identically to a run that never stopped (validation never touches the training
+    the checkpoints are orbax's, written together. `resume=True` continues from the newest
+    checkpoint, bit-identically to a run that never stopped (validation never touches the training
     state or its random keys). `stop_after` ends after that many updates in this call (it
     still checkpoints), as an interrupted run would.
     """
@@ -177,10 +177,11 @@ def train(
     validator = validator_for(final, learner_for(final, reward_fn).nets) if checks else None
     vlog = ValidationLog(run_dir)
     best_ckpts = Checkpoints(run_dir / "best", keep=1) if checks else None
-    vrows = vlog.keep_until(done if resume else -1, writes=False)  # a fresh run drops stale checks
+    kept_until = done if resume else -1  # a fresh run drops stale checks
+    vrows = vlog.rows_until(kept_until)
     barrier("marl_bgs.train.validation_read")  # every process has read them before they change
     if writer:
-        vlog.keep_until(done if resume else -1)
+        vlog.keep(vrows, kept_until)
     if best_ckpts is not None:
         for s in best_ckpts.steps():
             if s > done:  # saved after the checkpoint this run resumes from: played again

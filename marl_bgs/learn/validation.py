@@ -257,12 +257,13 @@ class ValidationLog:
             return []
         return [json.loads(line) for line in self.json_path.read_text().splitlines() if line]
 
-    def keep_until(self, update: int, writes: bool = True) -> list[dict]:
-        """Drop checks after `update` (a resumed run plays them again); the kept rows.
-        With `writes=False` (another process writes the files) the rows only."""
-        rows = [r for r in self.rows() if r["update"] <= update]
-        if not writes:
-            return rows
+    def rows_until(self, update: int) -> list[dict]:
+        """The checks up to `update` (what a run resumed from that update keeps)."""
+        return [r for r in self.rows() if r["update"] <= update]
+
+    def keep(self, rows: list[dict], update: int) -> None:
+        """Write the files again with `rows` (`rows_until(update)`) and the games of those
+        checks only: a resumed run plays the later checks again."""
         for path in (self.csv_path, self.json_path):
             path.unlink(missing_ok=True)
         if self.games_path.exists():
@@ -270,7 +271,6 @@ class ValidationLog:
             games[games["update"] <= update].to_csv(self.games_path, index=False)
         for r in rows:
             self._append(r)
-        return rows
 
     def _append(self, row: dict) -> None:
         flat = {k: v for k, v in row.items() if k != "cells"}

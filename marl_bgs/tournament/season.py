@@ -223,8 +223,9 @@ def run_season(
     while the field has fewer than `spec.field_size` members. Every game is kept either way.
 
     `devices` goes to every `evaluate_fn` call: each fixture's games are split over that many
-    devices (0: all, of every process after `jax.distributed.initialize`), with the same games as one device (see `marl_bgs.evaluate`), so
-    saved fixtures are reused whatever it was.
+    devices (0: all, of every process after `jax.distributed.initialize`), with the same
+    games as one device (see `marl_bgs.evaluate`), so saved fixtures are reused whatever it
+    was.
     """
     from tqdm.auto import tqdm
 
