@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .array_ops import stack
+from .array_ops import min_over, stack
 from .backend import is_numpy
 from .map_cache import per_numpy_map
 from .numpy_obstacle_tests import piece_tiles
@@ -306,16 +306,16 @@ def _entries(xp: Namespace, p: Array, v: Array, m: MapArrays) -> Array:
         if nq:
             parts.append(xp.where(m.pillar_valid, circles[..., :nq], NO_HIT))
         if ns:
-            rect_c = circles[..., nq : nq + 4 * ns].reshape(shape + (ns, 4)).min(-1)
-            walls = faces[..., :ns, :].min(-1)
+            rect_c = min_over(xp, circles[..., nq : nq + 4 * ns].reshape(shape + (ns, 4)))
+            walls = min_over(xp, faces[..., :ns, :])
             parts.append(xp.where(m.rect_valid, xp.minimum(walls, rect_c), NO_HIT))
         if npoly:
-            poly_c = circles[..., nq + 4 * ns :].reshape(shape + (npoly, 4)).min(-1)
+            poly_c = min_over(xp, circles[..., nq + 4 * ns :].reshape(shape + (npoly, 4)))
             a, b = pieces.poly_a, pieces.poly_b
-            edges = poly_edge(
+            edges = min_over(xp, poly_edge(
                 xp, px[..., None], py[..., None], vx[..., None], vy[..., None],
                 a[..., 0], a[..., 1], b[..., 0], b[..., 1],
-            ).min(-1)  # fmt: skip
+            ))  # fmt: skip
             parts.append(xp.where(m.poly_valid, xp.minimum(edges, poly_c), NO_HIT))
     return xp.concatenate(parts, axis=-1) if len(parts) > 1 else parts[0]
 

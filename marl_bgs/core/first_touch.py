@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .array_ops import stack
+from .array_ops import max_over, min_over, stack
 from .backend import is_numpy
 from .body_paths import Paths, position_at
 from .contact import NO_HIT, bounded_fence, f32, float_circle_entry
@@ -70,20 +70,19 @@ def pair_contacts(xp: Namespace, both: Paths, base: Array) -> Array:
     (lam,) = float_circle_entry(xp, a[..., 0], a[..., 1], u[..., 0], u[..., 1], (CONTACT,))
     t0, t1 = bp[:, :-1], bp[:, 1:]
     when = xp.where((lam <= 1) & (t1 > t0), t0 + bounded_fence(xp, lam * (t1 - t0)), NO_HIT)
-    if is_numpy(xp):  # the five segments as columns: a short last-axis reduction costs more
-        return np.minimum(
-            np.minimum(np.minimum(when[:, 0], when[:, 1]), np.minimum(when[:, 2], when[:, 3])),
-            when[:, 4],
-        )
-    return when.min(axis=1)
+    # The five segments as columns: a short last-axis reduction costs more on both engines.
+    return xp.minimum(
+        xp.minimum(xp.minimum(when[:, 0], when[:, 1]), xp.minimum(when[:, 2], when[:, 3])),
+        when[:, 4],
+    )
 
 
 def may_meet(xp: Namespace, legs: Paths, start: Array, blocking: Array) -> Array:
     """(45,) pairs of blocking bodies whose paths' bounding boxes come within a body's
     width (and a thousandth, for float32 rounding), one moving: a safe pre-test, any other
     pair stays 1.0 apart all tick. Paths are float offsets from each body's start."""
-    lo = legs.points.min(axis=1) + f32(start)
-    hi = legs.points.max(axis=1) + f32(start)
+    lo = min_over(xp, legs.points, 1) + f32(start)
+    hi = max_over(xp, legs.points, 1) + f32(start)
     gap = xp.maximum(lo[PAIR_I] - hi[PAIR_J], lo[PAIR_J] - hi[PAIR_I])  # (45, 2)
     moved = legs.points[:, 2] != legs.points[:, 0]
     reach = _MEET_F

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .array_ops import first_index, rint, stack
+from .array_ops import first_index, max_over, rint, stack
 from .backend import is_numpy, known_none, min_at
 from .body_paths import QUANTA, Paths
 from .contact import f32, fenced_dot
@@ -76,7 +76,7 @@ def grid_ends_sinking(
     sunk = blocked(start[:, None, :] + cands.astype(I32), cut)
     score = xp.where(sunk, _SUNK_F, score)
     crowded = cut & ((score[:, 0] < _CROWDED_SQ_F) | sunk[:, 0])
-    best = first_index(xp, score == xp.max(score, axis=1, keepdims=True), axis=1)
+    best = first_index(xp, score == max_over(xp, score, 1, keepdims=True), axis=1)
     sinks = cut & sunk.all(axis=1)
     choice = xp.where(crowded & ~sinks, best, 0)
     at = start + pick_point(xp, cands, choice).astype(I32)

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .array_ops import first_index
+from .array_ops import first_index, min_over
 from .backend import is_numpy
 from .contact import NO_HIT, arena_entries, f32, obstacle_entries
 from .geometry import body_blocked
@@ -175,7 +175,7 @@ def row_surfaces(xp: Namespace, rows: Rows, n: int, share: int = 0) -> Surfaces:
             bodies, lam, _ = found
             arena = arena_slide_entries(xp, start, p, w)
             arena = xp.where(xp.arange(4)[None, :] == skip[:, None], NO_HIT, arena)
-            return xp.minimum(xp.min(arena, axis=1), per_body_min(xp, n, bodies, lam, NO_HIT))
+            return xp.minimum(min_over(xp, arena, 1), per_body_min(xp, n, bodies, lam, NO_HIT))
 
         found = packed(take, value, NO_HIT)
         return jax.lax.cond(found[2], lambda: _slide_least(xp, start, p, w, skip, rows), few)
@@ -288,12 +288,12 @@ def _two_smallest(
         [xp.broadcast_to(xp.arange(4, dtype=I32), (n, 4)), 4 + col1[:, None], 4 + col2[:, None]],
         axis=1,
     )
-    first = first_index(xp, values == xp.min(values, axis=1, keepdims=True), axis=1)
+    first = first_index(xp, values == min_over(xp, values, 1, keepdims=True), axis=1)
     cols = xp.arange(6)
     others = xp.where(cols[None, :] == first[:, None], NO_HIT, values)
-    other = first_index(xp, others == xp.min(others, axis=1, keepdims=True), axis=1)
+    other = first_index(xp, others == min_over(xp, others, 1, keepdims=True), axis=1)
     pick = lambda k: xp.take_along_axis(surfaces, k[:, None], 1)[:, 0]  # noqa: E731
-    return xp.min(values, axis=1), pick(first), xp.min(others, axis=1), pick(other)
+    return min_over(xp, values, 1), pick(first), min_over(xp, others, 1), pick(other)
 
 
 def _slide_least(xp: Namespace, start: Array, p: Array, w: Array, skip: Array, rows: Rows) -> Array:
@@ -311,4 +311,4 @@ def _slide_least(xp: Namespace, start: Array, p: Array, w: Array, skip: Array, r
         *(x[rows.body] for x in at),
     )  # fmt: skip
     lam = xp.where(rows.valid & (rows.column != skip[rows.body] - 4), lam, NO_HIT)
-    return xp.minimum(xp.min(arena, axis=1), per_body_min(xp, n, rows.body, lam, NO_HIT))
+    return xp.minimum(min_over(xp, arena, 1), per_body_min(xp, n, rows.body, lam, NO_HIT))

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .array_ops import first_index, stack
+from .array_ops import first_index, stack, sum_over
 from .backend import is_numpy, known_none
 from .batching import every_game, in_chunks, with_batch_rule
 from .body_paths import QUANTA, Paths
@@ -117,10 +117,20 @@ def _surface_normal(xp: Namespace, at: Array, which: Array, corners: Array, kind
     on_corner = xp.roll(dot >= uu, 1, axis=1) & (dot <= 0)  # corner j closes edge j-1
     zero = _ZERO_F
     side_n = stack(
-        xp, [xp.where(on_edge, uy, zero).sum(1), xp.where(on_edge, -ux, zero).sum(1)], -1
+        xp,
+        [
+            sum_over(xp, xp.where(on_edge, uy, zero), 1),
+            sum_over(xp, xp.where(on_edge, -ux, zero), 1),
+        ],
+        -1,
     )
     corner_n = stack(
-        xp, [xp.where(on_corner, wx, zero).sum(1), xp.where(on_corner, wy, zero).sum(1)], -1
+        xp,
+        [
+            sum_over(xp, xp.where(on_corner, wx, zero), 1),
+            sum_over(xp, xp.where(on_corner, wy, zero), 1),
+        ],
+        -1,
     )
     wall_n = xp.where(on_edge.any(axis=1)[:, None], side_n, corner_n)
     piece_n = xp.where((kind == TURNED)[:, None], wall_n, box_n)
