@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .backend import is_numpy
-from .batching import every_game, in_chunks, in_lists, with_batch_rule
+from .batching import every_game, in_chunks, in_lists, nonzero, with_batch_rule
 from .body_paths import QUANTA, Paths, truncate
 from .first_touch import may_meet
 from .geometry import body_blocked
@@ -147,7 +147,7 @@ def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[tuple, tup
 
     def resolve(take):
         mine = valid & take[:, None]
-        game, pair = jnp.nonzero(mine, size=capacity, fill_value=0)
+        game, pair = nonzero(mine, capacity)
         body = game * NUM_SLOTS
         rows_i, rows_j = body + pair_i[pair], body + pair_j[pair]
         ok = jnp.arange(capacity) < jnp.sum(mine)

@@ -17,6 +17,7 @@ import numpy as np
 
 from .array_ops import first_index, min_over
 from .backend import is_numpy
+from .batching import nonzero
 from .contact import NO_HIT, arena_entries, f32, obstacle_entries
 from .geometry import body_blocked
 from .map_cache import per_numpy_map
@@ -141,7 +142,7 @@ def row_surfaces(xp: Namespace, rows: Rows, n: int, share: int = 0) -> Surfaces:
             column = rows.column[begin : begin + size]
             marked = rows.valid[begin : begin + size] & take(kind, ob, body, column)
             cap = max(1, size // share)
-            (pick,) = xp.nonzero(marked, size=cap, fill_value=0)
+            (pick,) = nonzero(marked, cap)
             count = xp.sum(marked)
             ok = xp.arange(cap) < count
             got = value(kind, Obstacles(*(a[pick] for a in ob)), body[pick])

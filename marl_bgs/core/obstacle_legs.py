@@ -16,7 +16,7 @@ import numpy as np
 
 from .array_ops import first_index, stack, sum_over
 from .backend import is_numpy, known_none
-from .batching import every_game, in_chunks, with_batch_rule
+from .batching import every_game, in_chunks, nonzero, with_batch_rule
 from .body_paths import QUANTA, Paths
 from .contact import bounded_fence, bounded_inverse, f32, fenced_dot
 from .grid_ends import cell_corners, pick_point
@@ -284,7 +284,7 @@ def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[Array, Arr
         flat = (near & take[:, None, None]).reshape(games * NUM_SLOTS, near.shape[-1])
         parts = []
         for (kind, b, e), size in zip(spans, room, strict=True):
-            body, column = jnp.nonzero(flat[:, b:e], size=size, fill_value=0)
+            body, column = nonzero(flat[:, b:e], size)
             parts.append((kind, body, column + b, jnp.arange(size) < jnp.sum(flat[:, b:e])))
         rows = make_rows(jnp, obstacles, parts)
         legs, ends = legs_on_rows(

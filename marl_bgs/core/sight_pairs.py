@@ -15,7 +15,7 @@ import numpy as np
 
 from . import classes
 from .backend import is_numpy
-from .batching import every_game, in_chunks, with_batch_rule
+from .batching import every_game, in_chunks, nonzero, with_batch_rule
 from .geometry import sight_blocked
 from .numpy_obstacle_tests import numpy_lines_blocked
 from .shape_tests import sq
@@ -65,7 +65,7 @@ def _many_games(axis_size: int, in_batched: Any, pos: Array, m: Any) -> tuple[Ar
 
     def packed(take):
         mine = near & take[:, None]
-        game, pair = jnp.nonzero(mine, size=capacity, fill_value=0)
+        game, pair = nonzero(mine, capacity)
         ends = jnp.stack([jnp.asarray(PAIR_I)[pair], jnp.asarray(PAIR_J)[pair]], 1)
         ends = pos[game[:, None], ends]  # (R, 2, 2): each row's two centres
         # Each row's obstacles with the rows last: an obstacle's values for all rows are

@@ -39,3 +39,57 @@ def test_min_at_is_the_same_on_both_backends(dtype):
     np.testing.assert_array_equal(np.asarray(got_jax), want)
     np.testing.assert_array_equal(init, before)  # a new array: `init` is left as it was
     assert (want != before).any()  # some values were lowered
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_short_axis_folds_give_the_reductions_values(axis, keepdims):
+    from marl_bgs.core.array_ops import SHORT_AXIS, max_over, min_over, sum_over
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(5, 4, 3)).astype(np.float32) * 1e3
+    x[0, 0] = np.inf
+    for a in (x, x.astype(np.int32)[..., : SHORT_AXIS + 1]):  # ints keep the reduction
+        for fold, name in ((min_over, "min"), (max_over, "max")):
+            want = getattr(a, name)(axis=axis, keepdims=keepdims)
+            got = jax.jit(lambda v, f=fold: f(jnp, v, axis, keepdims))(a)
+            assert got.shape == want.shape and got.dtype == want.dtype
+            np.testing.assert_array_equal(np.asarray(got), want)
+            np.testing.assert_array_equal(fold(np, a, axis, keepdims), want)
+    # A sum is added up in the axis's order, as NumPy adds a short axis.
+    y = rng.normal(size=(64, 4)).astype(np.float32) * np.float32(1e4)
+    want = ((y[:, 0] + y[:, 1]) + y[:, 2]) + y[:, 3]
+    np.testing.assert_array_equal(np.asarray(jax.jit(lambda v: sum_over(jnp, v, 1))(y)), want)
+    np.testing.assert_array_equal(sum_over(np, y, 1), y.sum(axis=1))
+
+
+def test_short_float_reductions_leave_no_ynn_fusion():
+    """XLA on the CPU hands float reductions to YNNPACK; folded, none is left."""
+    from marl_bgs.core.array_ops import max_over
+
+    x = jnp.ones((64, 4), jnp.float32)
+    folded = jax.jit(lambda v: max_over(jnp, v, 1) == v[:, 0]).lower(x).compile().as_text()
+    reduced = jax.jit(lambda v: v.max(axis=1) == v[:, 0]).lower(x).compile().as_text()
+    assert "__ynn_fusion" not in folded and " reduce(" not in folded
+    assert " reduce(" in reduced  # the plain form: a reduction (a YNN fusion where enabled)
+
+
+@pytest.mark.parametrize(
+    "shape, share, size, fill",
+    [((10240, 16), 0.04, 12288, 0), ((64, 45), 0.3, 90, 0), ((37,), 0.5, 10, 37),
+     ((5, 7), 1.0, 64, 0), ((100,), 0.0, 8, 100), ((300,), 0.9, 1, 300), ((3, 17), 0.5, 5, 9)],
+)  # fmt: skip
+def test_nonzero_gives_jnps_indices(shape, share, size, fill):
+    """batching.nonzero: the same indices as jnp.nonzero, including a list too short for
+    every element (the first `size` kept) and room left over (`fill`)."""
+    from marl_bgs.core.batching import nonzero
+
+    rng = np.random.default_rng(sum(shape))
+    for _ in range(3):
+        mask = jnp.asarray(rng.random(shape) < share)
+        got = jax.jit(nonzero, static_argnums=(1, 2))(mask, size, fill)
+        want = jnp.nonzero(mask, size=size, fill_value=fill)
+        assert len(got) == len(want) == len(shape)
+        for g, w in zip(got, want, strict=True):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
