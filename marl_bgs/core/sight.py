@@ -40,8 +40,6 @@ _EYE = np.eye(NUM_SLOTS, dtype=bool)
 _CODE_ROWS = np.arange(NUM_SLOTS)[:, None]
 _CODE_COLS = np.maximum(CODE_TO_SLOT, 0)
 _HAS_TARGET = CODE_TO_SLOT >= 0
-# Each (slot, target code) as an index into a flattened (10, 10) table, for `spread`.
-_CODE_INDEX = (_CODE_ROWS * NUM_SLOTS + _CODE_COLS).astype(np.int32)
 _NO_TARGET = ~_HAS_TARGET  # (10, 11) the code "none" (0)
 PAIR_INDEX = np.full((NUM_SLOTS, NUM_SLOTS), len(PAIR_I), np.int32)  # diagonal: never blocked
 PAIR_INDEX[PAIR_I, PAIR_J] = np.arange(len(PAIR_I))
@@ -113,11 +111,10 @@ def legal_masks(xp: Namespace, state: State, sight: Sight) -> Masks:
     ult = reach & (sight.dist_sq <= xp.asarray(classes.ULTIMATE_RANGE_SQ)[cls][:, None])
     ult = ult & side_ok(classes.ULTIMATE_TARGETS_ALLY) & (ult_ready & ~self_ult)[:, None]
 
-    # Read per target code by `spread`: XLA would otherwise fuse the (10, 10) tables into
-    # the gather and compute them again for every code read.
+    rows, cols = _CODE_ROWS, _CODE_COLS
     has_target = xp.asarray(_HAS_TARGET)
-    both = spread(xp, stack(xp, [basic.reshape(-1), ult.reshape(-1)]), _CODE_INDEX)
-    basic_codes, ult_codes = both[0] & has_target, both[1] & has_target
+    basic_codes = basic[rows, cols] & has_target
+    ult_codes = ult[rows, cols] & has_target
     none_col = xp.asarray(_NO_TARGET)
     basic_codes = basic_codes | none_col  # (0, 0) is always legal
     burst = (ult_ready & self_ult)[:, None] & none_col
