@@ -64,7 +64,9 @@ def _fold(xp: Namespace, op, a: Array, axis: int, keepdims: bool) -> Array:
     axis that call costs some 25 times the elementwise operations it replaces: the maximum
     over (10240, 4) float32 took 0.22 ms as a reduction against 0.009 ms folded (2-core
     development machine). A minimum or maximum is exact in any order; a sum is summed in
-    the axis's order, as NumPy sums a short strided axis.
+    the axis's order, as NumPy sums a short strided axis. Floats only: folding integer and
+    boolean reductions (and `first_index`) as well made the 1,024-game loop slower (an
+    A/B in one process: 37,127 against 40,963 steps/s).
     """
     axis = axis % a.ndim
     index = [slice(None)] * a.ndim
