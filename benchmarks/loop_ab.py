@@ -24,18 +24,8 @@ import time
 from pathlib import Path
 
 import jax
-from report import random_play_step, run_facts, write_report
-
-import marl_bgs
-
-
-def compiled_loop(games: int, ticks: int):
-    """`random_play_step` scanned over `ticks` ticks of `games` games on map 47, compiled."""
-    env = marl_bgs.make("tdm", map_id=47, num_envs=games)
-    _, state = env.reset(jax.random.key(0))
-    body = random_play_step(env)
-    run = jax.jit(lambda s, k: jax.lax.scan(body, (s, k), None, length=ticks)[1])
-    return run.lower(state, jax.random.key(1)).compile(), state
+from report import run_facts, write_report
+from trace_loop import compiled_loop  # the loop of random_play_step, its parts named
 
 
 def main() -> None:
