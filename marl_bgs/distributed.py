@@ -18,17 +18,22 @@ the `marl-bgs` command line and `scripts/export_season.py` alike, calls
   answering before they exit with an error, instead of hanging.
 
 On CPU devices the processes talk through gloo (`jax_cpu_collectives_implementation`),
-whose connections time out after 30 s: processes that reach a collective further apart than
-that (one still compiling it on a crowded CPU) end with "Gloo context initialization
-failed". Give each process cores of its own; a rerun finds the programs in JAX's persistent
-compilation cache and starts together.
+which gives processes 30 s to meet at a collective (it cannot be changed from JAX): one
+process still compiling a program, or still finishing the previous one, while another already
+runs it ends both with "Gloo context initialization failed ... Connect timeout". So every
+program that spans other processes' devices is started through `run_together`: compiled
+first, then the processes meet at a barrier of JAX's coordination service (no device
+collective, waits up to `MEET_TIMEOUT_S`), then it runs. `to_host` and `barrier` go through
+the same meeting.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+import weakref
+from collections import Counter
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -39,6 +44,7 @@ PROCESS_ID = "MARL_BGS_PROCESS_ID"
 AUTO = "MARL_BGS_DISTRIBUTED"
 HEARTBEAT = "MARL_BGS_HEARTBEAT_S"
 DEFAULT_HEARTBEAT_S = 100
+MEET_TIMEOUT_S = 3600  # how long a process waits for the others at a meeting point
 
 
 def _whole(environ: Mapping[str, str], name: str, low: int) -> int:
@@ -113,6 +119,67 @@ def is_writer() -> bool:
     return jax is None or jax.process_index() == 0
 
 
+def _identity(x: Any) -> Any:
+    return x
+
+
+# Per jitted function: its compiled programs by argument signature (shapes, types, layouts).
+_COMPILED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_GATHERS: dict[Any, Callable] = {}  # a jitted identity per replicated layout
+_MEETINGS: Counter = Counter()  # how often this process reached each named meeting
+
+
+def meet(name: str, timeout_s: float = MEET_TIMEOUT_S) -> None:
+    """Wait until every process reaches the meeting `name` (nothing with one process).
+    Held by JAX's coordination service, not by a device collective, so it waits as long as
+    `timeout_s`, not gloo's 30 s; every process must reach the same meetings in one order."""
+    if process_count() < 2:
+        return
+    from jax._src import distributed as jax_distributed
+
+    _MEETINGS[name] += 1
+    key = f"marl_bgs/{name}/{_MEETINGS[name]}"
+    try:
+        jax_distributed.global_state.client.wait_at_barrier(key, int(timeout_s * 1000))
+    except Exception as err:  # the service's own error names neither the meeting nor why
+        raise RuntimeError(
+            f"process {_process_index()}: the other processes did not reach {name!r} within "
+            f"{timeout_s:.0f} s (one died or hangs): {err}"
+        ) from None
+
+
+def _process_index() -> int:
+    jax = sys.modules.get("jax")
+    return 0 if jax is None else int(jax.process_index())
+
+
+def _signature(leaves: list) -> tuple:
+    return tuple(
+        (type(x), getattr(x, "shape", None), str(getattr(x, "dtype", "")),
+         getattr(x, "weak_type", None), getattr(x, "sharding", None))
+        for x in leaves
+    )  # fmt: skip
+
+
+def run_together(jitted: Callable, *args: Any) -> Any:
+    """`jitted(*args)`, started on every process at once where its arguments span other
+    processes' devices: compiled ahead (once per argument signature), the arguments ready,
+    then a meeting, then the run. Processes must call it together, with like arguments.
+    Arguments within this process (one process, or a mesh of its own devices) run at once."""
+    import jax
+
+    leaves, tree = jax.tree.flatten(args)
+    if process_count() < 2 or all(getattr(x, "is_fully_addressable", True) for x in leaves):
+        return jitted(*args)
+    programs = _COMPILED.setdefault(jitted, {})
+    key = (tree, _signature(leaves))
+    if key not in programs:
+        programs[key] = jitted.lower(*args).compile()
+    jax.block_until_ready(leaves)  # this process's earlier work is done, not only queued
+    meet(f"run/{getattr(jitted, '__name__', 'program')}")
+    return programs[key](*args)
+
+
 def to_host(x: Any) -> np.ndarray:
     """`x` whole as a NumPy array on this process: an array split over many processes'
     devices is gathered from all of them (every process must call this together)."""
@@ -120,15 +187,20 @@ def to_host(x: Any) -> np.ndarray:
         return np.asarray(x)
     if x.is_fully_replicated:  # every process holds it whole
         return np.asarray(x.addressable_data(0))
-    from jax.experimental import multihost_utils
+    import jax
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-    return np.asarray(multihost_utils.process_allgather(x, tiled=True))
+    if isinstance(x.sharding, NamedSharding):
+        whole = x.sharding.update(spec=PartitionSpec())
+    else:  # any other layout: replicated over the same devices
+        devices = sorted(x.sharding.device_set, key=lambda d: d.id)
+        whole = NamedSharding(Mesh(np.array(devices), ("all",)), PartitionSpec())
+    if whole not in _GATHERS:
+        _GATHERS[whole] = jax.jit(_identity, out_shardings=whole)
+    return np.asarray(run_together(_GATHERS[whole], x).addressable_data(0))
 
 
 def barrier(name: str) -> None:
     """Wait until every process reaches the barrier `name` (nothing with one process): e.g.
     every process has read a file before process 0 rewrites it."""
-    if process_count() > 1:
-        from jax.experimental import multihost_utils
-
-        multihost_utils.sync_global_devices(name)
+    meet(f"barrier/{name}")

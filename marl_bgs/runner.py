@@ -18,7 +18,7 @@ import numpy as np
 
 from .core.events import agent_name
 from .core.state import NUM_SLOTS, TEAM_SIZE
-from .distributed import to_host
+from .distributed import run_together, to_host
 from .game_sharding import games_sharding, replicate, split_games
 from .memory_budget import over_budget, return_freed_memory
 from .schedule import action_key, memory_key
@@ -45,7 +45,7 @@ class BatchRunner:
         self.on_host = any(s.on_host for s in systems)
         self.last_reports: list = [None, None]  # host Systems' `report` of the last batch
         if not self.on_host:
-            self._run = jax.jit(self._run_compiled)
+            self._loop = jax.jit(self._run_compiled)
         else:
             self._inputs = jax.jit(env.teams_inputs)
             self._step = jax.jit(self._step_host)
@@ -167,6 +167,10 @@ class BatchRunner:
         if self.on_host:
             return self._run_on_host(root, seeds, state, real)
         return self._run(root, seeds, state)
+
+    def _run(self, root, seeds, state):
+        """The compiled loop over the placed games (on many processes, started together)."""
+        return run_together(self._loop, root, seeds, state)
 
     def run(self, root, seeds: np.ndarray, positions: list[dict], real: int | None = None):
         """`play`'s metrics, trail and flags as NumPy arrays, whole on every process (games

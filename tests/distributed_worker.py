@@ -5,13 +5,19 @@ same compiled runner) and a tiny ff-IPPO run of 2 updates (OUT/run) with devices
 writes what it got to OUT/result-<process>.json. Each RUN after --resume (a run folder of
 this worker) then continues from its checkpoint to 3 updates: OUT/resumed-<k>.json.
 
+With MARL_BGS_TEST_LATE_S set, process 1 starts its games that many seconds after process 0
+(as a process still compiling, or on a busier machine, would): longer than gloo's 30 s, the
+processes must still meet before the first program that spans both.
+
     python tests/distributed_worker.py OUT [--resume RUN ...]
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,6 +94,8 @@ def main() -> None:
     out = Path(sys.argv[1])
     runs = sys.argv[3:] if sys.argv[2:3] == ["--resume"] else []
     where = {"processes": jax.process_count(), "devices": jax.device_count()}
+    if jax.process_index() == 1:
+        time.sleep(float(os.environ.get("MARL_BGS_TEST_LATE_S", "0")))
     got = play(out) | where
     (out / f"result-{jax.process_index()}.json").write_text(json.dumps(got))
     for k, run in enumerate(runs):

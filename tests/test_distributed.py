@@ -24,6 +24,7 @@ from marl_bgs.launcher import command_line, launch, process_env
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKER = ROOT / "tests" / "distributed_worker.py"
+LATE_S = 35
 
 
 # ---- the environment and the launcher's pieces -----------------------------------------------
@@ -161,15 +162,11 @@ def _gap(a: list[list[float]], b: list[list[float]]) -> float:
 def runs(tmp_path_factory):
     """The worker's results: 2 processes x 2 devices (launched), then 1 process x 4 devices,
     which then resumes both runs' checkpoints to a third update."""
-    one = tmp_path_factory.mktemp("one")
-    for _ in range(2):
-        two = tmp_path_factory.mktemp("two")
-        out = _launch(["-n", "2", "--cpu-devices", "2", "--", str(WORKER), str(two)], 1200)
-        # gloo gives two processes 30 s to meet at a collective; on a crowded CPU (the
-        # suite's other worker compiling beside them) the first try can miss it while one
-        # still compiles. The second finds the programs in JAX's compilation cache.
-        if out.returncode == 0 or "Gloo context initialization failed" not in out.stdout:
-            break
+    one, two = tmp_path_factory.mktemp("one"), tmp_path_factory.mktemp("two")
+    # Process 1 starts 35 s late: past gloo's 30 s, which ended such runs before every
+    # program spanning both processes began with a meeting (`distributed.run_together`).
+    args = ["-n", "2", "--cpu-devices", "2", "--", str(WORKER), str(two)]
+    out = _launch(args, 1200, MARL_BGS_TEST_LATE_S=str(LATE_S))
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
     alone = _alone([str(one), "--resume", str(two / "run"), str(one / "run")], 1200)
     assert alone.returncode == 0, alone.stderr[-4000:]
@@ -228,12 +225,12 @@ sys.path.insert(0, {root!r})
 from marl_bgs.distributed import initialize_from_env
 initialize_from_env()
 import jax
-from jax.experimental import multihost_utils
+from marl_bgs.distributed import barrier
 if jax.process_index() == 1:
     time.sleep(1)
     os._exit(3)
 for k in range(600):  # process 0 waits for the others, again and again
-    multihost_utils.sync_global_devices(f"wait {{k}}")
+    barrier(f"wait {{k}}")
     time.sleep(0.5)
 """
 

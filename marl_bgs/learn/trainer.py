@@ -125,7 +125,7 @@ def train(
     """
     from tqdm.auto import tqdm
 
-    from ..distributed import barrier, is_writer
+    from ..distributed import barrier, is_writer, run_together
     from .checkpoint import Checkpoints
     from .validation import ValidationLog, best_of, validation_updates, validator_for
 
@@ -212,7 +212,7 @@ def train(
         if u > 0 and cfg.stage_config(u) != cfg.stage_config(u - 1):
             state = _next_stage(state, learner, u)
             say(f"curriculum: stage {cfg.stage_config(u).stage} from update {u}")
-        state, metrics = learner.update(state)
+        state, metrics = run_together(learner.update, state)
         metrics = jax.device_get(metrics)
         now = time.perf_counter()
         cpu = time.process_time()  # all threads: steadier than wall time on a shared machine

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.state import TEAM_SIZE
+from ..distributed import run_together
 from ..evaluation import play_schedule
 from ..game_sharding import batch_mesh, round_up
 from ..runner import BatchRunner, get_runner
@@ -126,7 +127,7 @@ class PanelRunner(BatchRunner):
 
         self.calls += 1
         params = self.params if self.mesh is None else replicate(self.params, self.mesh)
-        return self._run_params(params, root, seeds, state)
+        return run_together(self._run_params, params, root, seeds, state)
 
 
 # ---- scoring ----------------------------------------------------------------------------------
