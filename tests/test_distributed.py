@@ -71,6 +71,16 @@ def test_one_process_writes_and_keeps_its_arrays():
     assert distributed.to_host(np.arange(3)).tolist() == [0, 1, 2]
 
 
+def test_one_process_runs_programs_at_once_without_meeting():
+    import jax
+
+    double = jax.jit(lambda x: 2 * x)
+    assert distributed.run_together(double, np.arange(3)).tolist() == [0, 2, 4]
+    distributed.meet("nobody else")  # nothing to wait for
+    distributed.barrier("nobody else")
+    assert not distributed._MEETINGS and double not in distributed._COMPILED
+
+
 def test_each_launched_process_gets_its_number_and_devices():
     env = process_env({"XLA_FLAGS": "--xla_dump_to=x", "KEEP": "1"}, 1, 3, 5000, cpu_devices=2,
                       gpus_per_process=2)  # fmt: skip
