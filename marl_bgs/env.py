@@ -29,6 +29,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import env_random
 from .core.actions import HEAD_LIMITS
 from .core.checks import FieldTypeError, boolean, number, thousandths, whole
 from .core.sight import TEAM as TEAM_OF
@@ -195,11 +196,11 @@ class TeamDeathmatch(EnvViews):
 
     # ---- reset --------------------------------------------------------------------------
     def _new_game(self, key, index) -> EnvState:
-        k_map, k_roster, k_score, k_swap = jax.random.split(key, 4)
-        mi = jax.random.randint(k_map, (), 0, len(self.map_ids))
+        k_map, k_roster, k_score, k_swap = env_random.split(key, 4)
+        mi = env_random.randint(k_map, (), 0, len(self.map_ids))
         m = jax.tree.map(lambda x: x[mi], self._maps)
-        roster = self._rosters[jax.random.randint(k_roster, (), 0, self._rosters.shape[0])]
-        win = self._scores[jax.random.randint(k_score, (), 0, self._scores.shape[0])]
+        roster = self._rosters[env_random.randint(k_roster, (), 0, self._rosters.shape[0])]
+        win = self._scores[env_random.randint(k_score, (), 0, self._scores.shape[0])]
         swap = self._swap(k_swap, index) if self.swap_spawns else jnp.asarray(False)
         spawn_end = jnp.where(swap, jnp.asarray([1, 0], jnp.int32), jnp.asarray([0, 1], jnp.int32))
         present = roster >= 0

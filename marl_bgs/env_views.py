@@ -15,7 +15,9 @@ from functools import partial
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
+from . import env_random
 from .core.actions import (
     HEAD_LIMITS,
     NUM_JOINT,
@@ -41,12 +43,26 @@ _jit = partial(jax.jit, static_argnums=(0,))
 def nth_legal(key, legal):
     """Per row of `legal` (rows, choices), a uniformly drawn index among its True entries.
 
-    Every row must have one (staying and "no target, no Ultimate" are always legal).
+    Every row must have one (staying and "no target, no Ultimate" are always legal). Rows
+    of up to 32 choices find the drawn entry by halving the row's bits (five population
+    counts), not by a cumulative sum over the row (XLA's sum over a window per entry).
     """
     count = jnp.sum(legal, axis=-1, dtype=jnp.int32)
-    nth = jax.random.randint(key, count.shape, 0, count)
-    rank = jnp.cumsum(legal, axis=-1, dtype=jnp.int32) - 1
-    return first_index(jnp, legal & (rank == nth[:, None]), axis=-1)
+    nth = env_random.randint(key, count.shape, 0, count)
+    width = legal.shape[-1]
+    if width > 32:
+        rank = jnp.cumsum(legal, axis=-1, dtype=jnp.int32) - 1
+        return first_index(jnp, legal & (rank == nth[:, None]), axis=-1)
+    weights = jnp.left_shift(jnp.uint32(1), jnp.arange(width, dtype=jnp.uint32))
+    bits = jnp.sum(jnp.where(legal, weights, jnp.uint32(0)), axis=-1, dtype=jnp.uint32)
+    start = jnp.zeros(count.shape, jnp.uint32)  # the drawn entry is at start or after it
+    left = nth.astype(jnp.uint32)  # how many True entries from start come before it
+    for half in (16, 8, 4, 2, 1):
+        below = jax.lax.population_count(jnp.right_shift(bits, start) & np.uint32(2**half - 1))
+        past = left >= below  # not among the next `half` entries: skip them
+        left = jnp.where(past, left - below, left)
+        start = jnp.where(past, start + half, start)
+    return start.astype(jnp.int32)
 
 
 class EnvViews:
@@ -128,7 +144,7 @@ class EnvViews:
 
     def _keys(self, key):
         """One key per game."""
-        return jax.random.split(key, self.num_envs)
+        return env_random.split(key, self.num_envs)
 
     # ---- observations -------------------------------------------------------------------
     def _obs_one(self, s: EnvState):
@@ -204,7 +220,7 @@ class EnvViews:
         spend 31 random numbers and 62 logarithms.
         """
         masks = legal_masks(jnp, s.game, s.sight)
-        k_move, k_pair = jax.random.split(key)
+        k_move, k_pair = env_random.split(key, 2)
         move = nth_legal(k_move, masks.move)
         pair = nth_legal(k_pair, masks.pair.reshape(NUM_SLOTS, -1))
         flat = encode_pair(move, pair).astype(jnp.int32)
