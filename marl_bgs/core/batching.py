@@ -102,8 +102,8 @@ def in_lists(left: Any, size: int, compute: Callable[[Any], Any], out: Any) -> A
     return jax.lax.while_loop(lambda v: jnp.any(v[0]), one_list, (left, out))[1]
 
 
-# `nonzero` places each element by a cumulative sum within rows of this many elements.
-NONZERO_ROW = 16
+# `nonzero` counts each element's place within rows of this many elements.
+NONZERO_ROW = 16  # at most 32: a row's elements are the bits of one uint32
 
 
 def nonzero(mask: Any, size: int, fill_value: int = 0) -> tuple:
@@ -111,10 +111,11 @@ def nonzero(mask: Any, size: int, fill_value: int = 0) -> tuple:
 
     Why: `jnp.nonzero` counts with a cumulative sum over every element, which XLA on the CPU
     computes as a tree of windowed sums, then adds each element into a histogram of the
-    `size` places and sums that again. Here an element's place is a cumulative sum within a
-    row of NONZERO_ROW elements plus its row's offset (a cumulative sum over the rows only),
-    and the flat indices are written to their places in one scatter (places past `size`
-    dropped, so the first `size` are kept, as `jnp.nonzero` keeps them).
+    `size` places and sums that again. Here an element's place is its count within a row of
+    NONZERO_ROW elements (a population count of the row's bits up to it) plus its row's
+    offset (a cumulative sum over the rows only), and the flat indices are written to their
+    places in one scatter (places past `size` dropped, so the first `size` are kept, as
+    `jnp.nonzero` keeps them).
     """
     import jax
     import jax.numpy as jnp
@@ -123,7 +124,12 @@ def nonzero(mask: Any, size: int, fill_value: int = 0) -> tuple:
     rows = -(-n // NONZERO_ROW)
     flat = jnp.pad(mask.reshape(-1).astype(jnp.int32), (0, rows * NONZERO_ROW - n))
     flat = flat.reshape(rows, NONZERO_ROW)
-    within = jnp.cumsum(flat, axis=1)
+    # the count up to each element within its row: a population count of the row's bits
+    # (XLA's cumulative sum adds a window of the row per element)
+    weights = jnp.left_shift(jnp.uint32(1), jnp.arange(NONZERO_ROW, dtype=jnp.uint32))
+    row_bits = jnp.sum(jnp.where(flat > 0, weights, jnp.uint32(0)), axis=1, dtype=jnp.uint32)
+    upto = jnp.left_shift(weights, 1) - jnp.uint32(1)
+    within = jax.lax.population_count(row_bits[:, None] & upto).astype(jnp.int32)
     count = within[:, -1]
     before = jax.lax.associative_scan(jnp.add, count) - count
     place = jnp.where(flat > 0, before[:, None] + within - 1, size).reshape(-1)
