@@ -115,8 +115,7 @@ def process_count() -> int:
 def is_writer() -> bool:
     """Whether this process writes the run's files: process 0 only, so that N processes
     sharing a folder write each file once."""
-    jax = sys.modules.get("jax")
-    return jax is None or jax.process_index() == 0
+    return _process_index() == 0
 
 
 def _identity(x: Any) -> Any:

@@ -27,7 +27,7 @@ from .core.actions import (
     encode_pair,
     own_frame_joint,
 )
-from .core.array_ops import first_index
+from .core.array_ops import first_index, row_bits
 from .core.inputs import TeamInputs
 from .core.observation import OBS_HIGH, OBS_LOW, OBS_WIDTH, observations
 from .core.sight import TEAM as TEAM_OF
@@ -53,8 +53,7 @@ def nth_legal(key, legal):
     if width > 32:
         rank = jnp.cumsum(legal, axis=-1, dtype=jnp.int32) - 1
         return first_index(jnp, legal & (rank == nth[:, None]), axis=-1)
-    weights = jnp.left_shift(jnp.uint32(1), jnp.arange(width, dtype=jnp.uint32))
-    bits = jnp.sum(jnp.where(legal, weights, jnp.uint32(0)), axis=-1, dtype=jnp.uint32)
+    bits = row_bits(jnp, legal)
     start = jnp.zeros(count.shape, jnp.uint32)  # the drawn entry is at start or after it
     left = nth.astype(jnp.uint32)  # how many True entries from start come before it
     for half in (16, 8, 4, 2, 1):

@@ -149,6 +149,19 @@ def first_index(xp: Namespace, mask: Array, axis: int = -1) -> Array:
     return xp.where(mask, index, n).min(axis=axis)
 
 
+def row_bits(xp: Namespace, mask: Array) -> Array:
+    """(...,) uint32 whose bit k is mask[..., k], for a last axis of at most 32.
+
+    Why: a row of booleans in one word lets a population count stand in for a cumulative
+    sum along the row, which XLA on the CPU computes as a sum over a window per element.
+    """
+    width = mask.shape[-1]
+    if width > 32:
+        raise ValueError(f"row_bits: a row of {width} does not fit in 32 bits")
+    weights = np.left_shift(np.uint32(1), np.arange(width, dtype=np.uint32))
+    return xp.sum(xp.where(mask, weights, np.uint32(0)), axis=-1, dtype=np.uint32)
+
+
 def scaled(xp: Namespace, v: Array, num: Array, den: int) -> Array:
     """round(v * num / den) exactly (den a power of two, |v * num| < 2**24)."""
     product = v.astype(F32) * xp.asarray(num).astype(F32) / F32(den)

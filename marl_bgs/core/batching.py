@@ -11,6 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from .array_ops import row_bits
+
 
 def with_batch_rule(one_game: Callable, many_games: Callable) -> Callable:
     """`one_game`, run as `many_games(axis_size, in_batched, *args)` under `vmap`. Built on
@@ -126,10 +130,11 @@ def nonzero(mask: Any, size: int, fill_value: int = 0) -> tuple:
     flat = flat.reshape(rows, NONZERO_ROW)
     # the count up to each element within its row: a population count of the row's bits
     # (XLA's cumulative sum adds a window of the row per element)
-    weights = jnp.left_shift(jnp.uint32(1), jnp.arange(NONZERO_ROW, dtype=jnp.uint32))
-    row_bits = jnp.sum(jnp.where(flat > 0, weights, jnp.uint32(0)), axis=1, dtype=jnp.uint32)
-    upto = jnp.left_shift(weights, 1) - jnp.uint32(1)
-    within = jax.lax.population_count(row_bits[:, None] & upto).astype(jnp.int32)
+    bits = row_bits(jnp, flat > 0)
+    upto = (np.left_shift(np.uint64(2), np.arange(NONZERO_ROW, dtype=np.uint64)) - 1).astype(
+        np.uint32
+    )  # the bits up to and including each element
+    within = jax.lax.population_count(bits[:, None] & upto).astype(jnp.int32)
     count = within[:, -1]
     before = jax.lax.associative_scan(jnp.add, count) - count
     place = jnp.where(flat > 0, before[:, None] + within - 1, size).reshape(-1)

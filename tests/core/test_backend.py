@@ -94,3 +94,21 @@ def test_nonzero_gives_jnps_indices(shape, share, size, fill):
         for g, w in zip(got, want, strict=True):
             assert g.dtype == w.dtype
             np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+@pytest.mark.parametrize("width", [1, 5, 16, 31, 32])
+def test_row_bits_packs_each_row_into_one_word(width):
+    """array_ops.row_bits: bit k of a row's word is the row's k-th entry, on both engines
+    (the top bit of a 32-wide row included), and a row too wide for 32 bits is refused."""
+    from marl_bgs.core.array_ops import row_bits
+
+    rng = np.random.default_rng(width)
+    mask = rng.random((50, width)) < 0.5
+    mask[0], mask[1] = True, False
+    want = [sum(1 << k for k in range(width) if row[k]) for row in mask]
+    for xp, rows in ((np, mask), (jnp, jnp.asarray(mask))):
+        got = row_bits(xp, rows)
+        assert got.dtype == np.uint32
+        assert [int(v) for v in np.asarray(got)] == want
+    with pytest.raises(ValueError, match="33 does not fit"):
+        row_bits(np, np.zeros((2, 33), bool))
