@@ -136,9 +136,9 @@ def segment_meets_rect(xp: Namespace, seg: tuple, lo_x, lo_y, hi_x, hi_y) -> Arr
         & (xp.maximum(y0, y1) >= lo_y)
         & (xp.minimum(y0, y1) <= hi_y)
     )
-    some_left_or_on = xp.minimum(ly, hy) <= xp.maximum(lx, hx)
-    some_right_or_on = xp.maximum(ly, hy) >= xp.minimum(lx, hx)
-    return overlap & some_left_or_on & some_right_or_on
+    some_right_or_on = xp.minimum(ly, hy) <= xp.maximum(lx, hx)
+    some_left_or_on = xp.maximum(ly, hy) >= xp.minimum(lx, hx)
+    return overlap & some_right_or_on & some_left_or_on
 
 
 def segment_meets_wall(xp: Namespace, seg: tuple, corners: tuple) -> Array:
