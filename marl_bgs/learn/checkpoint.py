@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import jax
+import jax.numpy as jnp
+import numpy as np
 import orbax.checkpoint as ocp
 
 
@@ -46,7 +48,7 @@ class Checkpoints:
         restored = self.manager.restore(step, args=ocp.args.StandardRestore(abstract))
         leaves = jax.tree.leaves(template)
         for k, v in restored.items():
-            leaves[int(k)] = v
+            leaves[int(k)] = _placed_like(v, leaves[int(k)])
         return jax.tree.unflatten(jax.tree.structure(template), leaves)
 
     def _check_fits(self, abstract: dict[str, Any], step: int) -> None:
@@ -68,6 +70,22 @@ class Checkpoints:
                     f"settings make {want.dtype}{list(want.shape)} (saved with other "
                     "settings, such as another network width or algorithm?)"
                 )
+
+
+def _placed_like(restored: Any, template: Any) -> Any:
+    """A restored array placed and typed as the template's leaf is. Orbax returns arrays
+    committed to a device and strongly typed, where a fresh `init` gives uncommitted ones
+    and some weakly typed scalars (flashbax's buffer index); `jit` keys its compiled
+    programs on both, so a resumed run compiled its update twice more (once for the
+    restored state, once for the state its first update returned), each as long as the
+    first compile. The values are unchanged."""
+    if getattr(template, "committed", True):
+        return restored
+    value = jnp.asarray(np.asarray(restored))
+    if value.ndim == 0 and getattr(template, "weak_type", False):
+        weak = jnp.asarray(value.item())  # a Python number: weakly typed, the same value
+        value = weak if weak.dtype == value.dtype else value
+    return value
 
 
 def _as_dict(state: Any) -> dict[str, Any]:

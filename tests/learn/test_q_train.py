@@ -67,6 +67,9 @@ def test_resume_is_bit_identical(runs):
     assert int(straight.state.update) == 4 and int(straight.state.steps) == 32
     for a, b in zip(leaves(straight.state), leaves(resumed.state), strict=True):
         np.testing.assert_array_equal(a, b)
+    # one compiled update for the straight, cut and resumed runs (the restore is placed as a
+    # fresh state is)
+    assert learner_for(tiny(tmp, algo, "cut")).update._cache_size() == 1
     rows = [json.loads(x) for x in (tmp / "cut" / "updates.jsonl").read_text().splitlines()]
     assert [r["update"] for r in rows] == [1, 2, 3, 4]
     for a, b in zip(straight.rows, rows, strict=True):

@@ -41,6 +41,10 @@ def test_resume_is_bit_identical(tmp_path):
     assert int(resumed.state.update) == 4
     for a, b in zip(leaves(straight.state), leaves(resumed.state), strict=True):
         np.testing.assert_array_equal(a, b)
+    # The restored state is placed as a fresh one (uncommitted), so all three runs used the
+    # one compiled update: a committed restore compiled it twice more.
+    assert not any(x.committed for x in jax.tree.leaves(resumed.state))
+    assert learner_for(cut).update._cache_size() == 1
     # Same logs too (bar the timings), and the resolved config sits in the run folder.
     rows = [
         json.loads(line) for line in (tmp_path / "cut" / "updates.jsonl").read_text().splitlines()
@@ -101,6 +105,8 @@ def test_a_curriculum_walks_its_stages_and_resumes_bit_identically(tmp_path):
     resumed = train(cut, resume=True, progress=False, plots=False)
     for a, b in zip(leaves(straight.state), leaves(resumed.state), strict=True):
         np.testing.assert_array_equal(a, b)
+    # one compiled update per stage, the resumed run's included
+    assert [learner_for(cut.stage_config(u)).update._cache_size() for u in (0, 2)] == [1, 1]
     # Stage 1's games have two agents a side: Team A's second slot is now in play.
     present = np.asarray(straight.state.live.env.game.present)
     assert present[:, [0, 1, 5, 6]].all() and not present[:, [2, 3, 4, 7, 8, 9]].any()
