@@ -32,6 +32,7 @@ import numpy as np
 from . import env_random
 from .core.actions import HEAD_LIMITS
 from .core.checks import FieldTypeError, boolean, number, thousandths, whole
+from .core.known_map import expecting
 from .core.sight import TEAM as TEAM_OF
 from .core.sight import compute_sight
 from .core.state import (
@@ -131,6 +132,10 @@ class TeamDeathmatch(EnvViews):
         bank = map_bank(map_id, obstacle_capacity)
         self.map_ids, self.obstacle_capacity, self._room = bank.map_ids, bank.capacity, bank.room
         self._maps, self._pad_lines = bank.maps, bank.pad_lines
+        # With one map, a tick's batch rules read it as constants while every game plays it
+        # (`core.known_map`); they check that at run time, so authored maps still work.
+        one = len(self.map_ids) == 1
+        self._map_type = expecting(jax.tree.map(lambda a: a[0], bank.maps)) if one else None
         self.rosters = read_rosters(rosters)
         self._rosters = jnp.asarray(roster_table(self.rosters))
         self._scores = jnp.asarray(winning_scores(winning_score), jnp.int32)
@@ -335,9 +340,10 @@ class TeamDeathmatch(EnvViews):
         invalid = jnp.any((heads < 0) | (heads >= limits), axis=-1) & was_open
         heads = jnp.clip(heads, 0, limits - 1)
         raw = to_compass(s.game, heads)
-        game, info = tick_step(jnp, s.game, raw, s.map, s.sight)
+        m = s.map if self._map_type is None else self._map_type(*s.map)
+        game, info = tick_step(jnp, s.game, raw, m, s.sight)
         game = jax.tree.map(lambda new, old: jnp.where(was_open, new, old), game, s.game)
-        sight = compute_sight(jnp, game, s.map)
+        sight = compute_sight(jnp, game, m)
         metrics = s.metrics
         if self._metric_width:
             p = len(PRIORITY_NAMES)

@@ -155,9 +155,19 @@ def test_sampled_actions_are_uniform_over_legal_joint_choices(env, fns):
     assert chi2.sf(statistic, freedom) > 1e-6, (statistic, freedom)
 
 
-def test_env_step_matches_the_referee(fns):
-    """Stepping through the env equals the referee given the same (absolute) actions."""
+# An authored map other than the env's own (map 47): a batch with it among its games tests
+# each row against its own game's obstacles; a batch all on map 47 reads them as constants.
+OTHER_MAP = {"obstacles": [pillar(10, 5, 1.0), wall(6, 3, 0.4, 3, 0.5), wall(14, 7, 2, 0.4)]}
+
+
+@pytest.mark.parametrize("mixed", [False, True], ids=["all-on-map-47", "one-authored-map"])
+def test_env_step_matches_the_referee(fns, mixed):
+    """Stepping through the env equals the referee given the same (absolute) actions, with
+    every game on the env's one map (`core.known_map`'s constants) and with a batch that
+    holds another map (the row-by-row path)."""
     ps = positions(5)
+    if mixed:
+        ps[1] = random_position(np.random.default_rng(50), OTHER_MAP)
     _, state = fns["reset_to"](jax.random.key(0), ps)
     games = [Game(p) for p in ps]
     for t in range(6):

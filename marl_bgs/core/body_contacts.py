@@ -20,6 +20,7 @@ from .body_paths import QUANTA, Paths, truncate
 from .first_touch import may_meet
 from .geometry import body_blocked
 from .grid_ends import grid_ends, grid_ends_sinking
+from .known_map import expected_map, on_expected_or_rows
 from .sight import PAIR_I, PAIR_J
 from .state import NUM_SLOTS, MapArrays
 from .stop_passes import cut_and_sink, cut_stops, part_overlaps, refresh_ends, sink_back
@@ -131,6 +132,7 @@ def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[tuple, tup
     import jax.numpy as jnp
 
     games = axis_size
+    expected = expected_map(args[-1])
     # The barrier makes XLA compute the paths once: the rows gather from them, and XLA on
     # the CPU would otherwise repeat the work computing each gathered element.
     times, points, leg_ends, start, blocking, m = jax.lax.optimization_barrier(
@@ -171,8 +173,13 @@ def _many_games(axis_size: int, in_batched: Any, *args: Any) -> tuple[tuple, tup
         return stop.reshape(games, NUM_SLOTS), ends.reshape(games, NUM_SLOTS, 2)
 
     def hit(p, body):
-        own = jax.tree.map(lambda a: a[body // NUM_SLOTS], m)
-        return jax.vmap(lambda q, mm: body_blocked(jnp, q, mm))(p[body], own)
+        def on_rows():
+            own = jax.tree.map(lambda a: a[body // NUM_SLOTS], m)
+            return jax.vmap(lambda q, mm: body_blocked(jnp, q, mm))(p[body], own)
+
+        return on_expected_or_rows(
+            m, expected, lambda: body_blocked(jnp, p[body], expected), on_rows
+        )
 
     def blocked(p, need):
         """Only the bodies asked about (the stopped ones, a few per game), a list of

@@ -47,7 +47,11 @@ def _any_of(xp: Namespace, pts: tuple, columns: tuple, valid: Array, test) -> Ar
         return (hit & valid).any(axis=-1)
     out = xp.zeros(pts[0].shape, bool)
     for k in range(valid.shape[0]):
-        out = out | (test(pts, *(c[k] for c in columns)) & valid[k])
+        if isinstance(valid, np.ndarray):  # a map known when tracing: its padding left out
+            if valid[k]:
+                out = out | test(pts, *(c[k] for c in columns))
+        else:
+            out = out | (test(pts, *(c[k] for c in columns)) & valid[k])
     return out
 
 
@@ -70,6 +74,8 @@ def _walls_any(xp: Namespace, m: MapArrays, pts: tuple, test) -> Array:
         return np.any(hit & m.poly_valid, axis=-1)
     out = xp.zeros(pts[0].shape, bool)
     for w in range(ax.shape[0]):
+        if isinstance(m.poly_valid, np.ndarray) and not m.poly_valid[w]:
+            continue  # a map known when tracing: its padding left out
         some, alls = None, None
         for e in range(4):
             s, a = test(pts, ax[w, e], ay[w, e], bx[w, e], by[w, e])
@@ -78,7 +84,8 @@ def _walls_any(xp: Namespace, m: MapArrays, pts: tuple, test) -> Array:
         hit = some
         for term in alls:
             hit = hit | term
-        out = out | (hit & m.poly_valid[w])
+        valid = m.poly_valid[w]
+        out = out | (hit if isinstance(valid, np.bool_) else hit & valid)
     return out
 
 

@@ -17,6 +17,7 @@ from . import classes
 from .backend import is_numpy
 from .batching import every_game, in_chunks, nonzero, with_batch_rule
 from .geometry import sight_blocked
+from .known_map import expected_map, on_expected_or_rows
 from .numpy_obstacle_tests import numpy_lines_blocked
 from .shape_tests import sq
 from .state import NUM_SLOTS
@@ -59,6 +60,7 @@ def _many_games(axis_size: int, in_batched: Any, pos: Array, m: Any) -> tuple[Ar
     import jax.numpy as jnp
 
     games = axis_size
+    expected = expected_map(m)
     pos, m = every_game(games, (pos, m), in_batched)
     near = _near(jnp, pos)
     capacity = max(SIGHT_PAIRS_PER_GAME * games, len(PAIR_I))  # any one game fits
@@ -68,10 +70,16 @@ def _many_games(axis_size: int, in_batched: Any, pos: Array, m: Any) -> tuple[Ar
         game, pair = nonzero(mine, capacity)
         ends = jnp.stack([jnp.asarray(PAIR_I)[pair], jnp.asarray(PAIR_J)[pair]], 1)
         ends = pos[game[:, None], ends]  # (R, 2, 2): each row's two centres
-        # Each row's obstacles with the rows last: an obstacle's values for all rows are
-        # then contiguous, which XLA's loop over the rows vectorises.
-        own_map = jax.tree.map(lambda a: jnp.moveaxis(a[game], 0, -1), m)
-        hit = sight_blocked(jnp, ends[:, 0], ends[:, 1], own_map)
+
+        def on_rows():
+            # Each row's obstacles with the rows last: an obstacle's values for all rows
+            # are then contiguous, which XLA's loop over the rows vectorises.
+            own_map = jax.tree.map(lambda a: jnp.moveaxis(a[game], 0, -1), m)
+            return sight_blocked(jnp, ends[:, 0], ends[:, 1], own_map)
+
+        hit = on_expected_or_rows(
+            m, expected, lambda: sight_blocked(jnp, ends[:, 0], ends[:, 1], expected), on_rows
+        )
         hit = jnp.where(jnp.arange(capacity) < jnp.sum(mine), hit, True).astype(jnp.int32)
         # Computed whole before the scatter reads it: XLA on the CPU would otherwise fuse
         # the tests into the scatter's element loop, which runs one element at a time.
