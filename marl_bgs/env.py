@@ -85,7 +85,8 @@ class TeamDeathmatch(EnvViews):
 
     Args:
         map_id: A map id (0-51) or a non-empty list of ids; each game draws one of them
-            whenever it (re)starts.
+            whenever it (re)starts. With one id, N games run faster while all play that
+            map (its obstacles are compiled in as constants; authored maps still work).
         num_envs: N (1 to 2**20) for N games at once, each frozen when it ends until
             `reset_done` restarts it; N becomes the leading axis of every array. None (what
             `make` takes by default) is one game that `step` restarts itself when it ends

@@ -13,12 +13,19 @@ hint: both paths evaluate the same exact expressions.
 
 from __future__ import annotations
 
+import copyreg
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .state import MapArrays
+
+
+class _KnownMapType(type):
+    """The metaclass of the types `expecting` makes, so that they pickle (as the call that
+    makes them again) and an env holding one stays picklable."""
+
 
 _TYPES: dict[bytes, type] = {}  # one type per expected map, so traced programs are shared
 
@@ -36,8 +43,12 @@ def expecting(expected: MapArrays) -> type:
     held = MapArrays(*(np.asarray(a) for a in expected))
     key = _key(held)
     if key not in _TYPES:
-        _TYPES[key] = type("KnownMap", (MapArrays,), {"__slots__": (), "EXPECTED": held})
+        attributes = {"__slots__": (), "EXPECTED": held}
+        _TYPES[key] = _KnownMapType("KnownMap", (MapArrays,), attributes)
     return _TYPES[key]
+
+
+copyreg.pickle(_KnownMapType, lambda known: (expecting, (known.EXPECTED,)))
 
 
 def expected_map(m: Any) -> MapArrays | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -61,3 +63,12 @@ def test_an_env_with_one_map_expects_it_and_one_with_several_does_not():
     expected = expected_map(one._map_type(*_map(47)))
     assert all(np.array_equal(a, b) for a, b in zip(expected, _map(47), strict=True))
     assert marl_bgs.make("tdm", map_id=[3, 47], num_envs=2)._map_type is None
+
+
+def test_the_type_an_env_holds_pickles_and_comes_back_as_itself():
+    env = marl_bgs.make("tdm", map_id=47, num_envs=2)
+    again = pickle.loads(pickle.dumps(env))
+    assert again._map_type is env._map_type
+    m = env._map_type(*_map(47))
+    back = pickle.loads(pickle.dumps(m))
+    assert type(back) is type(m) and all(np.array_equal(a, b) for a, b in zip(back, m, strict=True))
