@@ -14,7 +14,14 @@ import functools
 import numpy as np
 import pytest
 
-from marl_bgs.core.sight import CODE_TO_SLOT, compute_sight, head_masks, joint_mask, legal_masks
+from marl_bgs.core.sight import (
+    CODE_TO_SLOT,
+    _by_code,
+    compute_sight,
+    head_masks,
+    joint_mask,
+    legal_masks,
+)
 from marl_bgs.core.sight_pairs import PAIR_I, PAIR_J, blocked_pairs
 from marl_bgs.core.state import MapArrays, map_arrays
 from marl_bgs.maps.positions import parse_position
@@ -286,6 +293,20 @@ def test_code_to_slot():
     assert CODE_TO_SLOT[0].tolist() == [-1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
     assert CODE_TO_SLOT[3].tolist() == [-1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
     assert CODE_TO_SLOT[7].tolist() == [-1, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4]
+
+
+def test_values_by_code_are_the_code_table_on_both_engines():
+    # JAX takes the codes by slices (no gather); NumPy looks them up in CODE_TO_SLOT.
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        per_slot = rng.random((10, 10)) < 0.5
+        looked_up = np.where(
+            CODE_TO_SLOT >= 0, per_slot[np.arange(10)[:, None], CODE_TO_SLOT], False
+        )
+        assert (_by_code(np, per_slot) == looked_up).all()
+        assert (np.asarray(_by_code(jnp, jnp.asarray(per_slot))) == looked_up).all()
 
 
 @xp_names
