@@ -190,12 +190,32 @@ def per_body_any(xp: Namespace, n: int, body: Array, hits: Array) -> Array:
     return xp.zeros((n,) + hits.shape[1:], I32).at[body].max(materialised(xp, hits.astype(I32))) > 0
 
 
-def materialised(xp: Namespace, values: Array) -> Array:
-    """`values`, computed whole before a gather or scatter reads them. XLA on the CPU fuses
-    the work that feeds a gather into it (and repeats that work for every element read)
-    and the work that feeds a scatter into its element loop, which runs one at a time."""
+def materialised(xp: Namespace, values: Any) -> Any:
+    """`values` (an array or a tuple of them), computed whole before a gather or scatter
+    reads them. XLA on the CPU fuses the work that feeds a gather into it (and repeats that
+    work for every element read) and the work that feeds a scatter into its element loop,
+    which runs one at a time.
+
+    Under JAX the values pass through a conditional, which XLA does not fuse across. An
+    optimization barrier does not do it: XLA's CPU pipeline removes barriers before it
+    fuses (a barrier between `sin(x)` and a gather of it left the sine fused into the
+    gather, evaluated once per element read). The predicate is true for every value
+    (`bits | 1` is never 0) but XLA cannot fold it; the other branch, never taken, gives
+    zeros so that the two branches differ (XLA merges a conditional of equal branches).
+    """
     if is_numpy(xp):
         return values
     import jax
+    import jax.numpy as jnp
 
-    return jax.lax.optimization_barrier(values)
+    sized = [a for a in jax.tree.leaves(values) if a.size]
+    if not sized:
+        return values
+    first = sized[0].reshape(-1)[:1]
+    if first.dtype == jnp.float32:
+        bits = jax.lax.bitcast_convert_type(first, jnp.int32)
+    else:
+        bits = first.astype(jnp.int32)
+    always = ((bits | 1) != 0)[0]
+    zeros = lambda v: jax.tree.map(jnp.zeros_like, v)  # noqa: E731
+    return jax.lax.cond(always, lambda v: v, zeros, values)

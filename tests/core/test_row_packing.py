@@ -108,3 +108,21 @@ def test_packed_and_fallback_sight_match_numpy_game_by_game(monkeypatch, stacked
         near = (d * d).sum(-1) <= sight_pairs.MAX_SIGHT_SQ
         line = ~sight_blocked(np, pos[PAIR_I], pos[PAIR_J], m)
         np.testing.assert_array_equal(want[PAIR_I, PAIR_J], line & near)
+
+
+def test_materialised_keeps_the_work_before_it_out_of_a_gather():
+    # XLA on the CPU fuses a gather's producer into it (once per element read) and drops
+    # optimization barriers before fusing; `materialised` must still stand between them.
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+
+    def read(x, index):
+        return obstacle_rows.materialised(jnp, (jnp.sin(x), x > 0))[0][index]
+
+    text = jax.jit(read).lower(jnp.ones(64), jnp.zeros(256, jnp.int32)).compile().as_text()
+    computations = text.split("\n\n")
+    assert any("sine(" in c for c in computations)
+    assert not any("gather(" in c and "sine(" in c for c in computations)
+    np.testing.assert_array_equal(
+        jax.jit(read)(jnp.arange(3.0), jnp.array([2, 0])), np.sin([2.0, 0.0]).astype(np.float32)
+    )
