@@ -19,6 +19,7 @@ import numpy as np
 
 from . import classes
 from .array_ops import stack
+from .backend import is_numpy
 from .movement import charge_landing, move_bodies, planned_strides
 from .shield_exit import clear_of_bodies
 from .sight import CODE_TO_SLOT, SAME_TEAM, TEAM, Sight, compute_sight, legal_masks
@@ -189,6 +190,28 @@ def legal_orders(
     )
 
 
+def _per_pair(xp: Namespace, table: np.ndarray, source: tuple, recipient: Array) -> Array:
+    """(10, 10) `table[*source_indices[i], recipient_index[j]]` for each (source, recipient),
+    indices in range.
+
+    Why: the lookup by five broadcast indices is, under XLA on the CPU, a gather over every
+    pair with a five-part index built per element (0.4 ms a tick at 1,024 games). Here each
+    source's row of the table is looked up once (its indices folded into one), and the
+    recipient's column chosen among the few. NumPy indexes as written (one call).
+    """
+    table = np.asarray(table)
+    if is_numpy(xp):
+        return table[tuple(index[:, None] for index in source) + (recipient[None, :],)]
+    flat = source[0]
+    for index, size in zip(source[1:], table.shape[1:-1], strict=True):
+        flat = flat * size + index
+    rows = xp.asarray(table.reshape(-1, table.shape[-1]))[flat]  # (10, columns)
+    out = rows[:, -1:]
+    for column in range(table.shape[-1] - 2, -1, -1):
+        out = xp.where(recipient[None, :] == column, rows[:, column : column + 1], out)
+    return out
+
+
 def resolve_combat(
     xp: Namespace, state: State, start: StartOfTick, sight: Sight, orders: Orders
 ) -> Combat:
@@ -205,11 +228,10 @@ def resolve_combat(
     warriors = xp.minimum(warriors, classes.AURA_MAX_EMITTERS).astype(np.int32)
     burst = (state.effects[:, classes.BURST] > 0).astype(np.int32)
     u = orders.used_ult.astype(np.int32)
-    table = xp.asarray(classes.DAMAGE_MILLI)
-    dealt = table[cls[:, None], u[:, None], mages[:, None], burst[:, None], warriors[None, :]]
+    dealt = _per_pair(xp, classes.DAMAGE_MILLI, (cls, u, mages, burst), warriors)
     damage = xp.where(orders.aims, dealt, _I0).astype(np.int32)
     cut = (state.effects[:, classes.HEALING_CUT] > 0).astype(np.int32)
-    given = xp.asarray(classes.HEAL_MILLI)[cls[:, None], u[:, None], cut[None, :]]
+    given = _per_pair(xp, classes.HEAL_MILLI, (cls, u), cut)
     healing = xp.where(orders.aims, given, _I0).astype(np.int32)
     taken = damage.sum(axis=0)
     healed = healing.sum(axis=0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from marl_bgs import Game
@@ -285,3 +286,22 @@ def test_stunned_agent_may_only_stay(backend):
     assert ult[0, 0].tolist() == [True, False]
     play(g, [(3, enemy(0), 0)], [STAY])
     assert agent_state(g, 0, 0)["x"] == 5
+
+
+def test_the_pair_tables_read_by_rows_equal_indexing_them_on_both_engines():
+    # Under JAX `_per_pair` folds a source's indices into one row and picks the column by
+    # comparisons; it must give what indexing the table directly gives.
+    import jax.numpy as jnp
+
+    from marl_bgs.core.tick import _per_pair
+
+    rng = np.random.default_rng(5)
+    for table in (np.asarray(classes.DAMAGE_MILLI), np.asarray(classes.HEAL_MILLI)):
+        for _ in range(4):
+            source = tuple(rng.integers(0, n, 10).astype(np.int32) for n in table.shape[:-1])
+            recipient = rng.integers(0, table.shape[-1], 10).astype(np.int32)
+            want = table[tuple(i[:, None] for i in source) + (recipient[None, :],)]
+            assert want.shape == (10, 10)
+            np.testing.assert_array_equal(_per_pair(np, table, source, recipient), want)
+            got = _per_pair(jnp, table, tuple(map(jnp.asarray, source)), jnp.asarray(recipient))
+            np.testing.assert_array_equal(np.asarray(got), want)
