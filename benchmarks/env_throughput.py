@@ -1,10 +1,11 @@
 """Environment steps per second: our Team Deathmatch beside JaxMARL's SMAX, in one run.
 
 The protocol of issue 3: for each batch size, a compiled rollout of `--ticks` ticks (500) of
-uniformly random legal actions on map 47 with `reset_done` every tick (Listing S1 of the
-reference), compile time excluded, the median of `--repeats` (5) calls. SMAX (scenario 2s3z,
-uniform legal actions from `get_avail_actions`, vmap + scan of `env.step`) runs the same way,
-right after ours at each size, when `jaxmarl` is installed (`pip install jaxmarl`).
+uniformly random legal actions on map 47 (or the `--maps` drawn from) with `reset_done` every
+tick (Listing S1 of the reference), compile time excluded, the median of `--repeats` (5)
+calls. SMAX (scenario 2s3z, uniform legal actions from `get_avail_actions`, vmap + scan of
+`env.step`) runs the same way, right after ours at each size, when `jaxmarl` is installed
+(`pip install jaxmarl`).
 
 Peak memory is reported two ways: `xla_peak_mb`, the peak of the compiled rollout's buffers
 as XLA's buffer assignment computes it (per program, so per batch size), and
@@ -14,6 +15,7 @@ one tick at the largest size (see profile_step.py) to the JSON and writes PROFIL
 
     python benchmarks/env_throughput.py                       # the full protocol
     python benchmarks/env_throughput.py --sizes 1024 --ticks 100 --repeats 3   # quick
+    python benchmarks/env_throughput.py --sizes 1024 --ticks 100 --maps $(seq 0 46)  # many maps
 """
 
 from __future__ import annotations
@@ -54,8 +56,9 @@ def _timed(run, state, key, repeats: int) -> dict:
     }
 
 
-def tdm_run(num_envs: int, ticks: int, repeats: int) -> dict:
-    env = marl_bgs.make("tdm", map_id=47, num_envs=num_envs)
+def tdm_run(num_envs: int, ticks: int, repeats: int, map_ids: tuple = (47,)) -> dict:
+    map_id = map_ids[0] if len(map_ids) == 1 else map_ids
+    env = marl_bgs.make("tdm", map_id=map_id, num_envs=num_envs)
     _, state = env.reset(jax.random.key(0))
 
     body = random_play_step(env)
@@ -108,6 +111,11 @@ def main() -> None:
     parser.add_argument("--ticks", type=int, default=500)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-smax", action="store_true")
+    parser.add_argument(
+        "--maps", type=int, nargs="+", default=[47],
+        help="our env's map ids (one map: read as constants of the program; several: each "
+        "game draws one and the batch tests each game's own)",
+    )  # fmt: skip
     parser.add_argument("--profile", action="store_true", help="profile one tick, largest size")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/env_throughput.json"))
     args = parser.parse_args()
@@ -116,7 +124,7 @@ def main() -> None:
     head = f"{'games':>6} {'TDM steps/s':>12} {'SMAX steps/s':>13} {'ratio':>6}"
     print(f"{head} {'TDM MB':>7} {'SMAX MB':>8} {'RSS MB':>7}")
     for n in args.sizes:
-        ours = tdm_run(n, args.ticks, args.repeats)
+        ours = tdm_run(n, args.ticks, args.repeats, args.maps)
         smax = None if args.no_smax else smax_run(n, args.ticks, args.repeats)
         row = {
             "games": n,
@@ -146,7 +154,7 @@ def main() -> None:
         "compile excluded, median of repeats",
         "ticks_per_call": args.ticks,
         "repeats": args.repeats,
-        "map": 47,
+        "map": args.maps[0] if len(args.maps) == 1 else args.maps,
         "smax_scenario": "2s3z",
         "memory": "xla_peak_mb: compiled rollout's peak buffers (XLA memory_analysis); "
         "process_max_rss_mb: resource.ru_maxrss so far (cumulative)",
