@@ -56,8 +56,7 @@ def _timed(run, state, key, repeats: int) -> dict:
     }
 
 
-def tdm_run(num_envs: int, ticks: int, repeats: int, map_ids: tuple = (47,)) -> dict:
-    map_id = map_ids[0] if len(map_ids) == 1 else map_ids
+def tdm_run(num_envs: int, ticks: int, repeats: int, map_id: int | list[int] = 47) -> dict:
     env = marl_bgs.make("tdm", map_id=map_id, num_envs=num_envs)
     _, state = env.reset(jax.random.key(0))
 
@@ -119,12 +118,13 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="profile one tick, largest size")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/env_throughput.json"))
     args = parser.parse_args()
+    map_id = args.maps[0] if len(args.maps) == 1 else args.maps  # one map: `make`'s int form
 
     rows = []
     head = f"{'games':>6} {'TDM steps/s':>12} {'SMAX steps/s':>13} {'ratio':>6}"
     print(f"{head} {'TDM MB':>7} {'SMAX MB':>8} {'RSS MB':>7}")
     for n in args.sizes:
-        ours = tdm_run(n, args.ticks, args.repeats, args.maps)
+        ours = tdm_run(n, args.ticks, args.repeats, map_id)
         smax = None if args.no_smax else smax_run(n, args.ticks, args.repeats)
         row = {
             "games": n,
@@ -154,7 +154,7 @@ def main() -> None:
         "compile excluded, median of repeats",
         "ticks_per_call": args.ticks,
         "repeats": args.repeats,
-        "map": args.maps[0] if len(args.maps) == 1 else args.maps,
+        "map": map_id,
         "smax_scenario": "2s3z",
         "memory": "xla_peak_mb: compiled rollout's peak buffers (XLA memory_analysis); "
         "process_max_rss_mb: resource.ru_maxrss so far (cumulative)",

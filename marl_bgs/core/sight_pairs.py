@@ -81,8 +81,8 @@ def _many_games(axis_size: int, in_batched: Any, pos: Array, m: Any) -> tuple[Ar
             m, expected, lambda: sight_blocked(jnp, ends[:, 0], ends[:, 1], expected), on_rows
         )
         hit = jnp.where(jnp.arange(capacity) < jnp.sum(mine), hit, True).astype(jnp.int32)
-        # Computed whole before the scatter reads it: XLA on the CPU would otherwise fuse
-        # the tests into the scatter's element loop, which runs one element at a time.
+        # A no-op on the CPU (XLA drops barriers before it fuses; `materialised`'s
+        # conditional measured no faster here, PROFILE.md): kept until removal is measured.
         hit = jax.lax.optimization_barrier(hit)
         return jnp.ones(near.shape, jnp.int32).at[game, pair].min(hit) > 0
 
